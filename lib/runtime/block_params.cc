@@ -1,0 +1,59 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "block_params.h"
+#include <algorithm>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+size_t check_count(const std::string& name, long long value, long long lo, long long hi)
+{
+    if (value < lo || value > hi)
+        throw std::invalid_argument(name + " must be in [" + std::to_string(lo) + ", " +
+                                    std::to_string(hi) + "], got " +
+                                    std::to_string(value));
+    return static_cast<size_t>(value);
+}
+
+template <typename T>
+std::vector<T> expand_per_receiver(const std::string& name,
+                                   const std::vector<T>& values,
+                                   size_t n_receivers,
+                                   T fill)
+{
+    if (values.empty())
+        return std::vector<T>(n_receivers, fill);
+    if (values.size() == 1)
+        return std::vector<T>(n_receivers, values[0]);
+    if (values.size() != n_receivers)
+        throw std::invalid_argument(name + " must have 1 or n_receivers = " +
+                                    std::to_string(n_receivers) + " entries, got " +
+                                    std::to_string(values.size()));
+    return values;
+}
+
+template std::vector<float>
+expand_per_receiver(const std::string&, const std::vector<float>&, size_t, float);
+template std::vector<double>
+expand_per_receiver(const std::string&, const std::vector<double>&, size_t, double);
+template std::vector<std::complex<float>>
+expand_per_receiver(const std::string&,
+                    const std::vector<std::complex<float>>&,
+                    size_t,
+                    std::complex<float>);
+
+void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev)
+{
+    if (!dev.uses_device_buffers())
+        return;
+    constexpr size_t target_bytes = 8u << 20;
+    const size_t items = std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
+    block.set_min_output_buffer(static_cast<long>(items));
+}
+
+} // namespace beamform
+} // namespace gr

@@ -1,0 +1,289 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "device_buffer.h"
+#include "device_block.h"
+#include <gnuradio/block.h>
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+namespace {
+// Distinct C++ types give distinct buffer type names, one per backend.
+struct cuda_device_buffer {
+};
+struct hip_device_buffer {
+};
+struct emu_device_buffer {
+};
+
+// Live device_buffers, for the fan-out check and the leak tests.
+std::mutex g_registry_mutex;
+std::set<device_buffer*> g_registry;
+} // namespace
+
+gr::buffer_type device_buffer::cuda_type(gr::buftype<cuda_device_buffer, device_buffer>{});
+gr::buffer_type device_buffer::hip_type(gr::buftype<hip_device_buffer, device_buffer>{});
+gr::buffer_type device_buffer::emu_type(gr::buftype<emu_device_buffer, device_buffer>{});
+
+gr::buffer_type device_buffer::type_for(backend kind)
+{
+    switch (kind) {
+    case backend::cuda:
+        return cuda_type;
+    case backend::hip:
+        return hip_type;
+    case backend::emu:
+        return emu_type;
+    default:
+        throw std::logic_error("device_buffer: the cpu backend uses host buffers");
+    }
+}
+
+gr::buffer_sptr device_buffer::make_buffer(int nitems,
+                                           size_t sizeof_item,
+                                           uint64_t downstream_lcm_nitems,
+                                           uint32_t downstream_max_out_mult,
+                                           gr::block_sptr link,
+                                           gr::block_sptr buf_owner)
+{
+    return gr::buffer_sptr(new device_buffer(nitems,
+                                             sizeof_item,
+                                             downstream_lcm_nitems,
+                                             downstream_max_out_mult,
+                                             link,
+                                             buf_owner));
+}
+
+device_buffer::device_buffer(int nitems,
+                             size_t sizeof_item,
+                             uint64_t downstream_lcm_nitems,
+                             uint32_t downstream_max_out_mult,
+                             gr::block_sptr link,
+                             gr::block_sptr buf_owner)
+    : gr::buffer_single_mapped(nitems,
+                               sizeof_item,
+                               downstream_lcm_nitems,
+                               downstream_max_out_mult,
+                               link,
+                               buf_owner),
+      d_replaced_host_output(link != buf_owner)
+{
+    gr::configure_default_loggers(d_logger, d_debug_logger, "beamform_device_buffer");
+    auto* owner = dynamic_cast<device_block*>(buf_owner.get());
+    if (!owner || !owner->placement().uses_device_buffers())
+        throw std::logic_error("device_buffer owned by a block that is not on a GPU: " +
+                               buf_owner->alias());
+    d_device = owner->placement();
+    d_api = &gpu_api_for(d_device.kind);
+    d_stream = owner->shared_stream();
+    d_owner_alias = buf_owner->alias();
+
+    if (d_replaced_host_output && link->detail()) {
+        auto detail = link->detail();
+        for (int p = 0; p < detail->noutputs(); p++)
+            d_writer_outputs_before.emplace_back(detail->output(p).get(),
+                                                 detail->output(p)->nreaders());
+    }
+
+    if (!allocate_buffer(nitems))
+        throw std::bad_alloc();
+
+    // Break the block -> detail -> buffer -> block cycle of GNU Radio <= 3.10.12
+    // (the base class only stores this pointer).
+    d_buf_owner.reset();
+
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    g_registry.insert(this);
+}
+
+device_buffer::~device_buffer()
+{
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    g_registry.erase(this);
+}
+
+long device_buffer::live_count()
+{
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    return static_cast<long>(g_registry.size());
+}
+
+bool device_buffer::do_allocate_buffer(size_t final_nitems, size_t sizeof_item)
+{
+    const size_t bytes = final_nitems * sizeof_item;
+    d_device_mem = device_memory(d_device, bytes);
+    d_scratch = device_memory(d_device, bytes);
+    d_host_mem = pinned_memory(d_device.kind, bytes);
+    // d_base is the host side, as GNU Radio's own host_buffer does.
+    d_base = host_base();
+    return true;
+}
+
+void* device_buffer::write_pointer()
+{
+    const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
+    // A host writer fills the pinned side; a GPU writer writes device memory.
+    return (d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ? host_base()
+                                                                 : device_base()) +
+           offset;
+}
+
+const void* device_buffer::_read_pointer(unsigned int read_index)
+{
+    const size_t offset = static_cast<size_t>(read_index) * d_sizeof_item;
+    return (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ? host_base()
+                                                                 : device_base()) +
+           offset;
+}
+
+void device_buffer::post_work(int nitems)
+{
+    if (nitems <= 0)
+        return;
+    // The write index has not advanced yet: [d_write_index, +nitems) is new.
+    const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
+    const size_t bytes = static_cast<size_t>(nitems) * d_sizeof_item;
+    switch (d_transfer_type) {
+    case gr::transfer_type::HOST_TO_DEVICE:
+        // Ordered before the GPU reader's kernels: they run on the same stream.
+        d_api->copy_async(d_device.index,
+                          device_base() + offset,
+                          host_base() + offset,
+                          bytes,
+                          copy_kind::host_to_device,
+                          d_stream->get());
+        d_h2d_bytes += bytes;
+        break;
+    case gr::transfer_type::DEVICE_TO_HOST:
+        // The host reader sees the items as soon as this returns.
+        d_api->copy_async(d_device.index,
+                          host_base() + offset,
+                          device_base() + offset,
+                          bytes,
+                          copy_kind::device_to_host,
+                          d_stream->get());
+        d_stream->synchronize();
+        d_d2h_bytes += bytes;
+        break;
+    case gr::transfer_type::DEVICE_TO_DEVICE:
+        break;
+    default:
+        throw std::runtime_error("device_buffer: unexpected transfer type");
+    }
+}
+
+void* device_buffer::device_memmove(void* dst, const void* src, size_t bytes)
+{
+    // Through the scratch area, so overlapping ranges are safe.
+    d_api->copy_async(d_device.index,
+                      d_scratch.get(),
+                      src,
+                      bytes,
+                      copy_kind::device_to_device,
+                      d_stream->get());
+    d_api->copy_async(d_device.index,
+                      dst,
+                      d_scratch.get(),
+                      bytes,
+                      copy_kind::device_to_device,
+                      d_stream->get());
+    d_stream->synchronize();
+    return dst;
+}
+
+// When the single-mapped buffer runs out of contiguous room, the base class
+// moves the unread items to the start. Only the side the reader reads needs
+// moving: a writer's side is only ever read at or after the write index.
+bool device_buffer::input_blocked_callback(int items_required,
+                                           int items_avail,
+                                           unsigned read_index)
+{
+    d_stream->synchronize(); // no copy may still be reading the moved range
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+        return input_blocked_callback_logic(
+            items_required, items_avail, read_index, host_base(), std::memcpy, std::memmove);
+    auto move = [this](void* d, const void* s, size_t n) { return device_memmove(d, s, n); };
+    return input_blocked_callback_logic(
+        items_required, items_avail, read_index, device_base(), move, move);
+}
+
+bool device_buffer::output_blocked_callback(int output_multiple, bool force)
+{
+    d_stream->synchronize();
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+        return output_blocked_callback_logic(output_multiple, force, host_base(), std::memmove);
+    auto move = [this](void* d, const void* s, size_t n) { return device_memmove(d, s, n); };
+    return output_blocked_callback_logic(output_multiple, force, device_base(), move);
+}
+
+void device_buffer::update_reader_block_history(unsigned history, int delay)
+{
+    gr::buffer_single_mapped::update_reader_block_history(history, delay);
+    if (d_replaced_host_output)
+        check_single_gpu_reader();
+}
+
+/*
+ * Called as each reader is attached during top_block.start(). When one host
+ * output feeds two GPU blocks, GNU Radio 3.10 replaces the host block's buffer
+ * once per GPU reader: the first reader is left attached to a buffer nobody
+ * writes any more, and the flowgraph would hang. Such an orphan is a buffer of
+ * the same writer port that already has a reader but is no longer the writer's
+ * output; finding one, fail the start with what to change.
+ */
+void device_buffer::check_single_gpu_reader()
+{
+    gr::block_sptr writer = link();
+    if (!writer || !writer->detail())
+        return;
+    auto detail = writer->detail();
+    for (int p = 0; p < detail->noutputs(); p++)
+        if (detail->output(p).get() == this)
+            d_link_port = p;
+
+    if (d_link_port >= 0 &&
+        static_cast<size_t>(d_link_port) < d_writer_outputs_before.size()) {
+        const auto& [replaced, readers] = d_writer_outputs_before[d_link_port];
+        if (readers > 0 && !dynamic_cast<const device_buffer*>(replaced)) {
+            std::ostringstream msg;
+            msg << "beamform: output " << d_link_port << " of host block '"
+                << writer->alias() << "' is read by host blocks and by the GPU block '"
+                << d_owner_alias
+                << "'. GNU Radio 3.10 cannot give one output to host and GPU readers "
+                   "together (the host readers would hang). Give the GPU block an "
+                   "output of its own: put a blocks.copy between the host block and "
+                   "the GPU block.";
+            throw std::runtime_error(msg.str());
+        }
+    }
+
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    for (device_buffer* other : g_registry) {
+        if (other == this || other->d_link_port != d_link_port ||
+            !other->d_replaced_host_output || other->nreaders() == 0)
+            continue;
+        if (other->link() != writer)
+            continue;
+        std::ostringstream msg;
+        msg << "beamform: output " << d_link_port << " of host block '"
+            << writer->alias() << "' feeds more than one GPU block ('"
+            << other->d_owner_alias << "' and '" << d_owner_alias
+            << "'). GNU Radio 3.10 cannot hand one host output to several GPU "
+               "blocks (the flowgraph would hang). Connect it to one GPU block "
+               "(for example beamform.convert) and fan out from that block's "
+               "output, which may feed any number of GPU blocks.";
+        throw std::runtime_error(msg.str());
+    }
+}
+
+} // namespace beamform
+} // namespace gr
