@@ -55,6 +55,9 @@ gr::buffer_sptr device_buffer::make_buffer(int nitems,
                                            gr::block_sptr link,
                                            gr::block_sptr buf_owner)
 {
+    if (link != buf_owner)
+        refuse_unsupported_replacement(
+            link, buf_owner, nitems, sizeof_item, downstream_lcm_nitems);
     return gr::buffer_sptr(new device_buffer(nitems,
                                              sizeof_item,
                                              downstream_lcm_nitems,
@@ -86,13 +89,6 @@ device_buffer::device_buffer(int nitems,
     d_api = &gpu_api_for(d_device.kind);
     d_stream = owner->shared_stream();
     d_owner_alias = buf_owner->alias();
-
-    if (d_replaced_host_output && link->detail()) {
-        auto detail = link->detail();
-        for (int p = 0; p < detail->noutputs(); p++)
-            d_writer_outputs_before.emplace_back(detail->output(p).get(),
-                                                 detail->output(p)->nreaders());
-    }
 
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
@@ -225,22 +221,79 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
     return output_blocked_callback_logic(output_multiple, force, device_base(), move);
 }
 
+/*
+ * GNU Radio calls this factory from block::replace_buffer() when a GPU block
+ * reads a host block's output, before any reader of the new buffer exists, so
+ * throwing here fails top_block.start() cleanly. The runtime does not say which
+ * output port is being replaced; it is the one whose buffer has the size and
+ * item size passed in. When that is unambiguous, refuse the two topologies that
+ * GNU Radio 3.10 would leave hanging:
+ *  - the port's buffer was already replaced for another GPU reader (fan-out):
+ *    that reader would be left on a buffer nobody writes;
+ *  - the port's host buffer already has host readers: they would be left on it.
+ * When it is ambiguous, update_reader_block_history() catches the fan-out.
+ */
+void device_buffer::refuse_unsupported_replacement(const gr::block_sptr& writer,
+                                                   const gr::block_sptr& gpu_reader,
+                                                   int nitems,
+                                                   size_t sizeof_item,
+                                                   uint64_t downstream_lcm_nitems)
+{
+    auto detail = writer->detail();
+    if (!detail)
+        return;
+    int port = -1;
+    int matches = 0;
+    for (int p = 0; p < detail->noutputs(); p++) {
+        const gr::buffer_sptr& b = detail->output(p);
+        if (b && static_cast<int>(b->bufsize()) == nitems &&
+            b->get_sizeof_item() == sizeof_item &&
+            b->get_downstream_lcm_nitems() == downstream_lcm_nitems) {
+            port = p;
+            matches++;
+        }
+    }
+    if (matches != 1)
+        return;
+    const gr::buffer_sptr& current = detail->output(port);
+    if (current->nreaders() == 0)
+        return;
+    std::ostringstream msg;
+    if (auto* earlier = dynamic_cast<device_buffer*>(current.get())) {
+        msg << "beamform: output " << port << " of host block '" << writer->alias()
+            << "' feeds more than one GPU block ('" << earlier->d_owner_alias << "' and '"
+            << gpu_reader->alias()
+            << "'). GNU Radio 3.10 cannot hand one host output to several GPU blocks "
+               "(the flowgraph would hang). Connect it to one GPU block (for example "
+               "beamform.convert) and fan out from that block's output, which may "
+               "feed any number of GPU blocks.";
+    } else {
+        msg << "beamform: output " << port << " of host block '" << writer->alias()
+            << "' is read by host blocks and by the GPU block '" << gpu_reader->alias()
+            << "'. GNU Radio 3.10 cannot give one output to host and GPU readers "
+               "together (the host readers would hang). Give the GPU block an output "
+               "of its own: put a blocks.copy between the host block and the GPU "
+               "block.";
+    }
+    throw std::runtime_error(msg.str());
+}
+
 void device_buffer::update_reader_block_history(unsigned history, int delay)
 {
     gr::buffer_single_mapped::update_reader_block_history(history, delay);
     if (d_replaced_host_output)
-        check_single_gpu_reader();
+        end_orphaned_buffers();
 }
 
 /*
- * Called as each reader is attached during top_block.start(). When one host
- * output feeds two GPU blocks, GNU Radio 3.10 replaces the host block's buffer
- * once per GPU reader: the first reader is left attached to a buffer nobody
- * writes any more, and the flowgraph would hang. Such an orphan is a buffer of
- * the same writer port that already has a reader but is no longer the writer's
- * output; finding one, fail the start with what to change.
+ * The fallback of refuse_unsupported_replacement() for writers with several
+ * look-alike outputs. Throwing is not possible here (the runtime is half-way
+ * through attaching a reader), so a buffer of the same writer port that already
+ * has a GPU reader but is no longer the writer's output - an orphan that would
+ * hang its reader - is marked finished and the error is logged: the orphaned
+ * block ends at once instead of waiting forever.
  */
-void device_buffer::check_single_gpu_reader()
+void device_buffer::end_orphaned_buffers()
 {
     gr::block_sptr writer = link();
     if (!writer || !writer->detail())
@@ -250,38 +303,22 @@ void device_buffer::check_single_gpu_reader()
         if (detail->output(p).get() == this)
             d_link_port = p;
 
-    if (d_link_port >= 0 &&
-        static_cast<size_t>(d_link_port) < d_writer_outputs_before.size()) {
-        const auto& [replaced, readers] = d_writer_outputs_before[d_link_port];
-        if (readers > 0 && !dynamic_cast<const device_buffer*>(replaced)) {
-            std::ostringstream msg;
-            msg << "beamform: output " << d_link_port << " of host block '"
-                << writer->alias() << "' is read by host blocks and by the GPU block '"
-                << d_owner_alias
-                << "'. GNU Radio 3.10 cannot give one output to host and GPU readers "
-                   "together (the host readers would hang). Give the GPU block an "
-                   "output of its own: put a blocks.copy between the host block and "
-                   "the GPU block.";
-            throw std::runtime_error(msg.str());
-        }
-    }
-
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     for (device_buffer* other : g_registry) {
-        if (other == this || other->d_link_port != d_link_port ||
-            !other->d_replaced_host_output || other->nreaders() == 0)
+        if (other == this || !other->d_replaced_host_output ||
+            other->d_link_port != d_link_port || other->nreaders() == 0 ||
+            other->link() != writer)
             continue;
-        if (other->link() != writer)
-            continue;
-        std::ostringstream msg;
-        msg << "beamform: output " << d_link_port << " of host block '"
-            << writer->alias() << "' feeds more than one GPU block ('"
-            << other->d_owner_alias << "' and '" << d_owner_alias
-            << "'). GNU Radio 3.10 cannot hand one host output to several GPU "
-               "blocks (the flowgraph would hang). Connect it to one GPU block "
-               "(for example beamform.convert) and fan out from that block's "
-               "output, which may feed any number of GPU blocks.";
-        throw std::runtime_error(msg.str());
+        d_logger->error("output {:d} of host block '{:s}' feeds more than one GPU block "
+                        "('{:s}' and '{:s}'); GNU Radio 3.10 cannot do that, so '{:s}' "
+                        "gets no input. Connect the output to one GPU block and fan out "
+                        "from that block's output.",
+                        d_link_port,
+                        writer->alias(),
+                        other->d_owner_alias,
+                        d_owner_alias,
+                        other->d_owner_alias);
+        other->set_done(true);
     }
 }
 

@@ -41,8 +41,8 @@ class device_block;
  *    flowgraph and frees its memory.
  *  - One host output feeding several GPU blocks makes the runtime replace the
  *    host buffer once per reader, leaving all but the last reader on an orphaned
- *    buffer: the flowgraph hangs. This buffer detects that when the readers are
- *    attached and throws, so top_block.start() fails with a message instead.
+ *    buffer: the flowgraph hangs. The buffer factory detects the second
+ *    replacement and throws, so top_block.start() fails with a message instead.
  *    So does a host output read by a host block and a GPU block when the host
  *    reader was attached first (the host reader would be orphaned). When the
  *    GPU reader comes first, GNU Radio itself throws "Cannot change to transfer
@@ -101,7 +101,12 @@ private:
     char* host_base() const { return d_host_mem.as<char>(); }
     //! memmove inside device memory (the runtime has no overlapping copy).
     void* device_memmove(void* dst, const void* src, size_t bytes);
-    void check_single_gpu_reader();
+    static void refuse_unsupported_replacement(const gr::block_sptr& writer,
+                                               const gr::block_sptr& gpu_reader,
+                                               int nitems,
+                                               size_t sizeof_item,
+                                               uint64_t downstream_lcm_nitems);
+    void end_orphaned_buffers();
 
     const gpu_api* d_api;
     device_spec d_device;
@@ -109,9 +114,6 @@ private:
     std::string d_owner_alias;
     bool d_replaced_host_output; // a host block's output replaced for a GPU reader
     int d_link_port = -1;        // output port of the writer that holds this buffer
-    //! For a replaced host output: how many readers each of the writer's output
-    //! buffers had when this one was made (the replaced one is among them).
-    std::vector<std::pair<const gr::buffer*, size_t>> d_writer_outputs_before;
 
     device_memory d_device_mem;
     device_memory d_scratch; // staging for overlapping device moves

@@ -21,6 +21,9 @@ namespace py = pybind11;
 // Please do not delete
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
+void bind_device(py::module& m);
+void bind_sample_format(py::module& m);
+void bind_convert(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -49,5 +52,8 @@ PYBIND11_MODULE(beamform_python, m)
     // Please do not delete
     /**************************************/
     // BINDING_FUNCTION_CALLS(
+    bind_device(m);
+    bind_sample_format(m);
+    bind_convert(m);
     // ) END BINDING_FUNCTION_CALLS
 }

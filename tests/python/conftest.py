@@ -1,0 +1,32 @@
+# Copyright 2026 gr-beamform authors.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared pytest fixtures: seeded random data and the devices to test on."""
+import numpy as np
+import pytest
+
+from gnuradio import beamform
+
+
+@pytest.fixture
+def rng(request):
+    # A fresh, reproducible stream per test (never zeros).
+    seed = abs(hash(request.node.nodeid)) % (2**32)
+    return np.random.default_rng(seed)
+
+
+def gpu_devices():
+    """The GPU devices present, for tests that compare GPU with CPU."""
+    return [d for d in beamform.available_devices() if d.startswith(("cuda", "hip"))]
+
+
+# Devices every CPU machine can run: the CPU reference, and the host-memory
+# GPU stand-in that exercises device_buffer.
+HOST_DEVICES = ["cpu", "emu:0"]
+
+
+def byte_source(array, item_bytes, tags=(), repeat=False):
+    """A vector_source_b streaming the raw bytes of `array` as items of item_bytes."""
+    from gnuradio import blocks
+
+    data = np.ascontiguousarray(array).view(np.uint8).ravel()
+    return blocks.vector_source_b(data.tolist(), repeat, item_bytes, list(tags))
