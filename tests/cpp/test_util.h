@@ -1,0 +1,110 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Helpers shared by the C++ tests: the GPU to test on (or a skip reason),
+ * random data, device copies, poisoning and error norms.
+ */
+#ifndef INCLUDED_BEAMFORM_TEST_UTIL_H
+#define INCLUDED_BEAMFORM_TEST_UTIL_H
+
+#include "runtime/gpu_memory.h"
+#include <gnuradio/beamform/device.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace beamform_test {
+
+using gr::beamform::backend;
+using gr::beamform::copy_kind;
+using gr::beamform::device_memory;
+using gr::beamform::device_spec;
+using gr::beamform::gpu_api_for;
+
+//! The first CUDA or HIP device, if any.
+inline std::optional<device_spec> first_gpu()
+{
+    for (const auto& name : gr::beamform::available_devices())
+        if (name.rfind("cuda", 0) == 0 || name.rfind("hip", 0) == 0)
+            return gr::beamform::select_device(name);
+    return std::nullopt;
+}
+
+//! In a TEST body: binds `gpu` to the first GPU or skips with the reason.
+#define REQUIRE_GPU(gpu)                                                           \
+    auto gpu##_opt = ::beamform_test::first_gpu();                                 \
+    if (!gpu##_opt)                                                                \
+        GTEST_SKIP() << "no usable GPU on this machine (devices: cpu only)";       \
+    const ::gr::beamform::device_spec gpu = *gpu##_opt
+
+template <typename T>
+std::vector<T> random_vector(size_t n, unsigned seed, double lo = -1.0, double hi = 1.0)
+{
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> u(lo, hi);
+    std::vector<T> v(n);
+    for (auto& x : v) {
+        if constexpr (std::is_same_v<T, std::complex<float>>)
+            x = T(float(u(gen)), float(u(gen)));
+        else
+            x = T(u(gen));
+    }
+    return v;
+}
+
+//! A device copy of host data.
+template <typename T>
+device_memory to_device(const device_spec& dev, const std::vector<T>& host)
+{
+    device_memory d(dev, host.size() * sizeof(T));
+    const auto& api = gpu_api_for(dev.kind);
+    api.copy_async(dev.index, d.get(), host.data(), d.size(), copy_kind::host_to_device, nullptr);
+    api.synchronize(dev.index, nullptr);
+    return d;
+}
+
+template <typename T>
+std::vector<T> to_host(const device_spec& dev, const device_memory& d, size_t n)
+{
+    std::vector<T> host(n);
+    const auto& api = gpu_api_for(dev.kind);
+    api.copy_async(dev.index, host.data(), d.get(), n * sizeof(T), copy_kind::device_to_host, nullptr);
+    api.synchronize(dev.index, nullptr);
+    return host;
+}
+
+//! Fill with 0xff bytes: NaN as float, so an unwritten output cannot pass.
+inline void poison(const device_spec& dev, device_memory& d)
+{
+    const auto& api = gpu_api_for(dev.kind);
+    api.fill_async(dev.index, d.get(), 0xff, d.size(), nullptr);
+    api.synchronize(dev.index, nullptr);
+}
+
+//! ||a - b|| / ||b||, and NaN if any element of a is not finite.
+template <typename T>
+double relative_error(const std::vector<T>& a, const std::vector<T>& b)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < a.size(); i++) {
+        if constexpr (std::is_same_v<T, std::complex<float>>) {
+            if (!std::isfinite(a[i].real()) || !std::isfinite(a[i].imag()))
+                return NAN;
+        } else if (!std::isfinite(double(a[i]))) {
+            return NAN;
+        }
+        num += std::norm(std::complex<double>(a[i]) - std::complex<double>(b[i]));
+        den += std::norm(std::complex<double>(b[i]));
+    }
+    return std::sqrt(num / den);
+}
+
+} // namespace beamform_test
+
+#endif
