@@ -22,7 +22,7 @@
 #define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_TILES_H
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
-#define BF_HD __host__ __device__ __forceinline__
+#define BF_HD __host__ __device__ inline
 #else
 #define BF_HD inline
 #endif
