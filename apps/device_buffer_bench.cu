@@ -18,6 +18,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/top_block.h>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 
 using namespace gr::beamform;
@@ -86,6 +87,21 @@ int main(int argc, char** argv)
     BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const double copy_gbps = bench::copy_ceiling_gbps(stream);
 
+    // The host link: pinned copies of 256 MiB each way. A flowgraph fed from the
+    // host cannot move its input faster than host -> device.
+    const size_t link_bytes = size_t(256) << 20;
+    pinned_memory host(backend::cuda, link_bytes);
+    device_memory dev_buf(gpu, link_bytes);
+    std::memset(host.get(), 1, link_bytes);
+    auto h2d = bench::time_gpu(
+        [&] { BENCH_CHECK(cudaMemcpyAsync(dev_buf.get(), host.get(), link_bytes, cudaMemcpyHostToDevice, stream)); },
+        stream, 10, 2);
+    auto d2h = bench::time_gpu(
+        [&] { BENCH_CHECK(cudaMemcpyAsync(host.get(), dev_buf.get(), link_bytes, cudaMemcpyDeviceToHost, stream)); },
+        stream, 10, 2);
+    const double h2d_gbps = link_bytes / (h2d.median_ms * 1e-3) / 1e9;
+    const double d2h_gbps = link_bytes / (d2h.median_ms * 1e-3) / 1e9;
+
     // The convert kernel alone, fc32 -> fc32 (8 B read + 8 B written per sample).
     const size_t n_samples = size_t(1) << 27;
     device_memory in(gpu, n_samples * 8), out(gpu, n_samples * 8);
@@ -118,6 +134,8 @@ int main(int argc, char** argv)
         r.set("copy_ceiling_gbps", copy_gbps);
     };
     line("device-to-device copy (read+write)", copy_gbps);
+    line("pinned host -> device copy", h2d_gbps);
+    line("pinned device -> host copy", d2h_gbps);
     line("convert kernel alone fc32 (read+write)", kernel_gbps);
     char label[128];
     std::snprintf(label, sizeof label, "GPU flowgraph, %d converts, input rate", stages);
