@@ -20,4 +20,4 @@ except ModuleNotFoundError:
     pass
 
 # import any pure python here
-#
+from . import arrays, calibration
