@@ -312,9 +312,11 @@ void device_buffer::end_orphaned_buffers()
 
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     for (device_buffer* other : g_registry) {
+        // The writer of a buffer from an earlier flowgraph may be gone: link()
+        // would throw on the expired pointer, so look at the weak one.
         if (other == this || !other->d_replaced_host_output ||
             other->d_link_port != d_link_port || other->nreaders() == 0 ||
-            other->link() != writer)
+            other->d_link.lock() != writer)
             continue;
         d_logger->error("output {:d} of host block '{:s}' feeds more than one GPU block "
                         "('{:s}' and '{:s}'); GNU Radio 3.10 cannot do that, so '{:s}' "
