@@ -27,7 +27,8 @@ convert_impl::convert_impl(const convert_config& config, const device_spec& devi
           "convert",
           device_block::signature(
               1, 1, config.n_receivers * sample_size(config.input), device),
-          device_block::signature(1, 1, config.n_receivers * sizeof(gr_complex), device)),
+          device_block::signature(
+              1, 1, config.n_receivers * sizeof(gr_complex), device)),
       device_block(device),
       d_config(config),
       d_engine(convert_engine::make(config, device))
