@@ -65,8 +65,10 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
       d_engine(tensor_beamformer_engine::make(config, weights, device)),
       d_latest_weights(weights)
 {
-    // sync_decimator's default: every tag to every output, offsets / n_int.
-    set_tag_propagation_policy(TPP_ALL_TO_ALL);
+    // Tags are moved in work(): GNU Radio's own propagation rounds offset / n_int
+    // to the nearest item, which puts a tag from the second half of one
+    // integration onto the next power item; here it stays on its own.
+    set_tag_propagation_policy(TPP_DONT);
     size_output_buffers(*this, config.output_item_bytes(), device);
 
     message_port_register_in(weights_port);
@@ -213,11 +215,18 @@ int tensor_beamformer_impl::work(int noutput_items,
 {
     // Weight updates land here, on the first item of a work call.
     apply_queued_weights();
-    d_engine->execute(input_items[0],
-                      output_items[0],
-                      static_cast<size_t>(noutput_items) * d_config.n_int,
-                      stream());
+    const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
+    d_engine->execute(input_items[0], output_items[0], n_in, stream());
     finish_work();
+
+    // Every input tag goes to the output item made from its time step:
+    // offset / n_int, rounded down (the same offset in voltage mode).
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + n_in);
+    for (gr::tag_t tag : tags) {
+        tag.offset /= d_config.n_int;
+        add_item_tag(0, tag);
+    }
     return noutput_items;
 }
 

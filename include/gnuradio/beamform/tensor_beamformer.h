@@ -51,8 +51,10 @@ namespace beamform {
  *  new weights carries the tag "weights_update" (value: the number of updates
  *  applied so far, a uint64). A malformed message is logged and dropped.
  *
- * Tags: all input tags pass through; in power mode their offsets are divided
- * by n_int (rounded down), as for any decimator.
+ * Tags: all input tags pass through to the output item made from their time
+ * step: offset / n_int rounded down in power mode (so a tag stays with the
+ * integration that contains it; GNU Radio's own decimator propagation would
+ * round to the nearest item), unchanged in voltage mode.
  *
  * On a GPU input and output stay in GPU memory for the neighbouring beamform
  * blocks; output buffers hold at least 8 MiB so that one work call carries

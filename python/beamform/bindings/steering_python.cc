@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(steering.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(025123bbfeea560ad5a54540568bbb31)                     */
+/* BINDTOOL_HEADER_FILE_HASH(376b9bf0b0349dc83708c2a387ff7d6d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -29,6 +29,7 @@ namespace py = pybind11;
 
 void bind_steering(py::module& m)
 {
+    m.attr("speed_of_light") = ::gr::beamform::speed_of_light;
 
 
     py::enum_<::gr::beamform::channel_order>(m, "channel_order")
