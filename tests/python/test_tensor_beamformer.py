@@ -110,6 +110,12 @@ def rel_err(a, b):
     return np.linalg.norm(np.asarray(a) - b) / np.linalg.norm(b)
 
 
+def fp32_tolerance(device, host_tolerance):
+    """The CPU engine sums in IEEE fp32; tensor cores accumulate in fp32 with
+    their own (not always round-to-nearest) alignment, so GPUs get 10x more."""
+    return host_tolerance if device in HOST_DEVICES else 10 * host_tolerance
+
+
 # ---------------------------------------------------------------- float16
 @pytest.mark.parametrize("device", ALL_DEVICES)
 def test_float16_voltage_matches_numpy_with_fp16_rounding(rng, device):
@@ -127,8 +133,9 @@ def test_float16_voltage_matches_numpy_with_fp16_rounding(rng, device):
           f"vs unrounded numpy {err_exact:.2e}")
     assert np.all(np.isfinite(out))
     # fp32 sums of fp16-rounded values: only fp32 rounding differs.
-    assert err_rounded < 2e-6
-    np.testing.assert_allclose(out, rounded, rtol=0, atol=2e-5 * np.abs(rounded).max())
+    assert err_rounded < fp32_tolerance(device, 2e-6)
+    np.testing.assert_allclose(out, rounded, rtol=0,
+                               atol=fp32_tolerance(device, 2e-5) * np.abs(rounded).max())
     # The rounding is really emulated: the unrounded product differs by the
     # fp16 quantisation (~2^-11 relative per factor), far more than above.
     assert 1e-4 < err_exact < 3e-3
@@ -160,7 +167,7 @@ def test_float16_power_integrates_n_int_steps(rng, device, n_int):
     out, _ = run_beamformer(x, w, n_c, n_r, n_b, device, output=O.power, n_int=n_int)
     out = out.reshape(n_t // n_int, 1, n_b, n_c)
     expected = power_reference(beams_reference(fp16(x), fp16(w), POL.single), n_int, S.I)
-    assert rel_err(out, expected) < 5e-6
+    assert rel_err(out, expected) < fp32_tolerance(device, 5e-6)
 
 
 @pytest.mark.parametrize("device", ALL_DEVICES)
@@ -171,7 +178,7 @@ def test_xy_pairs_voltage_forms_x_and_y_beams_separately(rng, device):
     out, _ = run_beamformer(x, w, n_c, n_r, n_b, device, polarization=POL.xy_pairs)
     out = out.reshape(n_t, n_c, n_b, 2)
     expected = beams_reference(fp16(x), fp16(w), POL.xy_pairs)
-    assert rel_err(out, expected) < 2e-6
+    assert rel_err(out, expected) < fp32_tolerance(device, 2e-6)
 
 
 @pytest.mark.parametrize("device", ALL_DEVICES)
@@ -194,7 +201,7 @@ def test_stokes_power_matches_numpy(rng, device, stokes, precision):
     else:
         expected = power_reference(beams_reference(fp16(x), fp16(w), POL.xy_pairs),
                                    n_int, stokes)
-        assert rel_err(out, expected) < 5e-6
+        assert rel_err(out, expected) < fp32_tolerance(device, 5e-6)
 
 
 @pytest.mark.parametrize("device", ALL_DEVICES)
@@ -346,7 +353,7 @@ def test_weight_update_lands_on_a_work_call_boundary(rng, device, output, n_int,
     for k in range(out.shape[0]):
         ref = old[k] if k < first_new else new[k]
         other = new[k] if k < first_new else old[k]
-        assert rel_err(out[k], ref) < 5e-6, f"item {k}"
+        assert rel_err(out[k], ref) < fp32_tolerance(device, 5e-6), f"item {k}"
         assert rel_err(out[k], other) > 1e-2, f"item {k}"
     update_tags = [t for t in snk.tags() if pmt.symbol_to_string(t.key) == "weights_update"]
     assert [(t.offset, pmt.to_uint64(t.value)) for t in update_tags] == [(first_new, 1)]
@@ -380,8 +387,8 @@ def test_pointing_message_steers_the_beams(rng, device):
     w_new = sh.weights_for(positions, freqs, az_el=new_az_el)
     ref_old = beams_reference(fp16(x), fp16(w_old), POL.single)[..., 0]
     ref_new = beams_reference(fp16(x), fp16(w_new), POL.single)[..., 0]
-    assert rel_err(out[:at], ref_old[:at]) < 5e-6
-    assert rel_err(out[at:], ref_new[at:]) < 5e-6
+    assert rel_err(out[:at], ref_old[:at]) < fp32_tolerance(device, 5e-6)
+    assert rel_err(out[at:], ref_new[at:]) < fp32_tolerance(device, 5e-6)
     # lm entry point: (l, m) of the same directions gives the same weights.
     el, az = np.radians(new_az_el[:, 1]), np.radians(new_az_el[:, 0])
     lm = np.stack([np.cos(el) * np.sin(az), np.cos(el) * np.cos(az)], axis=1)
