@@ -20,5 +20,5 @@ except ModuleNotFoundError:
     pass
 
 # import any pure python here
+from . import arrays, calibration
 from . import steering_helpers
-#
