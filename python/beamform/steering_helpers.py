@@ -9,6 +9,8 @@ w_a(f) = g_a exp(-2 pi i f tau_a); weights are [channels][beams][receivers].
     from gnuradio.beamform import steering_helpers as sh
     w = sh.weights_for(positions, freqs, az_el=[(0, 90), (30, 60)])
     bf = sh.steered_beamformer(positions, freqs, az_el=[(0, 90)], device="cpu")
+
+Array layouts (ULA, UCA, from a file) are in gnuradio.beamform.arrays.
 """
 import numpy as np
 
@@ -20,18 +22,23 @@ _ORDERS = {"pfb": _bf.channel_order.pfb, "fft_shift": _bf.channel_order.fft_shif
 
 
 def _flat_positions(positions):
+    """(n_receivers, 3) or flat [e0, n0, u0, e1, ...] -> flat list."""
     p = np.asarray(positions, dtype=np.float64)
-    if p.ndim != 2 or p.shape[1] != 3:
-        raise ValueError("positions must have shape (n_receivers, 3): east, north, up metres")
+    if p.ndim == 1 and p.size % 3 == 0:
+        p = p.reshape(-1, 3)
+    if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] < 1:
+        raise ValueError("positions must have shape (n_receivers, 3) or be a flat list of "
+                         "(east, north, up) triples in metres")
     return p.ravel().tolist()
 
 
 def _flat_pairs(pairs, name):
+    """(n_beams, 2) or flat [a0, b0, a1, b1, ...] -> flat list."""
     p = np.asarray(pairs, dtype=np.float64)
-    if p.ndim == 1 and p.size == 2:
-        p = p.reshape(1, 2)
-    if p.ndim != 2 or p.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (n_beams, 2)")
+    if p.ndim == 1 and p.size % 2 == 0:
+        p = p.reshape(-1, 2)
+    if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] < 1:
+        raise ValueError(f"{name} must have shape (n_beams, 2) or be a flat list of pairs")
     return p.ravel().tolist()
 
 
@@ -53,24 +60,13 @@ def channel_frequencies(center_freq, n_channels, channel_spacing=None, sample_ra
                                             int(n_channels), _ORDERS[order]))
 
 
-def geometric_delays(positions, az_el=None, lm=None, reference=None):
-    """Delay (s) of each receiver towards one direction, (az, el) degrees or (l, m)."""
-    ref = [] if reference is None else [float(v) for v in reference]
-    if (az_el is None) == (lm is None):
-        raise ValueError("az_el: give exactly one of az_el, lm")
-    if az_el is not None:
-        return np.array(_bf.geometric_delays(_flat_positions(positions), float(az_el[0]),
-                                             float(az_el[1]), ref))
-    return np.array(_bf.geometric_delays_lm(_flat_positions(positions), float(lm[0]),
-                                            float(lm[1]), ref))
-
-
 def weights_for(positions, frequencies, az_el=None, lm=None, gains=None, conjugate=False,
                 reference=None):
     """Steering weights, complex64 array of shape (channels, beams, receivers).
 
     positions (n_receivers, 3) ENU metres; frequencies (n_channels,) Hz;
-    az_el (n_beams, 2) degrees or lm (n_beams, 2) direction cosines; gains one
+    az_el (n_beams, 2) degrees or lm (n_beams, 2) direction cosines (both also
+    accepted flat, as GRC's vectors are); gains one
     complex gain per receiver (or one for all); conjugate flips the phase sign.
     """
     flat = _flat_positions(positions)
@@ -101,8 +97,8 @@ def steered_beamformer(positions, frequencies, az_el=None, lm=None, gains=None,
     n_ch, n_beams, n_rx = w.shape
     block = _bf.tensor_beamformer(n_ch, n_rx, n_beams, w.ravel(), **block_args)
     g = [] if gains is None else [complex(v) for v in np.atleast_1d(gains)]
-    block.set_geometry(_flat_positions(positions), [float(f) for f in frequencies], g,
-                       bool(conjugate))
+    block.set_geometry(_flat_positions(positions),
+                       [float(f) for f in np.atleast_1d(frequencies)], g, bool(conjugate))
     return block
 
 
@@ -113,13 +109,6 @@ def az_el_grid(azimuths, elevations):
     return np.stack([az.ravel(), el.ravel()], axis=1)
 
 
-def uniform_linear_array(n_elements, spacing, axis="east"):
-    """Positions (n_elements, 3) of a line of elements along east or north."""
-    pos = np.zeros((n_elements, 3))
-    pos[:, {"east": 0, "north": 1, "up": 2}[axis]] = spacing * np.arange(n_elements)
-    return pos
-
-
 def plane_wave(positions, frequencies, az_el, signal):
     """Spectra (T, channels, receivers) complex64 of a narrow-band plane wave from
     az_el (degrees): x[t, c, a] = signal[t, c] exp(+2 pi i f_c tau_a), the
@@ -127,7 +116,8 @@ def plane_wave(positions, frequencies, az_el, signal):
 
     signal: (T, channels) complex amplitudes at the reference (receiver 0).
     """
-    tau = geometric_delays(positions, az_el=az_el)
+    tau = np.array(_bf.geometric_delays(_flat_positions(positions), float(az_el[0]),
+                                        float(az_el[1])))
     f = np.asarray(frequencies, dtype=np.float64)
     phase = np.exp(2j * np.pi * f[:, None] * tau[None, :])
     return (np.asarray(signal)[:, :, None] * phase[None]).astype(np.complex64)

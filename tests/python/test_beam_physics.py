@@ -13,6 +13,7 @@ tensor_beamformer with steering weights (source -> beamformer -> sink).
 import numpy as np
 import pytest
 from gnuradio import beamform, blocks, gr
+from gnuradio.beamform import arrays
 from gnuradio.beamform import steering_helpers as sh
 
 from conftest import HOST_DEVICES, byte_source, gpu_devices
@@ -95,7 +96,7 @@ def test_coherent_gain_is_n_receivers_without_noise(rng, device):
 @pytest.mark.parametrize("device", ALL_DEVICES)
 def test_uniform_linear_array_matches_the_analytic_array_factor(device):
     n_el, spacing = 16, 1.0
-    positions = sh.uniform_linear_array(n_el, spacing, "east")
+    positions = arrays.ula(n_el, spacing)  # west to east; receiver 0 is the reference
     freqs = np.array([100e6, 150e6, 200e6])  # d = 0.33, 0.5, 0.67 wavelengths
     sin_th0 = 0.3  # the source, in the east-up plane: l = sin(theta from zenith)
     sin_th = np.linspace(-0.99, 0.99, 199)  # scanned beams, (l, m = 0)
