@@ -27,14 +27,15 @@ using beamform_test::random_vector;
 
 const device_spec cpu{ backend::cpu, 0 };
 
-tensor_beamformer_config make_config(size_t channels,
-                                     size_t receivers,
-                                     size_t beams,
-                                     beam_precision precision = beam_precision::float16,
-                                     beam_output output = beam_output::voltage,
-                                     size_t n_int = 1,
-                                     polarization_layout pol = polarization_layout::single,
-                                     stokes_mode stokes = stokes_mode::I)
+tensor_beamformer_config
+make_config(size_t channels,
+            size_t receivers,
+            size_t beams,
+            beam_precision precision = beam_precision::float16,
+            beam_output output = beam_output::voltage,
+            size_t n_int = 1,
+            polarization_layout pol = polarization_layout::single,
+            stokes_mode stokes = stokes_mode::I)
 {
     tensor_beamformer_config c;
     c.n_channels = channels;
@@ -83,17 +84,17 @@ std::string invalid_argument_message(F f)
 TEST(HalfFloat, RoundsToNearestEvenLikeIeeeBinary16)
 {
     EXPECT_EQ(round_to_half(1.0f), 1.0f);
-    EXPECT_EQ(round_to_half(1.0f + std::ldexp(1.0f, -11)), 1.0f);   // tie -> even
-    EXPECT_EQ(round_to_half(1.0f + 3 * std::ldexp(1.0f, -11)),      // tie -> even
+    EXPECT_EQ(round_to_half(1.0f + std::ldexp(1.0f, -11)), 1.0f); // tie -> even
+    EXPECT_EQ(round_to_half(1.0f + 3 * std::ldexp(1.0f, -11)),    // tie -> even
               1.0f + std::ldexp(1.0f, -9));
     EXPECT_EQ(round_to_half(1.0f + std::ldexp(1.2f, -11)), 1.0f + std::ldexp(1.0f, -10));
     EXPECT_EQ(round_to_half(-3.14159265f), -3.140625f);
-    EXPECT_EQ(round_to_half(65504.0f), 65504.0f);                    // largest half
+    EXPECT_EQ(round_to_half(65504.0f), 65504.0f); // largest half
     EXPECT_EQ(round_to_half(65519.0f), 65504.0f);
     EXPECT_EQ(round_to_half(65520.0f), std::numeric_limits<float>::infinity());
     EXPECT_EQ(round_to_half(-1e6f), -std::numeric_limits<float>::infinity());
     EXPECT_EQ(round_to_half(std::ldexp(1.0f, -14)), std::ldexp(1.0f, -14)); // min normal
-    EXPECT_EQ(round_to_half(std::ldexp(1.0f, -25)), 0.0f);            // tie -> 0
+    EXPECT_EQ(round_to_half(std::ldexp(1.0f, -25)), 0.0f);                  // tie -> 0
     EXPECT_EQ(round_to_half(std::ldexp(3.0f, -25)), std::ldexp(1.0f, -23)); // tie -> even
     EXPECT_EQ(round_to_half(std::ldexp(1.4f, -24)), std::ldexp(1.0f, -24)); // subnormal
     EXPECT_TRUE(std::signbit(round_to_half(-0.0f)));
@@ -165,8 +166,10 @@ TEST(TensorBeamformerCpu, PowerIsVoltageSquaredSummedOverNInt)
             for (size_t c = 0; c < C; c++) {
                 double expected = 0;
                 for (size_t t = k * n_int; t < (k + 1) * n_int; t++)
-                    expected += std::norm(std::complex<double>(volts[(t * C + c) * B + b]));
-                const double got = power[(k * B + b) * C + c]; // [T/n_int][beams][channels]
+                    expected +=
+                        std::norm(std::complex<double>(volts[(t * C + c) * B + b]));
+                const double got =
+                    power[(k * B + b) * C + c]; // [T/n_int][beams][channels]
                 max_rel = std::max(max_rel, std::abs(got - expected) / expected);
             }
     std::cout << "power vs |voltage|^2: max relative difference " << max_rel << "\n";
@@ -219,7 +222,8 @@ TEST(TensorBeamformerCpu, StokesFromXyVoltages)
                 const double scale = s[0];
                 for (size_t p = 0; p < 4; p++)
                     EXPECT_NEAR(iquv[((k * 4 + p) * B + b) * C + c], s[p], 1e-6 * scale)
-                        << "stokes " << "IQUV"[p];
+                        << "stokes "
+                        << "IQUV"[p];
                 EXPECT_NEAR(stokes_i[(k * B + b) * C + c], s[0], 1e-6 * scale);
             }
 }
@@ -318,9 +322,8 @@ TEST(TensorBeamformerCpu, BadParametersNameTheParameter)
                              stokes_mode::IQUV),
                  "stokes");
     const auto good = make_config(2, 3, 4);
-    std::string msg = invalid_argument_message([&] {
-        tensor_beamformer_engine::make(good, std::vector<cf>(23), cpu);
-    });
+    std::string msg = invalid_argument_message(
+        [&] { tensor_beamformer_engine::make(good, std::vector<cf>(23), cpu); });
     EXPECT_NE(msg.find("weights"), std::string::npos) << msg;
     std::vector<cf> nan_weights(24, cf(1, 0));
     nan_weights[5] = cf(NAN, 0);
@@ -388,7 +391,8 @@ TEST(TensorBeamformerCpu, SteeredBeamAddsAPlaneWaveCoherently)
     const auto tau = geometric_delays(positions, 60.0, 30.0);
     std::vector<cf> x(R);
     for (size_t a = 0; a < R; a++)
-        x[a] = cf(std::polar(1.0, 2 * M_PI * freqs[0] * tau[a]) * std::complex<double>(0.6, -0.8));
+        x[a] = cf(std::polar(1.0, 2 * M_PI * freqs[0] * tau[a]) *
+                  std::complex<double>(0.6, -0.8));
     const auto w = steering_weights(positions, { 60.0, 30.0 }, freqs);
     std::vector<cf> out(1);
     tensor_beamformer_engine::make(make_config(1, R, 1), w, cpu)
@@ -413,8 +417,8 @@ TEST(TensorBeamformerCpu, StationSizeRunsInReasonableTime)
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "CPU engine, 256 ch x 96 rx x 288 beams: " << 1e3 * seconds / T
-              << " ms per time step ("
-              << 8.0 * C * R * B * T / seconds / 1e9 << " GOP/s)\n";
+              << " ms per time step (" << 8.0 * C * R * B * T / seconds / 1e9
+              << " GOP/s)\n";
     for (float p : power)
         ASSERT_TRUE(std::isfinite(p));
 }
