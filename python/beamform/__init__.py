@@ -21,3 +21,4 @@ except ModuleNotFoundError:
 
 # import any pure python here
 from . import arrays, calibration
+from . import steering_helpers
