@@ -377,3 +377,25 @@ def test_plot_beam_map_grid_and_scatter(tmp_path, rng):
     assert_png_with_content(png)
     with pytest.raises(ValueError, match="beam_az_el"):
         beamform.plot_beam_map([1.0, 2.0], [0, 45], str(tmp_path / "bad.png"))
+
+
+def test_fed_by_a_gpu_block_through_device_buffer(tmp_path, rng):
+    """A block on a (stand-in) GPU feeding the host sink: its buffer copies to the host.
+
+    convert on emu:0 passes fc32 through unchanged (scale 1); its [6] complex
+    item has the bytes of the sink's float32 [1][3][4] item.
+    """
+    n_times, n_beams, n_channels = 50, 3, 4
+    data = rng.standard_normal((n_times, 1, n_beams, n_channels)).astype(np.float32)
+    freqs = channelizer_frequencies(n_channels)
+    source = blocks.vector_source_c(data.view(np.complex64).ravel().tolist(), False, 6)
+    on_device = beamform.convert(beamform.fc32, 6, [], "emu:0")
+    sink = beamform.filterbank_sink(str(tmp_path), "gpu", n_beams, n_channels, 1,
+                                    list(freqs), 1e-3, "emu", [0, 90, 10, 80, 20, 70], 60000.0)
+    tb = gr.top_block()
+    tb.connect(source, on_device, sink)
+    tb.run()
+    assert on_device.output_copy_stats().device_to_host == data.nbytes
+    for beam, path in enumerate(sink.file_paths()):
+        _, read = beamform.read_filterbank(path)
+        np.testing.assert_array_equal(read, data[:, :, beam, :][:, :, np.argsort(-freqs)])
