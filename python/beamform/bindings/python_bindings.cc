@@ -29,6 +29,7 @@ void bind_steering(py::module& m);
 void bind_tensor_beamformer(py::module& m);
 void bind_bit_packer(py::module& m);
 void bind_bit_unpacker(py::module& m);
+void bind_filterbank_sink(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -65,5 +66,6 @@ PYBIND11_MODULE(beamform_python, m)
     bind_tensor_beamformer(m);
     bind_bit_packer(m);
     bind_bit_unpacker(m);
+    bind_filterbank_sink(m);
     // ) END BINDING_FUNCTION_CALLS
 }
