@@ -40,6 +40,14 @@
 #include <cstdint>
 #include <type_traits>
 
+#ifdef BF_TB_EMULATION
+#define BF_UNROLL
+#define BF_NO_UNROLL
+#else
+#define BF_UNROLL _Pragma("unroll")
+#define BF_NO_UNROLL _Pragma("unroll 1")
+#endif
+
 namespace gr {
 namespace beamform {
 namespace cuda {
@@ -130,6 +138,36 @@ using emu::mma_m16n8k256_b1_and;
 using emu::smem_u32;
 #endif
 
+/*!
+ * Typed access to raw bytes. On the GPU these are plain (vector) loads and
+ * stores; the host emulation copies bytes instead, which is what C++'s
+ * aliasing rules allow there.
+ */
+template <class T>
+__device__ __forceinline__ T load_as(const void* p)
+{
+#ifdef BF_TB_EMULATION
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+#else
+    return *static_cast<const T*>(p);
+#endif
+}
+
+template <class T>
+__device__ __forceinline__ void store_as(void* p, const T& v)
+{
+#ifdef BF_TB_EMULATION
+    std::memcpy(p, &v, sizeof(T));
+#else
+    *static_cast<T*>(p) = v;
+#endif
+}
+
+//! The 32 bits of an fp16 pair.
+__device__ __forceinline__ uint32_t bits_of(const __half2& h) { return load_as<uint32_t>(&h); }
+
 //! The two precisions: their mma instruction and how an accumulator becomes a float.
 struct op_fp16 {
     using acc_t = float;
@@ -211,7 +249,7 @@ struct loader_fp16_input {
     {
         // Not unrolled: addresses are recomputed instead of held in registers
         // that the accumulators need.
-#pragma unroll 1
+BF_NO_UNROLL
         for (int i = 0; i < chunks / S::threads; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / S::CPR;
@@ -261,14 +299,14 @@ struct loader_fc32 {
 
     __device__ void fetch(int kt)
     {
-#pragma unroll
+BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / VPR;
             const int rx = kt * Q + (q % VPR) * VEC;
             // VEC == 2 implies R even, so rx < R covers both samples.
             if (n0 + row < n_times && rx < n_rx)
-                v[i] = *reinterpret_cast<const vec_t*>(base + size_t(n0 + row) * row_stride + rx);
+                v[i] = load_as<vec_t>(base + size_t(n0 + row) * row_stride + rx);
             else
                 v[i] = vec_t{};
         }
@@ -277,7 +315,7 @@ struct loader_fc32 {
     __device__ void store(int stage)
     {
         unsigned char* smem = smem_b + stage * (S::BN * S::BKB);
-#pragma unroll
+BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / VPR;
@@ -286,12 +324,12 @@ struct loader_fc32 {
                 const __half2 h0 = __floats2half2_rn(v[i].x, v[i].y);
                 const __half2 h1 = __floats2half2_rn(v[i].z, v[i].w);
                 uint2 u;
-                u.x = *reinterpret_cast<const uint32_t*>(&h0);
-                u.y = *reinterpret_cast<const uint32_t*>(&h1);
-                *reinterpret_cast<uint2*>(smem + swizzle_offset(row, byte, S::BKB)) = u;
+                u.x = bits_of(h0);
+                u.y = bits_of(h1);
+                store_as(smem + swizzle_offset(row, byte, S::BKB), u);
             } else {
                 const __half2 h = __floats2half2_rn(v[i].x, v[i].y);
-                *reinterpret_cast<__half2*>(smem + swizzle_offset(row, byte, S::BKB)) = h;
+                store_as(smem + swizzle_offset(row, byte, S::BKB), h);
             }
         }
     }
@@ -329,14 +367,13 @@ struct loader_fc32_xy {
 
     __device__ void fetch(int kt)
     {
-#pragma unroll
+BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / Q;
             const int ant = kt * Q + q % Q;
             if (n0 + row < n_times && ant < n_ant)
-                v[i] = *reinterpret_cast<const float4*>(base + size_t(n0 + row) * row_stride +
-                                                        2 * ant);
+                v[i] = load_as<float4>(base + size_t(n0 + row) * row_stride + 2 * ant);
             else
                 v[i] = float4{};
         }
@@ -345,14 +382,13 @@ struct loader_fc32_xy {
     __device__ void store(int stage)
     {
         unsigned char* smem = smem_b + stage * (2 * S::BN * S::BKB);
-#pragma unroll
+BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / Q;
             const int off = swizzle_offset(row, (q % Q) * 4, S::BKB);
-            *reinterpret_cast<__half2*>(smem + off) = __floats2half2_rn(v[i].x, v[i].y);
-            *reinterpret_cast<__half2*>(smem + S::BN * S::BKB + off) =
-                __floats2half2_rn(v[i].z, v[i].w);
+            store_as(smem + off, __floats2half2_rn(v[i].x, v[i].y));
+            store_as(smem + S::BN * S::BKB + off, __floats2half2_rn(v[i].z, v[i].w));
         }
     }
 };
@@ -390,7 +426,7 @@ struct loader_bits {
     {
         // Not unrolled: addresses are recomputed instead of held in registers
         // that the accumulators need.
-#pragma unroll 1
+BF_NO_UNROLL
         for (int i = 0; i < COPIES; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / PER_ROW;
@@ -463,7 +499,7 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
     static_assert(A_CHUNKS % S::threads == 0, "A tile chunks must spread evenly");
 
     auto issue_a = [&](int kt, int stage) {
-#pragma unroll 1
+BF_NO_UNROLL
         for (int i = 0; i < A_CHUNKS / S::threads; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int p = q / (S::BM * S::CPR);
@@ -481,20 +517,20 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
     L loader(args, c, n0, smem + S::STAGES * NPA * S::BM * S::BKB);
 
     acc_t acc[NPA][S::MT][S::NT][4];
-#pragma unroll
+BF_UNROLL
     for (int p = 0; p < NPA; p++)
-#pragma unroll
+BF_UNROLL
         for (int i = 0; i < S::MT; i++)
-#pragma unroll
+BF_UNROLL
             for (int j = 0; j < S::NT; j++)
-#pragma unroll
+BF_UNROLL
                 for (int r = 0; r < 4; r++)
                     acc[p][i][j][r] = acc_t(0);
 
     const int k_tiles = args.k_tiles;
 
     // Prologue: STAGES-1 tiles in flight (one commit group each, even if empty).
-#pragma unroll
+BF_UNROLL
     for (int s = 0; s < S::STAGES - 1; s++) {
         if (s < k_tiles) {
             issue_a(s, s);
@@ -527,22 +563,22 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
 
         const uint32_t a_stage = smem_a + stage * NPA * (S::BM * S::BKB);
         const uint32_t b_stage = smem_b + stage * NPB * (S::BN * S::BKB);
-#pragma unroll
+BF_UNROLL
         for (int ks = 0; ks < S::KSTEPS; ks++) {
             uint32_t af[NPA][S::MT][4];
             uint32_t bf[NPB][S::NT][2];
-#pragma unroll
+BF_UNROLL
             for (int p = 0; p < NPA; p++)
-#pragma unroll
+BF_UNROLL
                 for (int i = 0; i < S::MT; i++)
                     ldmatrix_x4(af[p][i],
                                 a_stage + p * (S::BM * S::BKB) +
                                     swizzle_offset(wm * S::WM + i * 16 + tb::a_frag_row(lane),
                                                    ks * 32 + tb::a_frag_byte(lane),
                                                    S::BKB));
-#pragma unroll
+BF_UNROLL
             for (int p = 0; p < NPB; p++)
-#pragma unroll
+BF_UNROLL
                 for (int j = 0; j < S::NT; j += 2) {
                     uint32_t r[4];
                     ldmatrix_x4(r,
@@ -555,11 +591,11 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
                     bf[p][j + 1][0] = r[2];
                     bf[p][j + 1][1] = r[3];
                 }
-#pragma unroll
+BF_UNROLL
             for (int p = 0; p < NPA; p++)
-#pragma unroll
+BF_UNROLL
                 for (int i = 0; i < S::MT; i++)
-#pragma unroll
+BF_UNROLL
                     for (int j = 0; j < S::NT; j++)
                         Op::mma(acc[p][i][j], af[p][i], bf[NPB == 1 ? 0 : p][j]);
         }
@@ -600,20 +636,20 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
 
     if (!args.power) {
         // Voltage: [T][C][B] complex, or [T][C][B][2] complex (X, Y).
-#pragma unroll
+BF_UNROLL
         for (int i = 0; i < S::MT; i++) {
             const int beam = (warp_row0 + i * 16) / 2 + g;
             if (beam >= n_beams)
                 continue;
-#pragma unroll
+BF_UNROLL
             for (int j = 0; j < S::NT; j++)
-#pragma unroll
+BF_UNROLL
                 for (int h = 0; h < 2; h++) {
                     const int n = warp_n0 + j * 8 + 2 * t4 + h;
                     if (n >= n_times)
                         continue;
                     float re[NPA], im[NPA];
-#pragma unroll
+BF_UNROLL
                     for (int p = 0; p < NPA; p++) {
                         const int cp = col_popc(p, n);
                         re[p] = finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
@@ -622,10 +658,10 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
                     }
                     const size_t item = (size_t(n) * args.n_channels + c) * n_beams + beam;
                     if constexpr (NPA == 1)
-                        reinterpret_cast<float2*>(args.out)[item] = make_float2(re[0], im[0]);
+                        store_as(static_cast<float2*>(args.out) + item, make_float2(re[0], im[0]));
                     else
-                        reinterpret_cast<float4*>(args.out)[item] =
-                            make_float4(re[0], im[0], re[1], im[1]);
+                        store_as(static_cast<float4*>(args.out) + item,
+                                 make_float4(re[0], im[0], re[1], im[1]));
                 }
         }
         return;
@@ -646,18 +682,18 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
     const int w0 = n0 / n_int; // first window this block touches
     const bool pairs_share = (n_int % 2) == 0; // columns 2t, 2t+1 in one window
     const bool octets_share = (n_int % 8) == 0; // all 8 columns of an n8 tile
-#pragma unroll
+BF_UNROLL
     for (int i = 0; i < S::MT; i++) {
         const int beam_local = (wm * S::WM + i * 16) / 2 + g;
         const bool beam_ok = m0 / 2 + beam_local < n_beams;
-#pragma unroll
+BF_UNROLL
         for (int j = 0; j < S::NT; j++) {
             float st[2][4]; // [h][stokes]
-#pragma unroll
+BF_UNROLL
             for (int h = 0; h < 2; h++) {
                 float re[NPA], im[NPA];
                 const int n = warp_n0 + j * 8 + 2 * t4 + h;
-#pragma unroll
+BF_UNROLL
                 for (int p = 0; p < NPA; p++) {
                     const int cp = col_popc(p, n);
                     re[p] = finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
@@ -677,7 +713,7 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
             }
             const int n_first = warp_n0 + j * 8 + 2 * t4; // column of h = 0
             constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
-#pragma unroll
+BF_UNROLL
             for (int s = 0; s < MAX_STOKES; s++) {
                 if (s >= n_stokes)
                     break;
@@ -692,7 +728,7 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
                     if (beam_ok && n_first < n_times)
                         atomicAdd(row + n_first / n_int - w0, st[0][s] + st[1][s]);
                 } else {
-#pragma unroll
+BF_UNROLL
                     for (int h = 0; h < 2; h++)
                         if (beam_ok && n_first + h < n_times)
                             atomicAdd(row + (n_first + h) / n_int - w0, st[h][s]);
@@ -726,8 +762,10 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
 
 //---------------------------------------------------------------------------
 // int1 helper: population counts of each (t, c) sample row, per polarization
-// (xy_pairs: X = even receivers, Y = odd), padding bits masked off.
+// (xy_pairs: X = even receivers, Y = odd), padding bits masked off. (A
+// template only so that every file including this header may define it.)
 //---------------------------------------------------------------------------
+template <int = 0>
 __global__ void column_popc_kernel(const uint32_t* __restrict__ in,
                                    int* __restrict__ out,
                                    size_t n_rows, // T * C
@@ -755,7 +793,7 @@ __global__ void column_popc_kernel(const uint32_t* __restrict__ in,
     }
     for (int p = 0; p < npol; p++) {
         int v = count[p];
-#pragma unroll
+BF_UNROLL
         for (int o = 16; o > 0; o >>= 1)
             v += __shfl_xor_sync(0xffffffffu, v, o);
         if (lane == 0)

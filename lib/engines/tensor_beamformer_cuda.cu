@@ -246,11 +246,7 @@ public:
 
     void set_weights(const std::vector<std::complex<float>>& w) override
     {
-        if (w.size() != d_config.weight_count())
-            throw std::invalid_argument(
-                "weights must have n_channels*n_beams*n_receivers = " +
-                std::to_string(d_config.weight_count()) + " entries, got " +
-                std::to_string(w.size()));
+        check_tensor_beamformer_weights(d_config, w);
         // The staging buffer may still feed the previous upload.
         if (d_upload_recorded)
             BF_GPU_CHECK(cudaEventSynchronize(d_upload_done));
@@ -420,7 +416,7 @@ private:
             }
             const size_t n_rows = n_times * c.n_channels;
             const unsigned warps_per_block = 8;
-            tb_kernels::column_popc_kernel<<<unsigned((n_rows + warps_per_block - 1) /
+            tb_kernels::column_popc_kernel<><<<unsigned((n_rows + warps_per_block - 1) /
                                                       warps_per_block),
                                              32 * warps_per_block,
                                              0,
@@ -489,10 +485,7 @@ make_tensor_beamformer_gpu(const tensor_beamformer_config& config,
                            const device_spec& device)
 {
     config.validate();
-    if (weights.size() != config.weight_count())
-        throw std::invalid_argument("weights must have n_channels*n_beams*n_receivers = " +
-                                    std::to_string(config.weight_count()) + " entries, got " +
-                                    std::to_string(weights.size()));
+    check_tensor_beamformer_weights(config, weights);
     return std::make_unique<tensor_beamformer_cuda>(config, weights, device, "");
 }
 

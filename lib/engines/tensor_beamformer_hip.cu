@@ -53,11 +53,7 @@ public:
 
     void set_weights(const std::vector<std::complex<float>>& w) override
     {
-        if (w.size() != d_config.weight_count())
-            throw std::invalid_argument(
-                "weights must have n_channels*n_beams*n_receivers = " +
-                std::to_string(d_config.weight_count()) + " entries, got " +
-                std::to_string(w.size()));
+        check_tensor_beamformer_weights(d_config, w);
         if (d_upload_recorded) // the staging buffer may still feed the last upload
             BF_GPU_CHECK(hipEventSynchronize(d_upload_done));
         if (d_config.precision == beam_precision::float16)

@@ -51,7 +51,7 @@ std::vector<float> run_kernel(const tensor_beamformer_config& c,
         const size_t rows = T * c.n_channels;
         const unsigned warps = 8;
         emu::launch(unsigned((rows + warps - 1) / warps), 1, 32 * warps, 0, [&] {
-            k::column_popc_kernel(static_cast<const uint32_t*>(input),
+            k::column_popc_kernel<>(static_cast<const uint32_t*>(input),
                                   col_popc.data(),
                                   rows,
                                   int(c.words_per_channel()),
