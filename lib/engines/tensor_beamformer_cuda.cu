@@ -122,7 +122,7 @@ std::string tensor_beamformer_tuning_key(const tensor_beamformer_config& c)
     const size_t rx = is_xy(c) ? c.n_receivers / 2 : c.n_receivers;
     const char* size = rx <= 128 ? "rx_small" : (rx <= 1024 ? "rx_medium" : "rx_large");
     return std::string(to_key(c.precision)) + "." + (is_xy(c) ? "xy_pairs" : "single") + "." +
-           size;
+           (c.output == beam_output::power ? "power" : "voltage") + "." + size;
 }
 
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)

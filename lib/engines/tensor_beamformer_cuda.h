@@ -9,10 +9,10 @@
  *
  * Tuning file (BEAMFORM_TUNING_FILE=path, read when an engine is made):
  * plain "key = value" lines, '#' starts a comment. Keys name a shape class,
- *   <precision>.<polarization>.<size>     e.g. float16.single.rx_small
+ *   <precision>.<polarization>.<output>.<size>   e.g. float16.single.power.rx_small
  * size: rx_small (receivers per polarization <= 128), rx_medium (<= 1024),
  * rx_large; values name a tile, BMxBNxBKB/WMxWN/STAGES, e.g.
- *   float16.single.rx_medium = 256x128x64/64x64/3
+ *   float16.single.voltage.rx_medium = 256x128x64/64x64/3
  * (BM rows (2 per beam) and BN time steps per thread block, BKB bytes of k
  * per pipeline stage, WM x WN per warp, STAGES shared-memory stages).
  * Unknown tiles or keys are reported on stderr and the built-in choice is used.
