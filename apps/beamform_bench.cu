@@ -446,6 +446,20 @@ double time_cublas_route(const context& ctx,
     return t.median_ms;
 }
 
+/*!
+ * The first wgmma tile compiled for this configuration (the lists are in
+ * order of preference), or "" where there is none or this GPU cannot run it.
+ */
+std::string wgmma_tile(const context& ctx, const tensor_beamformer_config& c)
+{
+    if (!cuda::tb_wgmma_available(ctx.gpu.index))
+        return "";
+    for (const auto& t : cuda::tensor_beamformer_tiles(c))
+        if (t.find("/wgmma/") != std::string::npos)
+            return t;
+    return "";
+}
+
 //! One engine run; returns the median ms. Leaves the output in d_out.
 double time_engine(const context& ctx,
                    tensor_beamformer_engine& engine,
@@ -554,6 +568,20 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
                   << std::endl;
         ours.verdict = bad ? "WRONG" : (ours.tops >= b.target ? "met" : "missed");
         rows.push_back(ours);
+        if (const auto wg = wgmma_tile(ctx, c); !wg.empty() && wg != ours.tile) {
+            result r = ours;
+            r.what = "tensor_beamformer (wgmma)";
+            auto e = cuda::make_tensor_beamformer_gpu_tiled(c, {}, ctx.gpu, wg);
+            dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*e).fill_random_weights(seed);
+            BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+            r.tile = wg;
+            r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
+            r.tops = ops / (r.ms * 1e-3) / 1e12;
+            const size_t wrong = check_int1_samples(b, *d_in, d_out, seed);
+            r.err = double(wrong);
+            r.verdict = wrong ? "WRONG" : (r.tops >= b.target ? "met" : "missed");
+            rows.push_back(r);
+        }
         return rows;
     }
 
@@ -590,6 +618,26 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
                        std::to_string(int(std::round(ours.tops * 1e3 / 552.0))) +
                        " the GTX580's 552-672 GFLOP/s";
     rows.insert(rows.begin(), ours);
+
+    // The wgmma kernels (sm_90a, opt-in) on the same data, where this GPU runs them.
+    if (const auto wg = wgmma_tile(ctx, c); !wg.empty() && wg != ours.tile) {
+        result r = ours;
+        r.what = "tensor_beamformer (wgmma)";
+        auto e = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, wg);
+        BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+        r.tile = wg;
+        r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
+        r.tops = ops / (r.ms * 1e-3) / 1e12;
+        r.err = relative_error(d_out.ptr, route_out.ptr, out_floats(c, b.n_times), xy ? 1 : 0,
+                               int(c.n_channels), int(c.n_beams));
+        r.ratio_route = route.ms / r.ms;
+        r.ratio_hgemm = r.tops / ctx.hgemm_tflops;
+        if (!(r.err < 1e-3))
+            r.verdict = "WRONG";
+        else if (b.target > 0)
+            r.verdict = r.ratio_route >= b.target ? "met" : "missed";
+        rows.insert(rows.begin() + 1, r);
+    }
     return rows;
 }
 
@@ -697,6 +745,9 @@ int main(int argc, char** argv)
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);
+ std::cout << "wgmma (sm_90a) kernels: "
+                  << (cuda::tb_wgmma_available(0) ? "available" : "not available on this GPU")
+                  << std::endl;
         std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0) << copy_gbps
                   << " GB/s (read+write); cuBLAS HGEMM " << (quick ? 2048 : 8192) << "^3 "
                   << ctx.hgemm_tflops << " TFLOP/s; mma.sync peak (no memory): fp16 m16n8k16 "

@@ -40,4 +40,17 @@
     X(128, 128, 32, 64, 128, 3)       \
     X(64, 64, 32, 32, 64, 4)
 
+// wgmma (sm_90a, single polarization; opt-in: never the built-in choice, the
+// tuner keeps one only where it checked its output). X(BM, BN, STAGES), 128-byte
+// k tiles, BM / 64 warpgroups.
+#define BF_TB_WGMMA_FP16_TILES(X)     \
+    X(128, 256, 4)                    \
+    X(256, 128, 4)                    \
+    X(128, 128, 4)
+
+#define BF_TB_WGMMA_INT1_TILES(X)     \
+    X(128, 256, 4)                    \
+    X(256, 128, 4)                    \
+    X(128, 128, 4)
+
 #endif

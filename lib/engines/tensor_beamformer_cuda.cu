@@ -33,6 +33,7 @@ const std::vector<tb_variant>& tb_variants()
         std::vector<tb_variant> v;
         tb_register_fp16_variants(v);
         tb_register_int1_variants(v);
+        tb_register_wgmma_variants(v);
         return v;
     }();
     return all;
@@ -140,9 +141,10 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
     };
     double best = 1e300;
     for (const auto* v : cands)
-        best = std::min(best, waste(v));
+        if (!v->opt_in)
+            best = std::min(best, waste(v));
     for (const auto* v : cands)
-        if (waste(v) <= best * 1.1)
+        if (!v->opt_in && waste(v) <= best * 1.1)
             return v->tile;
     return cands.front()->tile;
 }
@@ -332,7 +334,10 @@ private:
             }
         }
         const size_t limit = device_smem_limit(d_device.index);
-        auto usable = [&](const tb_variant* v) { return smem_for(*v, d_config) <= limit; };
+        auto usable = [&](const tb_variant* v) {
+            return smem_for(*v, d_config) <= limit &&
+                   (!v->needs_sm90a || tb_wgmma_available(d_device.index));
+        };
         d_variant = nullptr;
         if (!tile.empty()) {
             for (const auto* v : cands)
@@ -341,8 +346,9 @@ private:
             if (!d_variant) {
                 if (!requested.empty())
                     throw std::invalid_argument("tensor_beamformer: tile " + requested +
-                                                " is not compiled for this configuration "
-                                                "or needs too much shared memory");
+                                                " is not compiled for this configuration, "
+                                                "needs too much shared memory, or needs "
+                                                "sm_90a (wgmma) that this GPU lacks");
                 std::cerr << "gr-beamform: tuning file tile '" << tile << "' for "
                           << tensor_beamformer_tuning_key(d_config)
                           << " is not usable here; using the built-in choice\n";
@@ -356,7 +362,7 @@ private:
         }
         if (!d_variant) // the default needs too much shared memory: smallest that fits
             for (const auto* v : cands)
-                if (usable(v) && (!d_variant || smem_for(*v, d_config) <
+                if (!v->opt_in && usable(v) && (!d_variant || smem_for(*v, d_config) <
                                                     smem_for(*d_variant, d_config)))
                     d_variant = v;
         if (!d_variant)

@@ -54,14 +54,20 @@ struct tb_variant {
     int pipeline_smem_bytes;
     void (*launch)(const void* kernel_args, unsigned blocks, size_t smem, void* stream);
     void (*allow_smem)(int bytes);
+    bool opt_in = false;      //!< never the built-in choice (tuning file or explicit tile only)
+    bool needs_sm90a = false; //!< wgmma: compute capability 9.0 with the sm_90a image
 };
 
 //! Every compiled variant.
 const std::vector<tb_variant>& tb_variants();
 void tb_register_fp16_variants(std::vector<tb_variant>& v);
 void tb_register_int1_variants(std::vector<tb_variant>& v);
+void tb_register_wgmma_variants(std::vector<tb_variant>& v);
+//! Whether the wgmma (sm_90a) kernels run on this device.
+bool tb_wgmma_available(int device);
 
-//! Tile names compiled for this configuration's precision and layout.
+//! Tile names compiled for this configuration's precision and layout
+//! (wgmma tiles, "...x128/wgmma/S", included; see tb_wgmma_available).
 std::vector<std::string> tensor_beamformer_tiles(const tensor_beamformer_config& config);
 //! The tuning-file key of this configuration's shape class.
 std::string tensor_beamformer_tuning_key(const tensor_beamformer_config& config);

@@ -14,9 +14,13 @@
  *     popc -> s32), __shfl_xor_sync: warp-collective, with the register
  *     layouts of the PTX ISA (each lane's registers are exchanged and every
  *     lane computes its own result);
- *   - cp.async: copies are queued per thread in commit groups and performed
- *     only at cp.async.wait_group, so a stage read before its wait sees stale
- *     data, as it could on the GPU;
+ *   - cp.async: copies are queued per thread in commit groups; each lands at
+ *     random either when issued or only at its cp.async.wait_group, so a stage
+ *     read before its wait, or rewritten while still in use, shows;
+ *   - wgmma (sm_90a): each thread's part of the product is computed from
+ *     shared memory at its wgmma.wait_group (the latest the GPU may read it),
+ *     through the matrix descriptor with the 128-byte swizzle on absolute
+ *     shared-memory addresses;
  *   - dynamic shared memory is filled with garbage (0xA5) before each block.
  * Not modelled: timing, bank conflicts, preemption between sync points,
  * register limits.
@@ -78,12 +82,22 @@ struct async_copy {
     int src_bytes;
 };
 
+//! One wgmma.mma_async of one thread, performed at its wgmma.wait_group.
+struct wgmma_op {
+    bool b1;
+    int n;
+    void* acc; // the thread's [n/8][4] accumulators
+    uint64_t desc_a, desc_b;
+};
+
 struct fiber {
     ucontext_t ctx;
     void* stack = nullptr;
     bool done = false;
     std::deque<std::vector<async_copy>> groups; // committed, oldest first
     std::vector<async_copy> open;
+    std::deque<std::vector<wgmma_op>> wgmma_groups;
+    std::vector<wgmma_op> wgmma_open;
 };
 
 struct warp_state {
@@ -102,6 +116,7 @@ struct block_state {
     int current = 0;
     std::function<void()> body;
     std::string error; //!< first exception thrown by a thread; aborts the block
+    std::mt19937 landing{ 7 }; //!< when cp.async copies land
 };
 
 struct global_state {
@@ -150,6 +165,14 @@ inline void warp_barrier()
         yield();
 }
 
+/*!
+ * Shared-memory addresses (what smem_u32 returns) start at this offset, not
+ * at 0, so that kernels which need 1024-byte aligned tiles must align them
+ * themselves, as on the GPU, where dynamic shared memory need not start on a
+ * 1024-byte boundary.
+ */
+constexpr uint32_t smem_window = 400;
+
 inline unsigned char* dynamic_smem() { return state().blk->smem.data(); }
 inline uint32_t smem_u32(const void* p)
 {
@@ -157,22 +180,38 @@ inline uint32_t smem_u32(const void* p)
     const auto* base = state().blk->smem.data();
     if (q < base || q > base + state().blk->smem.size())
         throw std::logic_error("emulation: smem_u32 of a pointer outside shared memory");
-    return uint32_t(q - base);
+    return uint32_t(q - base) + smem_window;
+}
+//! The byte at shared-memory address a (as smem_u32 gives them).
+inline unsigned char* smem_at(uint32_t a, uint32_t bytes)
+{
+    block_state* b = state().blk;
+    if (a < smem_window || a - smem_window + bytes > b->smem.size())
+        throw std::logic_error("emulation: shared-memory access out of range");
+    return b->smem.data() + (a - smem_window);
 }
 
 inline fiber& me() { return state().blk->fibers[state().blk->current]; }
 
 inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
 {
-    block_state* b = state().blk;
-    if (dst % unsigned(bytes) != 0 || dst + unsigned(bytes) > b->smem.size())
-        throw std::logic_error("emulation: cp.async destination misaligned or out of range");
+    if (dst % unsigned(bytes) != 0)
+        throw std::logic_error("emulation: cp.async destination misaligned");
     if (valid && reinterpret_cast<uintptr_t>(src) % unsigned(bytes) != 0)
         throw std::logic_error("emulation: cp.async source misaligned");
-    me().open.push_back(async_copy{ b->smem.data() + dst,
-                                    static_cast<const unsigned char*>(src),
-                                    bytes,
-                                    valid ? bytes : 0 });
+    const async_copy c{ smem_at(dst, unsigned(bytes)),
+                        static_cast<const unsigned char*>(src),
+                        bytes,
+                        valid ? bytes : 0 };
+    // The copy may land any time between issue and wait: here at random
+    // either at once or (again) at the wait, so that reads that come too late
+    // (a stage overwritten while still in use) and reads that come too early
+    // (a missing wait) both show.
+    if (state().blk->landing() & 1u) {
+        std::memcpy(c.dst, c.src, size_t(c.src_bytes));
+        std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
+    }
+    me().open.push_back(c);
 }
 inline void cp_async16(uint32_t dst, const void* src, bool valid) { cp_async(dst, src, 16, valid); }
 inline void cp_async8(uint32_t dst, const void* src, bool valid) { cp_async(dst, src, 8, valid); }
@@ -205,10 +244,9 @@ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
         throw std::logic_error("emulation: ldmatrix row address not 16-byte aligned");
     w.slot[l][0] = addr;
     warp_barrier();
-    const unsigned char* smem = state().blk->smem.data();
     for (int i = 0; i < 4; i++) {
         const uint32_t row = w.slot[i * 8 + l / 4][0];
-        std::memcpy(&r[i], smem + row + 4 * (l % 4), 4);
+        std::memcpy(&r[i], smem_at(row + 4 * (l % 4), 4), 4);
     }
     warp_barrier();
 }
@@ -294,6 +332,84 @@ inline T shfl_xor(T v, int mask)
     return out;
 }
 
+//---------------------------------------------------------------------------
+// wgmma (sm_90a): asynchronous; each thread's part is computed at its
+// wgmma.wait_group, from shared memory as it is then.
+//---------------------------------------------------------------------------
+inline void fence_proxy_async() {}
+inline void wgmma_fence() {}
+
+/*!
+ * Address of byte kb of row r of a K-major operand with 128-byte swizzle:
+ * rows of 128 bytes, 8-row groups SBO apart; the swizzle XORs address bits
+ * [6:4] with bits [9:7] of the absolute shared-memory address.
+ */
+inline uint32_t wgmma_address(uint64_t desc, int r, int kb)
+{
+    const uint32_t start = uint32_t(desc & 0x3fffu) << 4;
+    const uint32_t sbo = uint32_t((desc >> 32) & 0x3fffu) << 4;
+    if ((desc >> 62) != 1)
+        throw std::logic_error("emulation: wgmma descriptor: only the 128-byte swizzle is modelled");
+    if (((start >> 7) & 7u) != 0)
+        throw std::logic_error("emulation: wgmma operand not in a 1024-byte aligned swizzle atom");
+    uint32_t a = start + uint32_t(r / 8) * sbo + uint32_t(r % 8) * 128 + uint32_t(kb);
+    a ^= ((a >> 7) & 7u) << 4;
+    return a;
+}
+
+inline void wgmma_run(const wgmma_op& op)
+{
+    const unsigned t = state().thread.x % 128, warp = t / 32, lane = t % 32;
+    for (int j = 0; j < op.n / 8; j++)
+        for (int r = 0; r < 4; r++) {
+            const int row = int(warp * 16 + lane / 4) + 8 * (r / 2);
+            const int col = j * 8 + 2 * int(lane % 4) + r % 2;
+            if (op.b1) {
+                int sum = 0;
+                for (int kb = 0; kb < 32; kb++)
+                    sum += __builtin_popcount(*smem_at(wgmma_address(op.desc_a, row, kb), 1) &
+                                              *smem_at(wgmma_address(op.desc_b, col, kb), 1));
+                static_cast<int*>(op.acc)[j * 4 + r] += sum;
+            } else {
+                float sum = 0.0f;
+                for (int k = 0; k < 16; k++) {
+                    uint16_t a, b;
+                    std::memcpy(&a, smem_at(wgmma_address(op.desc_a, row, 2 * k), 2), 2);
+                    std::memcpy(&b, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
+                    sum += gr::beamform::half_bits_to_float(a) * gr::beamform::half_bits_to_float(b);
+                }
+                static_cast<float*>(op.acc)[j * 4 + r] += sum;
+            }
+        }
+}
+
+template <int N>
+inline void wgmma_f16(float (&d)[N / 8][4], uint64_t a, uint64_t b)
+{
+    me().wgmma_open.push_back(wgmma_op{ false, N, &d[0][0], a, b });
+}
+template <int N>
+inline void wgmma_b1(int (&d)[N / 8][4], uint64_t a, uint64_t b)
+{
+    me().wgmma_open.push_back(wgmma_op{ true, N, &d[0][0], a, b });
+}
+inline void wgmma_commit()
+{
+    fiber& f = me();
+    f.wgmma_groups.push_back(std::move(f.wgmma_open));
+    f.wgmma_open.clear();
+}
+template <int N>
+inline void wgmma_wait()
+{
+    fiber& f = me();
+    while (f.wgmma_groups.size() > size_t(N)) {
+        for (const auto& op : f.wgmma_groups.front())
+            wgmma_run(op);
+        f.wgmma_groups.pop_front();
+    }
+}
+
 inline void fiber_entry()
 {
     block_state* b = state().blk;
@@ -368,14 +484,15 @@ inline void launch(unsigned grid_x,
             bool unwaited = false;
             for (auto& f : b.fibers) {
                 std::free(f.stack); // an aborted block's fibers are abandoned here
-                unwaited = unwaited || !f.open.empty() || !f.groups.empty();
+                unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
+                           !f.wgmma_open.empty() || !f.wgmma_groups.empty();
             }
             state().blk = nullptr;
             if (!b.error.empty())
                 throw std::runtime_error("emulation: block (" + std::to_string(bx) + ", " +
                                          std::to_string(by) + "): " + b.error);
             if (unwaited)
-                throw std::logic_error("emulation: cp.async copies never waited for");
+                throw std::logic_error("emulation: cp.async copies or wgmma never waited for");
         }
 }
 

@@ -14,6 +14,7 @@
  */
 #define BF_TB_EMULATION 1
 #include <cuda/tensor_beamformer_mma.cuh>
+#include <cuda/tensor_beamformer_wgmma.cuh>
 #include <cuda/tensor_beamformer_tile_lists.h>
 
 #include "engines/tensor_beamformer_expand.h"
@@ -79,6 +80,87 @@ std::vector<float> run_kernel(const tensor_beamformer_config& c,
         k::tensor_beamformer_kernel<S, Op, L, NPA>(plan.args);
     });
     return out;
+}
+
+//! One emulated execute() with a wgmma tile W (sm_90a kernel).
+template <class W, class Op, class L>
+std::vector<float> run_wgmma(const tensor_beamformer_config& c,
+                             const std::vector<cfloat>& w,
+                             const void* input,
+                             size_t T)
+{
+    const tb_operand_layout layout = make_operand_layout(c, W::BM, W::BKB);
+    std::vector<unsigned char> a(layout.total_bytes());
+    std::vector<int32_t> row_popc(layout.total_rows());
+    std::vector<int> col_popc(T * c.n_channels, -12345);
+    if (c.precision == beam_precision::float16) {
+        expand_weights_fp16(layout, c, w, reinterpret_cast<uint16_t*>(a.data()));
+    } else {
+        expand_weights_int1(
+            layout, c, w, reinterpret_cast<uint32_t*>(a.data()), row_popc.data());
+        const size_t rows = T * c.n_channels;
+        emu::launch(unsigned((rows + 7) / 8), 1, 256, 0, [&] {
+            k::column_popc_kernel<>(static_cast<const uint32_t*>(input),
+                                    col_popc.data(),
+                                    rows,
+                                    int(c.words_per_channel()),
+                                    int(c.n_receivers),
+                                    1);
+        });
+    }
+    std::vector<float> out(output_floats(c, T), NAN);
+    const tb_launch_plan plan = plan_launch(c, layout, W::BM, W::BN, W::BKB, T, a.data(), input,
+                                            out.data(), row_popc.data(), col_popc.data());
+    if (plan.zero_output_bytes)
+        std::memset(out.data(), 0, plan.zero_output_bytes);
+    const size_t smem = std::max(size_t(k::wgmma_pipeline_smem_bytes<W, L>()),
+                                 power_reduce_smem_bytes(c, W::BM, W::BN));
+    emu::launch(unsigned(plan.blocks), 1, W::threads, smem, [&] {
+        k::tensor_beamformer_wgmma_kernel<W, Op, L>(plan.args);
+    });
+    return out;
+}
+
+template <class W>
+void check_wgmma(beam_precision prec, size_t C, size_t R, size_t B, size_t T, beam_output o, size_t n_int, bool fp16_input = false)
+{
+    const auto c = make_config(C, R, B, prec, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 7 + B + 1));
+    const auto x = random_complex(T * C * R, unsigned(T * 13 + C + 1));
+    std::vector<float> got;
+    std::string kind;
+    if (prec == beam_precision::int1) {
+        const auto bits = pack_bits(x, T, C, R);
+        if ((2 * c.words_per_channel()) % 4 == 0)
+            got = run_wgmma<W, k::op_int1, k::loader_bits<W, true>>(c, w, bits.data(), T);
+        else
+            got = run_wgmma<W, k::op_int1, k::loader_bits<W, false>>(c, w, bits.data(), T);
+    } else if (fp16_input) {
+        std::vector<uint16_t> xh(2 * x.size());
+        for (size_t i = 0; i < x.size(); i++) {
+            xh[2 * i] = float_to_half_bits(x[i].real());
+            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
+        }
+        got = run_wgmma<W, k::op_fp16, k::loader_fp16_input<W>>(c, w, xh.data(), T);
+        kind = " (fp16 input)";
+    } else if (R % 2 == 0) {
+        got = run_wgmma<W, k::op_fp16, k::loader_fc32<W, 2>>(c, w, x.data(), T);
+    } else {
+        got = run_wgmma<W, k::op_fp16, k::loader_fc32<W, 1>>(c, w, x.data(), T);
+    }
+    const auto ref = reference(c, w, x, T);
+    const std::string tile = "wgmma " + std::to_string(W::BM) + "x" + std::to_string(W::BN) +
+                             "/" + std::to_string(W::STAGES) + kind;
+    if (prec == beam_precision::int1) {
+        const size_t bad = mismatches(got, ref);
+        std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
+                  << " values differ from the exact result\n";
+        EXPECT_EQ(bad, 0u) << describe(c, T, tile);
+    } else {
+        const double err = rel_error(got, ref);
+        std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
+        EXPECT_LT(err, 2e-6) << describe(c, T, tile);
+    }
 }
 
 //! The kernel the engine would pick for this configuration, with tile S.
@@ -168,6 +250,7 @@ TEST(tensor_beamformer_emulated, fp16_voltage_odd_sizes)
     check_fp16_single<small_fp16>(2, 1, 9, 130, beam_output::voltage, 1);    // 1 receiver
     check_fp16_single<small_fp16>(1, 33, 17, 5, beam_output::voltage, 1);    // odd R: float2 loads
     check_fp16_single<small_fp16>(1, 70, 40, 129, beam_output::voltage, 1);  // 2 k tiles + 8 bytes
+    check_fp16_single<small_fp16>(1, 300, 20, 40, beam_output::voltage, 1);  // 19 k tiles: steady state
 }
 
 TEST(tensor_beamformer_emulated, fp16_power)
@@ -193,7 +276,8 @@ TEST(tensor_beamformer_emulated, int1_single)
     check_int1<small_int1, 1>(1, 1, 3, 20, beam_output::voltage, 1, stokes_mode::I);
     check_int1<small_int1, 1>(2, 33, 17, 40, beam_output::power, 8, stokes_mode::I);
     check_int1<small_int1, 1>(1, 90, 9, 130, beam_output::voltage, 1, stokes_mode::I);  // 3 words: 8-byte copies
-    check_int1<small_int1, 1>(1, 520, 20, 24, beam_output::power, 3, stokes_mode::I);   // 2 k tiles
+    check_int1<small_int1, 1>(1, 520, 20, 24, beam_output::power, 3, stokes_mode::I);   // 3 k tiles
+    check_int1<small_int1, 1>(1, 3000, 20, 24, beam_output::voltage, 1, stokes_mode::I); // 12 k tiles
 }
 
 TEST(tensor_beamformer_emulated, int1_xy)
@@ -224,14 +308,18 @@ TEST(tensor_beamformer_emulated, fp16_input_gemm_core)
 
 // Every compiled tile shape once, on a size that leaves partial tiles in m, n and k.
 #define BF_EMU_FP16(BM, BN, WM, WN, BKB, ST) \
-    check_fp16_single<tile_shape<BM, BN, WM, WN, BKB, ST>>(1, 50, 70, 130, beam_output::voltage, 1);
+    check_fp16_single<tile_shape<BM, BN, WM, WN, BKB, ST>>(1, 50, 70, 130, beam_output::voltage, 1); \
+    check_fp16_single<tile_shape<BM, BN, WM, WN, BKB, ST>>(1, 300, 20, 20, beam_output::voltage, 1);
 #define BF_EMU_XY(BM, BN, WM, WN, BKB, ST) \
-    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(1, 50, 70, 72, beam_output::power, 4, stokes_mode::IQUV);
+    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(1, 50, 70, 72, beam_output::power, 4, stokes_mode::IQUV); \
+    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(1, 600, 10, 16, beam_output::voltage, 1, stokes_mode::I);
 #define BF_EMU_INT1(BM, BN, WM, WN, BKB, ST) \
     check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(1, 300, 70, 130, beam_output::voltage, 1, stokes_mode::I); \
-    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(1, 90, 70, 130, beam_output::voltage, 1, stokes_mode::I);
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(1, 90, 70, 130, beam_output::voltage, 1, stokes_mode::I); \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(1, 5000, 10, 16, beam_output::voltage, 1, stokes_mode::I);
 #define BF_EMU_INT1_XY(BM, BN, WM, WN, BKB, ST) \
-    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 2>(1, 100, 70, 72, beam_output::power, 8, stokes_mode::IQUV);
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 2>(1, 100, 70, 72, beam_output::power, 8, stokes_mode::IQUV); \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 2>(1, 4000, 10, 16, beam_output::voltage, 1, stokes_mode::I);
 
 TEST(tensor_beamformer_emulated, every_compiled_tile)
 {
@@ -239,6 +327,22 @@ TEST(tensor_beamformer_emulated, every_compiled_tile)
     BF_TB_FP16_XY_TILES(BF_EMU_XY)
     BF_TB_INT1_SINGLE_TILES(BF_EMU_INT1)
     BF_TB_INT1_XY_TILES(BF_EMU_INT1_XY)
+}
+
+#define BF_EMU_WGMMA_FP16(BM, BN, ST)                                                         \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::float16, 2, 70, 100, 300, beam_output::voltage, 1); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::float16, 1, 300, 40, 40, beam_output::voltage, 1); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::float16, 1, 33, 40, 100, beam_output::power, 4); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::float16, 1, 36, 70, 130, beam_output::voltage, 1, true);
+#define BF_EMU_WGMMA_INT1(BM, BN, ST)                                                         \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::int1, 1, 700, 70, 130, beam_output::voltage, 1); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::int1, 2, 90, 40, 64, beam_output::power, 16); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(beam_precision::int1, 1, 5000, 20, 30, beam_output::voltage, 1);
+
+TEST(tensor_beamformer_emulated, wgmma_tiles)
+{
+    BF_TB_WGMMA_FP16_TILES(BF_EMU_WGMMA_FP16)
+    BF_TB_WGMMA_INT1_TILES(BF_EMU_WGMMA_INT1)
 }
 
 TEST(tensor_beamformer_layout, half_rounding)

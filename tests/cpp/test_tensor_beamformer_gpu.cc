@@ -196,11 +196,26 @@ TEST(tensor_beamformer_gpu, int1_xy_pairs)
 }
 
 #ifdef BEAMFORM_HAVE_CUDA
+//! The tiles to test on this GPU: wgmma ones only where its sm_90a image runs.
+std::vector<std::string> usable_tiles(const tensor_beamformer_config& c, const device_spec& gpu)
+{
+    std::vector<std::string> out;
+    const bool wgmma = cuda::tb_wgmma_available(gpu.index);
+    for (const auto& t : cuda::tensor_beamformer_tiles(c))
+        if (wgmma || t.find("/wgmma/") == std::string::npos)
+            out.push_back(t);
+    return out;
+}
+
 TEST(tensor_beamformer_gpu, every_compiled_tile)
 {
     REQUIRE_GPU(gpu);
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA tile variants";
+    std::cout << "wgmma (sm_90a) kernels "
+              << (cuda::tb_wgmma_available(gpu.index) ? "available: tested too"
+                                                      : "not available on this GPU: not tested")
+              << "\n";
     const polarization_layout pols[] = { polarization_layout::single,
                                          polarization_layout::xy_pairs };
     for (auto prec : { beam_precision::float16, beam_precision::int1 })
@@ -208,7 +223,7 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
             for (size_t rx : { 50, 90 }) { // int1: 2 words (16-byte copies), 3 (8-byte)
                 auto c = tb_reference::make_config(2, rx, 70, prec, beam_output::power, pol, 4,
                                                    stokes_mode::IQUV);
-                for (const auto& tile : cuda::tensor_beamformer_tiles(c)) {
+                for (const auto& tile : usable_tiles(c, gpu)) {
                     check(c, 132, gpu, 9, tile);
                     c.output = beam_output::voltage;
                     check(c, 131, gpu, 10, tile);
@@ -218,8 +233,16 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
     // float16 with an odd receiver count (loads of one complex value).
     const auto odd = tb_reference::make_config(
         1, 33, 40, beam_precision::float16, beam_output::voltage, polarization_layout::single);
-    for (const auto& tile : cuda::tensor_beamformer_tiles(odd))
+    for (const auto& tile : usable_tiles(odd, gpu))
         check(odd, 100, gpu, 11, tile);
+    // Long k (many pipeline stages in steady state), both precisions.
+    for (auto prec : { beam_precision::float16, beam_precision::int1 }) {
+        const auto longk = tb_reference::make_config(
+            1, prec == beam_precision::int1 ? 9000 : 1500, 40, prec, beam_output::voltage,
+            polarization_layout::single);
+        for (const auto& tile : usable_tiles(longk, gpu))
+            check(longk, 150, gpu, 12, tile);
+    }
 }
 
 TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
@@ -229,7 +252,7 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
         GTEST_SKIP() << "CUDA tuning file";
     const auto c = tb_reference::make_config(1, 64, 40, beam_precision::float16,
                                              beam_output::voltage, polarization_layout::single);
-    const auto tiles = cuda::tensor_beamformer_tiles(c);
+    const auto tiles = usable_tiles(c, gpu);
     ASSERT_GE(tiles.size(), 2u);
     const std::string path = "/tmp/beamform_tuning_test.txt";
     const auto w = tb_reference::random_complex(c.weight_count(), 3);
