@@ -30,17 +30,83 @@
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
 
+#ifdef BF_TB_EMULATION
+// Host model of the HIP built-ins used below (tests/cpp/tb_emulation.h), so
+// that the C++ tests run this kernel's code on a CPU with 64-lane wavefronts.
+#include "tb_emulation.h"
+#else
 #include <common/gpu_portable.h>
+#endif
 #include <common/tensor_beamformer_tiles.h>
 #include <cstdint>
+#include <cstring>
 
 namespace gr {
 namespace beamform {
 namespace hip {
 namespace mfma {
 
+#ifdef BF_TB_EMULATION
+typedef _Float16 half4_t __attribute__((vector_size(8)));
+typedef float float4_t __attribute__((vector_size(16)));
+struct uint4_t {
+    uint32_t x, y, z, w;
+};
+
+inline unsigned char* lds() { return emu::dynamic_smem(); }
+
+inline float4_t mfma_16x16x16(half4_t a, half4_t b, float4_t c)
+{
+    uint16_t ah[4], bh[4];
+    float d[4];
+    std::memcpy(ah, &a, 8);
+    std::memcpy(bh, &b, 8);
+    std::memcpy(d, &c, 16);
+    emu::mfma_16x16x16_f16(ah, bh, d);
+    std::memcpy(&c, d, 16);
+    return c;
+}
+inline float shfl_xor(float v, int mask) { return emu::shfl_xor(v, mask); }
+#else
 typedef _Float16 half4_t __attribute__((ext_vector_type(4)));
 typedef float float4_t __attribute__((ext_vector_type(4)));
+typedef uint4 uint4_t;
+
+//! The block's dynamic LDS.
+__device__ __forceinline__ unsigned char* lds()
+{
+    extern __shared__ __attribute__((aligned(16))) unsigned char tb_lds[];
+    return tb_lds;
+}
+
+__device__ __forceinline__ float4_t mfma_16x16x16(half4_t a, half4_t b, float4_t c)
+{
+    return __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, 0, 0, 0);
+}
+__device__ __forceinline__ float shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
+#endif
+
+//! Typed access to raw bytes (plain loads on the GPU; byte copies on the host model).
+template <class T>
+__device__ __forceinline__ T load_as(const void* p)
+{
+#ifdef BF_TB_EMULATION
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+#else
+    return *static_cast<const T*>(p);
+#endif
+}
+template <class T>
+__device__ __forceinline__ void store_as(void* p, const T& v)
+{
+#ifdef BF_TB_EMULATION
+    std::memcpy(p, &v, sizeof(T));
+#else
+    *static_cast<T*>(p) = v;
+#endif
+}
 
 constexpr int BM = 64;        // rows per polarization per block (32 beams)
 constexpr int BN = 64;        // time steps per block
@@ -61,9 +127,16 @@ __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 {
     const _Float16 ha = _Float16(a), hb = _Float16(b);
     uint16_t ua, ub;
-    __builtin_memcpy(&ua, &ha, 2);
-    __builtin_memcpy(&ub, &hb, 2);
+    std::memcpy(&ua, &ha, 2);
+    std::memcpy(&ub, &hb, 2);
     return uint32_t(ua) | (uint32_t(ub) << 16);
+}
+
+//! Dynamic LDS of the float16 kernel: NPOL A tiles and NPOL B tiles.
+template <int NPOL>
+constexpr int lds_bytes()
+{
+    return NPOL * (BM + BN) * BKB;
 }
 
 /*!
@@ -73,8 +146,8 @@ __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 template <int NPOL>
 __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a)
 {
-    __shared__ __attribute__((aligned(16))) unsigned char lds_a[NPOL][BM * BKB];
-    __shared__ __attribute__((aligned(16))) unsigned char lds_b[NPOL][BN * BKB];
+    unsigned char* const lds_a = lds();                    // [NPOL][BM][BKB]
+    unsigned char* const lds_b = lds_a + NPOL * BM * BKB; // [NPOL][BN][BKB]
 
     const int tid = threadIdx.x;
     const int lane = tid & 63;
@@ -99,8 +172,7 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
             const int row = tid / 4, chunk = tid % 4;
             const unsigned char* src = a.weights + (size_t(c) * NPOL + p) * matrix_bytes +
                                        size_t(m0 + row) * a.row_bytes + kt * BKB + chunk * 16;
-            *reinterpret_cast<uint4*>(&lds_a[p][row * BKB + chunk * 16]) =
-                *reinterpret_cast<const uint4*>(src);
+            store_as(lds_a + (p * BM + row) * BKB + chunk * 16, load_as<uint4_t>(src));
         }
         // B: BN time steps x 16 complex values per polarization, converted to fp16.
         for (int e = tid; e < BN * 16; e += THREADS) {
@@ -112,7 +184,7 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                 float2 v = make_float2(0.0f, 0.0f);
                 if (n < a.n_times && r < R)
                     v = x[r];
-                *reinterpret_cast<uint32_t*>(&lds_b[0][row * BKB + q * 4]) = pack_half2(v.x, v.y);
+                store_as(lds_b + row * BKB + q * 4, pack_half2(v.x, v.y));
             } else {
                 const int ant = kt * 16 + q;
                 float2 vx = make_float2(0.0f, 0.0f), vy = vx;
@@ -120,9 +192,8 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                     vx = x[2 * ant];
                     vy = x[2 * ant + 1];
                 }
-                *reinterpret_cast<uint32_t*>(&lds_b[0][row * BKB + q * 4]) = pack_half2(vx.x, vx.y);
-                *reinterpret_cast<uint32_t*>(&lds_b[NPOL - 1][row * BKB + q * 4]) =
-                    pack_half2(vy.x, vy.y);
+                store_as(lds_b + row * BKB + q * 4, pack_half2(vx.x, vx.y));
+                store_as(lds_b + ((NPOL - 1) * BN + row) * BKB + q * 4, pack_half2(vy.x, vy.y));
             }
         }
         __syncthreads();
@@ -132,16 +203,15 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                 half4_t af[2], bf[2];
                 for (int i = 0; i < 2; i++) {
                     const int row = wm * 32 + i * 16 + lane % 16;
-                    af[i] = *reinterpret_cast<const half4_t*>(&lds_a[p][row * BKB + kbyte]);
+                    af[i] = load_as<half4_t>(lds_a + (p * BM + row) * BKB + kbyte);
                 }
                 for (int j = 0; j < 2; j++) {
                     const int col = wn * 32 + j * 16 + lane % 16;
-                    bf[j] = *reinterpret_cast<const half4_t*>(&lds_b[p][col * BKB + kbyte]);
+                    bf[j] = load_as<half4_t>(lds_b + (p * BN + col) * BKB + kbyte);
                 }
                 for (int i = 0; i < 2; i++)
                     for (int j = 0; j < 2; j++)
-                        acc[p][i][j] =
-                            __builtin_amdgcn_mfma_f32_16x16x16f16(af[i], bf[j], acc[p][i][j], 0, 0, 0);
+                        acc[p][i][j] = mfma_16x16x16(af[i], bf[j], acc[p][i][j]);
             }
         }
         __syncthreads();
@@ -157,7 +227,7 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                 float re[NPOL], im[NPOL];
                 for (int p = 0; p < NPOL; p++) {
                     const float mine = acc[p][i][j][r];
-                    const float other = __shfl_xor(mine, 32);
+                    const float other = shfl_xor(mine, 32);
                     re[p] = real_half ? mine : other;
                     im[p] = real_half ? other : mine;
                 }

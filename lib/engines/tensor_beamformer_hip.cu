@@ -117,9 +117,9 @@ public:
                             unsigned(d_layout.rows / mfma::BM),
                             unsigned(c.n_channels));
             if (xy)
-                mfma::beamformer_mfma_kernel<2><<<grid, mfma::THREADS, 0, s>>>(a);
+                mfma::beamformer_mfma_kernel<2><<<grid, mfma::THREADS, mfma::lds_bytes<2>(), s>>>(a);
             else
-                mfma::beamformer_mfma_kernel<1><<<grid, mfma::THREADS, 0, s>>>(a);
+                mfma::beamformer_mfma_kernel<1><<<grid, mfma::THREADS, mfma::lds_bytes<1>(), s>>>(a);
             BF_GPU_CHECK_LAUNCH("beamformer_mfma_kernel");
         } else {
             mfma::int1_args_t a{};

@@ -103,7 +103,7 @@ struct fiber {
 struct warp_state {
     unsigned count = 0;
     unsigned gen = 0;
-    uint32_t slot[32][10];
+    uint32_t slot[64][10]; // up to 64 lanes (HIP wavefronts)
 };
 
 struct block_state {
@@ -120,7 +120,8 @@ struct block_state {
 };
 
 struct global_state {
-    idx3 thread, block, dim;
+    idx3 thread, block, dim, grid;
+    unsigned warp_size = 32; //!< 32 (CUDA warps) or 64 (AMD wavefronts)
     block_state* blk = nullptr;
 };
 
@@ -149,14 +150,14 @@ inline void block_barrier()
         yield();
 }
 
-inline unsigned lane() { return state().thread.x & 31u; }
-inline warp_state& my_warp() { return state().blk->warps[state().thread.x >> 5]; }
+inline unsigned lane() { return state().thread.x % state().warp_size; }
+inline warp_state& my_warp() { return state().blk->warps[state().thread.x / state().warp_size]; }
 
 inline void warp_barrier()
 {
     warp_state& w = my_warp();
     const unsigned gen = w.gen;
-    if (++w.count == 32) {
+    if (++w.count == state().warp_size) {
         w.count = 0;
         w.gen++;
         return;
@@ -318,6 +319,36 @@ inline void mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint
     warp_barrier();
 }
 
+/*!
+ * AMD v_mfma_f32_16x16x16f16 (wave64), register layouts of the AMD matrix
+ * instruction calculator: lane l holds A[l % 16][4 (l / 16) + j],
+ * B[4 (l / 16) + j][l % 16] and D[4 (l / 16) + j][l % 16], j = 0..3.
+ */
+inline void mfma_16x16x16_f16(const uint16_t (&a)[4], const uint16_t (&b)[4], float (&d)[4])
+{
+    if (state().warp_size != 64)
+        throw std::logic_error("emulation: MFMA needs 64-lane wavefronts");
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    w.slot[l][0] = uint32_t(a[0]) | (uint32_t(a[1]) << 16);
+    w.slot[l][1] = uint32_t(a[2]) | (uint32_t(a[3]) << 16);
+    w.slot[l][2] = uint32_t(b[0]) | (uint32_t(b[1]) << 16);
+    w.slot[l][3] = uint32_t(b[2]) | (uint32_t(b[3]) << 16);
+    warp_barrier();
+    auto element = [&](unsigned holder, int reg0, int j) {
+        return half_at(w.slot[holder][reg0 + j / 2], j % 2);
+    };
+    for (int j = 0; j < 4; j++) {
+        const int row = 4 * int(l / 16) + j, col = int(l % 16);
+        float sum = 0.0f;
+        for (int k = 0; k < 16; k++)
+            sum += element(unsigned(row + 16 * (k / 4)), 0, k % 4) *
+                   element(unsigned(col + 16 * (k / 4)), 2, k % 4);
+        d[j] += sum;
+    }
+    warp_barrier();
+}
+
 template <class T>
 inline T shfl_xor(T v, int mask)
 {
@@ -425,33 +456,43 @@ inline void fiber_entry()
 
 /*!
  * Run \p kernel (a callable with the kernel's body) over a grid of
- * grid_x x grid_y blocks of \p threads threads with \p smem_bytes of dynamic
- * shared memory. Blocks run one after the other, in a shuffled order (the GPU
- * promises no order, and results that depend on it are races).
+ * grid_x x grid_y x grid_z blocks of \p threads threads with \p smem_bytes of
+ * dynamic shared memory, in warps of \p warp_size lanes. Blocks run one after
+ * the other, in a shuffled order (the GPU promises no order, and results that
+ * depend on it are races).
  */
 inline void launch(unsigned grid_x,
                    unsigned grid_y,
                    unsigned threads,
                    size_t smem_bytes,
                    const std::function<void()>& kernel,
-                   size_t stack_bytes = 256 * 1024)
+                   unsigned grid_z = 1,
+                   unsigned warp_size = 32)
 {
-    if (threads % 32 != 0)
+    const size_t stack_bytes = 256 * 1024;
+    if (threads % warp_size != 0)
         throw std::logic_error("emulation: blocks of whole warps only");
-    std::vector<std::pair<unsigned, unsigned>> order;
-    for (unsigned by = 0; by < grid_y; by++)
-        for (unsigned bx = 0; bx < grid_x; bx++)
-            order.emplace_back(bx, by);
+    state().warp_size = warp_size;
+    state().grid = idx3{ grid_x, grid_y, grid_z };
+    struct block_id {
+        unsigned x, y, z;
+    };
+    std::vector<block_id> order;
+    for (unsigned bz = 0; bz < grid_z; bz++)
+        for (unsigned by = 0; by < grid_y; by++)
+            for (unsigned bx = 0; bx < grid_x; bx++)
+                order.push_back(block_id{ bx, by, bz });
     std::mt19937 shuffle_gen(12345u + grid_x);
     std::shuffle(order.begin(), order.end(), shuffle_gen);
-    for (const auto& [bx, by] : order) {
+    for (const auto& id : order) {
+        const unsigned bx = id.x, by = id.y;
             block_state b;
             b.fibers.resize(threads);
-            b.warps.resize(threads / 32);
+            b.warps.resize(threads / warp_size);
             b.smem.assign(smem_bytes, 0xA5);
             b.body = kernel;
             state().blk = &b;
-            state().block = idx3{ bx, by, 0 };
+            state().block = idx3{ bx, by, id.z };
             state().dim = idx3{ threads, 1, 1 };
             for (unsigned t = 0; t < threads; t++) {
                 fiber& f = b.fibers[t];
@@ -501,6 +542,7 @@ inline void launch(unsigned grid_x,
 #define threadIdx (::emu::state().thread)
 #define blockIdx (::emu::state().block)
 #define blockDim (::emu::state().dim)
+#define gridDim (::emu::state().grid)
 
 inline void __syncthreads() { emu::block_barrier(); }
 template <class T>
