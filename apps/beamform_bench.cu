@@ -44,12 +44,12 @@ using bench::device_array;
 
 namespace {
 
-#define CUBLAS_CHECK(call)                                                                  \
-    do {                                                                                    \
-        cublasStatus_t s_ = (call);                                                         \
-        if (s_ != CUBLAS_STATUS_SUCCESS)                                                    \
-            throw std::runtime_error(std::string("cuBLAS error ") + std::to_string(int(s_)) + \
-                                     " in " #call);                                         \
+#define CUBLAS_CHECK(call)                                                    \
+    do {                                                                      \
+        cublasStatus_t s_ = (call);                                           \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                      \
+            throw std::runtime_error(std::string("cuBLAS error ") +           \
+                                     std::to_string(int(s_)) + " in " #call); \
     } while (0)
 
 //---------------------------------------------------------------------------
@@ -69,7 +69,10 @@ __global__ void convert_fc32_to_fp16(const float4* in, uint2* out, size_t n_pair
 }
 
 //! fc32 [T][C][2a+p] -> fp16 [T][C][p][a]: what a per-polarization GEMM needs.
-__global__ void convert_fc32_to_fp16_split(const float4* in, __half2* out, size_t n_ant_total, size_t n_ant)
+__global__ void convert_fc32_to_fp16_split(const float4* in,
+                                           __half2* out,
+                                           size_t n_ant_total,
+                                           size_t n_ant)
 {
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n_ant_total;
          i += size_t(gridDim.x) * blockDim.x) {
@@ -102,14 +105,16 @@ __global__ void detect_power(const float2* v, float* out, int T, int C, int B, i
  * sum (a - b)^2 and sum b^2 in double. map = 1: a is [T][C][B][2 pol] complex
  * (ours, xy_pairs) and b is [T][C][2 pol][B] (the per-polarization GEMMs).
  */
-__global__ void error_sums(const float* a, const float* b, size_t n, int map, int C, int B, double* sums)
+__global__ void
+error_sums(const float* a, const float* b, size_t n, int map, int C, int B, double* sums)
 {
     double num = 0, den = 0;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += size_t(gridDim.x) * blockDim.x) {
         size_t j = i;
         if (map == 1) {
-            const size_t part = i % 2, p = (i / 2) % 2, beam = (i / 4) % B, row = i / (4 * size_t(B));
+            const size_t part = i % 2, p = (i / 2) % 2, beam = (i / 4) % B,
+                         row = i / (4 * size_t(B));
             j = ((row * 2 + p) * B + beam) * 2 + part;
         }
         const double d = double(a[i]) - double(b[j]);
@@ -126,12 +131,18 @@ __global__ void error_sums(const float* a, const float* b, size_t n, int map, in
     }
 }
 
-double relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B)
+double
+relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B)
 {
     device_array sums(2 * sizeof(double));
     BENCH_CHECK(cudaMemset(sums.ptr, 0, sums.bytes));
-    error_sums<<<1024, 256>>>(static_cast<const float*>(ours), static_cast<const float*>(ref),
-                              n_floats, map, C, B, sums.as<double>());
+    error_sums<<<1024, 256>>>(static_cast<const float*>(ours),
+                              static_cast<const float*>(ref),
+                              n_floats,
+                              map,
+                              C,
+                              B,
+                              sums.as<double>());
     BENCH_CHECK(cudaGetLastError());
     double h[2];
     BENCH_CHECK(cudaMemcpy(h, sums.ptr, sizeof h, cudaMemcpyDeviceToHost));
@@ -164,7 +175,8 @@ void fill_random(void* dst, size_t n_floats, unsigned long long seed)
 }
 
 //! Random words with zero padding bits (int1 input), from a hash (no host copy).
-__global__ void fill_random_bits(uint32_t* w, size_t rows, int words, int n_receivers, unsigned long long seed)
+__global__ void fill_random_bits(
+    uint32_t* w, size_t rows, int words, int n_receivers, unsigned long long seed)
 {
     const size_t n = rows * 2 * words;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -183,16 +195,19 @@ constexpr int PEAK_CHAINS = 8; // independent accumulators per warp
 
 __global__ void peak_fp16_kernel(float* out, int iters)
 {
-    const uint32_t a[4] = { 0x3c003c00u ^ threadIdx.x, 0x3c003800u, 0x38003c00u, 0x3c003c00u };
+    const uint32_t a[4] = {
+        0x3c003c00u ^ threadIdx.x, 0x3c003800u, 0x38003c00u, 0x3c003c00u
+    };
     const uint32_t b[2] = { 0x3c003c00u, 0x38003800u ^ threadIdx.x };
     float acc[PEAK_CHAINS][4] = {};
     for (int i = 0; i < iters; i++)
 #pragma unroll
         for (int c = 0; c < PEAK_CHAINS; c++)
-            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                         : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+            asm volatile(
+                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
     float s = 0;
     for (int c = 0; c < PEAK_CHAINS; c++)
         s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
@@ -201,16 +216,19 @@ __global__ void peak_fp16_kernel(float* out, int iters)
 
 __global__ void peak_b1_and_kernel(int* out, int iters)
 {
-    const uint32_t a[4] = { 0x5a5a5a5au ^ threadIdx.x, 0xf0f0f0f0u, 0x12345678u, 0x9abcdef0u };
+    const uint32_t a[4] = {
+        0x5a5a5a5au ^ threadIdx.x, 0xf0f0f0f0u, 0x12345678u, 0x9abcdef0u
+    };
     const uint32_t b[2] = { 0x0f0f0f0fu, 0xa5a5a5a5u ^ threadIdx.x };
     int acc[PEAK_CHAINS][4] = {};
     for (int i = 0; i < iters; i++)
 #pragma unroll
         for (int c = 0; c < PEAK_CHAINS; c++)
-            asm volatile("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
-                         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                         : "+r"(acc[c][0]), "+r"(acc[c][1]), "+r"(acc[c][2]), "+r"(acc[c][3])
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+            asm volatile(
+                "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                : "+r"(acc[c][0]), "+r"(acc[c][1]), "+r"(acc[c][2]), "+r"(acc[c][3])
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
     int s = 0;
     for (int c = 0; c < PEAK_CHAINS; c++)
         s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
@@ -224,7 +242,10 @@ double time_peak_fp16(cudaStream_t s)
     const int blocks = sms * 4, threads = 256, iters = 4096;
     device_array out(size_t(blocks) * threads * sizeof(float));
     const auto t = bench::time_gpu(
-        [&] { peak_fp16_kernel<<<blocks, threads, 0, s>>>(out.as<float>(), iters); }, s, 10, 2);
+        [&] { peak_fp16_kernel<<<blocks, threads, 0, s>>>(out.as<float>(), iters); },
+        s,
+        10,
+        2);
     const double mmas = double(blocks) * (threads / 32) * iters * PEAK_CHAINS;
     return mmas * 2.0 * 16 * 8 * 16 / (t.median_ms * 1e-3) / 1e12;
 }
@@ -236,7 +257,10 @@ double time_peak_b1(cudaStream_t s)
     const int blocks = sms * 4, threads = 256, iters = 4096;
     device_array out(size_t(blocks) * threads * sizeof(int));
     const auto t = bench::time_gpu(
-        [&] { peak_b1_and_kernel<<<blocks, threads, 0, s>>>(out.as<int>(), iters); }, s, 10, 2);
+        [&] { peak_b1_and_kernel<<<blocks, threads, 0, s>>>(out.as<int>(), iters); },
+        s,
+        10,
+        2);
     const double mmas = double(blocks) * (threads / 32) * iters * PEAK_CHAINS;
     return mmas * 2.0 * 16 * 8 * 256 / (t.median_ms * 1e-3) / 1e12;
 }
@@ -256,11 +280,29 @@ double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n)
     const int N = int(n);
     const auto t = bench::time_gpu(
         [&] {
-            CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &alpha, a.ptr,
-                                      CUDA_R_16F, N, b.ptr, CUDA_R_16F, N, &beta, c.ptr,
-                                      CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            CUBLAS_CHECK(cublasGemmEx(h,
+                                      CUBLAS_OP_N,
+                                      CUBLAS_OP_N,
+                                      N,
+                                      N,
+                                      N,
+                                      &alpha,
+                                      a.ptr,
+                                      CUDA_R_16F,
+                                      N,
+                                      b.ptr,
+                                      CUDA_R_16F,
+                                      N,
+                                      &beta,
+                                      c.ptr,
+                                      CUDA_R_16F,
+                                      N,
+                                      CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT));
         },
-        s, 20, 3);
+        s,
+        20,
+        3);
     return 2.0 * double(n) * n * n / (t.median_ms * 1e-3) / 1e12;
 }
 
@@ -277,8 +319,13 @@ struct bench_config {
     std::string target_text;
 };
 
-tensor_beamformer_config make_cfg(size_t C, size_t R, size_t B, beam_precision p,
-                                  beam_output o, polarization_layout pol, size_t n_int)
+tensor_beamformer_config make_cfg(size_t C,
+                                  size_t R,
+                                  size_t B,
+                                  beam_precision p,
+                                  beam_output o,
+                                  polarization_layout pol,
+                                  size_t n_int)
 {
     tensor_beamformer_config c;
     c.n_channels = C;
@@ -299,22 +346,51 @@ std::vector<bench_config> all_configs(bool quick)
     const auto single = polarization_layout::single;
     std::vector<bench_config> v;
     const size_t g = quick ? 1024 : 8192;
-    v.push_back({ "1", "GEMM core, fp16 in", make_cfg(1, g, g, f16, volt, single, 1), g, true,
-                  0.9, ">= 0.9x cuBLAS" });
-    v.push_back({ "2", "LOFAR survey (xy, voltage)",
-                  make_cfg(quick ? 16 : 256, 128, 155, f16, volt, polarization_layout::xy_pairs, 1),
-                  768, false, 0, "report; vs 552-672 GFLOP/s GTX580" });
+    v.push_back({ "1",
+                  "GEMM core, fp16 in",
+                  make_cfg(1, g, g, f16, volt, single, 1),
+                  g,
+                  true,
+                  0.9,
+                  ">= 0.9x cuBLAS" });
+    v.push_back(
+        { "2",
+          "LOFAR survey (xy, voltage)",
+          make_cfg(
+              quick ? 16 : 256, 128, 155, f16, volt, polarization_layout::xy_pairs, 1),
+          768,
+          false,
+          0,
+          "report; vs 552-672 GFLOP/s GTX580" });
     for (size_t rx : { 64, 128, 512 })
-        v.push_back({ "3/rx" + std::to_string(rx), "fc32 in, voltage out",
-                      make_cfg(quick ? 16 : 256, rx, 1024, f16, volt, single, 1), 1024, false, 1.3,
+        v.push_back({ "3/rx" + std::to_string(rx),
+                      "fc32 in, voltage out",
+                      make_cfg(quick ? 16 : 256, rx, 1024, f16, volt, single, 1),
+                      1024,
+                      false,
+                      1.3,
                       ">= 1.3x cuBLAS route" });
     for (size_t rx : { 64, 128, 512 })
-        v.push_back({ "4/rx" + std::to_string(rx), "fc32 in, power out n_int 16",
-                      make_cfg(quick ? 16 : 256, rx, 1024, f16, pow_, single, 16), 1024, false, 3.0,
+        v.push_back({ "4/rx" + std::to_string(rx),
+                      "fc32 in, power out n_int 16",
+                      make_cfg(quick ? 16 : 256, rx, 1024, f16, pow_, single, 16),
+                      1024,
+                      false,
+                      3.0,
                       ">= 3x cuBLAS route" });
-    v.push_back({ "5", "int1", make_cfg(1, quick ? 16384 : 262144, quick ? 1024 : 8192,
-                                         beam_precision::int1, volt, single, 1),
-                  size_t(quick ? 1024 : 8192), false, 4000, ">= 4000 TOPs/s (reach 7000)" });
+    v.push_back({ "5",
+                  "int1",
+                  make_cfg(1,
+                           quick ? 16384 : 262144,
+                           quick ? 1024 : 8192,
+                           beam_precision::int1,
+                           volt,
+                           single,
+                           1),
+                  size_t(quick ? 1024 : 8192),
+                  false,
+                  4000,
+                  ">= 4000 TOPs/s (reach 7000)" });
     return v;
 }
 
@@ -420,7 +496,10 @@ double time_cublas_route(const context& ctx,
         if (!b.fp16_input) {
             if (xy)
                 convert_fc32_to_fp16_split<<<4096, 256, 0, ctx.stream>>>(
-                    static_cast<const float4*>(d_in), d_x16->as<__half2>(), T * C * per_pol, per_pol);
+                    static_cast<const float4*>(d_in),
+                    d_x16->as<__half2>(),
+                    T * C * per_pol,
+                    per_pol);
             else
                 convert_fc32_to_fp16<<<4096, 256, 0, ctx.stream>>>(
                     static_cast<const float4*>(d_in), d_x16->as<uint2>(), T * C * R / 2);
@@ -428,20 +507,42 @@ double time_cublas_route(const context& ctx,
         }
         // batch (c, p): A [2B][K] at (c npol + p) M K; X rows k of (t, c, p) at
         // ((t C + c) npol + p) K; D [2B][T] with ldc = 2 B C npol.
-        CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-            ctx.cublas, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, d_a.ptr, CUDA_R_16F, M,
-            (long long)M * K, x16, CUDA_R_16F, int(K * C * npol), (long long)K, &beta, volt,
-            CUDA_R_32F, int(M * C * npol), (long long)M, int(C * npol), CUBLAS_COMPUTE_32F,
-            CUBLAS_GEMM_DEFAULT));
+        CUBLAS_CHECK(cublasGemmStridedBatchedEx(ctx.cublas,
+                                                CUBLAS_OP_N,
+                                                CUBLAS_OP_N,
+                                                M,
+                                                N,
+                                                K,
+                                                &alpha,
+                                                d_a.ptr,
+                                                CUDA_R_16F,
+                                                M,
+                                                (long long)M * K,
+                                                x16,
+                                                CUDA_R_16F,
+                                                int(K * C * npol),
+                                                (long long)K,
+                                                &beta,
+                                                volt,
+                                                CUDA_R_32F,
+                                                int(M * C * npol),
+                                                (long long)M,
+                                                int(C * npol),
+                                                CUBLAS_COMPUTE_32F,
+                                                CUBLAS_GEMM_DEFAULT));
         if (power) {
             detect_power<<<4096, 256, 0, ctx.stream>>>(static_cast<const float2*>(volt),
-                                                       route_out.as<float>(), int(T), int(C),
-                                                       int(B), int(c.n_int));
+                                                       route_out.as<float>(),
+                                                       int(T),
+                                                       int(C),
+                                                       int(B),
+                                                       int(c.n_int));
             BENCH_CHECK(cudaGetLastError());
         }
     };
     if (R % 2 != 0 && !b.fp16_input)
-        throw std::runtime_error("bench: the route's conversion kernel needs an even receiver count");
+        throw std::runtime_error(
+            "bench: the route's conversion kernel needs an even receiver count");
     const auto t = bench::time_gpu(run, ctx.stream, ctx.runs, 3);
     return t.median_ms;
 }
@@ -486,8 +587,8 @@ std::unique_ptr<device_array> make_input(const bench_config& b)
     if (c.precision == beam_precision::int1) {
         const size_t words = c.words_per_channel();
         auto d = std::make_unique<device_array>(T * c.n_channels * 2 * words * 4);
-        fill_random_bits<<<4096, 256>>>(d->as<uint32_t>(), T * c.n_channels, int(words),
-                                        int(c.n_receivers), 77);
+        fill_random_bits<<<4096, 256>>>(
+            d->as<uint32_t>(), T * c.n_channels, int(words), int(c.n_receivers), 77);
         BENCH_CHECK(cudaDeviceSynchronize());
         return d;
     }
@@ -509,7 +610,10 @@ std::unique_ptr<device_array> make_input(const bench_config& b)
  * int1 check: 64 sampled outputs recomputed exactly on the host from the
  * input words and the weights' hash. Returns the number of mismatches.
  */
-size_t check_int1_samples(const bench_config& b, const device_array& d_in, const device_array& d_out, uint64_t seed)
+size_t check_int1_samples(const bench_config& b,
+                          const device_array& d_in,
+                          const device_array& d_out,
+                          uint64_t seed)
 {
     const auto& c = b.cfg;
     const size_t words = c.words_per_channel();
@@ -518,7 +622,9 @@ size_t check_int1_samples(const bench_config& b, const device_array& d_in, const
     std::vector<uint32_t> row(2 * words);
     for (int s = 0; s < 64; s++) {
         const size_t t = gen() % b.n_times, beam = gen() % c.n_beams;
-        BENCH_CHECK(cudaMemcpy(row.data(), d_in.as<uint32_t>() + t * 2 * words, row.size() * 4,
+        BENCH_CHECK(cudaMemcpy(row.data(),
+                               d_in.as<uint32_t>() + t * 2 * words,
+                               row.size() * 4,
                                cudaMemcpyDeviceToHost));
         long long re = 0, im = 0;
         for (size_t r = 0; r < c.n_receivers; r++) {
@@ -530,7 +636,9 @@ size_t check_int1_samples(const bench_config& b, const device_array& d_in, const
             im += wr * xi + wi * xr;
         }
         float got[2];
-        BENCH_CHECK(cudaMemcpy(got, d_out.as<float>() + (t * c.n_beams + beam) * 2, 8,
+        BENCH_CHECK(cudaMemcpy(got,
+                               d_out.as<float>() + (t * c.n_beams + beam) * 2,
+                               8,
                                cudaMemcpyDeviceToHost));
         bad += got[0] != float(re) || got[1] != float(im);
     }
@@ -542,9 +650,9 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     std::vector<result> rows;
     const auto& c = b.cfg;
     const double ops = useful_ops(b);
-    std::cout << "\n== config " << b.id << ": " << b.name << " (" << c.n_channels << " ch x "
-              << c.n_beams << " beams x " << b.n_times << " samples x " << c.n_receivers
-              << " rx)" << std::endl;
+    std::cout << "\n== config " << b.id << ": " << b.name << " (" << c.n_channels
+              << " ch x " << c.n_beams << " beams x " << b.n_times << " samples x "
+              << c.n_receivers << " rx)" << std::endl;
     auto d_in = make_input(b);
     device_array d_out(out_floats(c, b.n_times) * 4);
     BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes)); // NaN until written
@@ -564,7 +672,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         ours.tops = ops / (ours.ms * 1e-3) / 1e12;
         const size_t bad = check_int1_samples(b, *d_in, d_out, seed);
         ours.err = double(bad);
-        std::cout << "int1: " << bad << " of 64 sampled outputs differ from the exact host value"
+        std::cout << "int1: " << bad
+                  << " of 64 sampled outputs differ from the exact host value"
                   << std::endl;
         ours.verdict = bad ? "WRONG" : (ours.tops >= b.target ? "met" : "missed");
         rows.push_back(ours);
@@ -572,7 +681,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
             result r = ours;
             r.what = "tensor_beamformer (wgmma)";
             auto e = cuda::make_tensor_beamformer_gpu_tiled(c, {}, ctx.gpu, wg);
-            dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*e).fill_random_weights(seed);
+            dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*e).fill_random_weights(
+                seed);
             BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
             r.tile = wg;
             r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
@@ -605,8 +715,12 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     route.ratio_hgemm = route.tops / ctx.hgemm_tflops;
     rows.push_back(route);
 
-    ours.err = relative_error(d_out.ptr, route_out.ptr, out_floats(c, b.n_times), xy ? 1 : 0,
-                              int(c.n_channels), int(c.n_beams));
+    ours.err = relative_error(d_out.ptr,
+                              route_out.ptr,
+                              out_floats(c, b.n_times),
+                              xy ? 1 : 0,
+                              int(c.n_channels),
+                              int(c.n_beams));
     ours.ratio_route = route.ms / ours.ms;
     ours.ratio_hgemm = ours.tops / ctx.hgemm_tflops;
     if (!(ours.err < 1e-3))
@@ -614,8 +728,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     else if (b.target > 0)
         ours.verdict = ours.ratio_route >= b.target ? "met" : "missed";
     else
-        ours.verdict = "x" + std::to_string(int(std::round(ours.tops * 1e3 / 672.0))) + "-" +
-                       std::to_string(int(std::round(ours.tops * 1e3 / 552.0))) +
+        ours.verdict = "x" + std::to_string(int(std::round(ours.tops * 1e3 / 672.0))) +
+                       "-" + std::to_string(int(std::round(ours.tops * 1e3 / 552.0))) +
                        " the GTX580's 552-672 GFLOP/s";
     rows.insert(rows.begin(), ours);
 
@@ -628,8 +742,12 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         r.tile = wg;
         r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
         r.tops = ops / (r.ms * 1e-3) / 1e12;
-        r.err = relative_error(d_out.ptr, route_out.ptr, out_floats(c, b.n_times), xy ? 1 : 0,
-                               int(c.n_channels), int(c.n_beams));
+        r.err = relative_error(d_out.ptr,
+                               route_out.ptr,
+                               out_floats(c, b.n_times),
+                               xy ? 1 : 0,
+                               int(c.n_channels),
+                               int(c.n_beams));
         r.ratio_route = route.ms / r.ms;
         r.ratio_hgemm = r.tops / ctx.hgemm_tflops;
         if (!(r.err < 1e-3))
@@ -654,7 +772,8 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
     const bool xy = c.polarization == polarization_layout::xy_pairs;
     auto d_in = make_input(b);
     device_array d_out(out_floats(c, b.n_times) * 4);
-    const auto w = int1 ? std::vector<std::complex<float>>() : random_weights(c.weight_count(), 3);
+    const auto w =
+        int1 ? std::vector<std::complex<float>>() : random_weights(c.weight_count(), 3);
     std::unique_ptr<device_array> route_out;
     if (!int1) {
         route_out = std::make_unique<device_array>(out_floats(c, b.n_times) * 4);
@@ -667,24 +786,30 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
         try {
             auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, tile);
             if (int1)
-                dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).fill_random_weights(seed);
+                dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine)
+                    .fill_random_weights(seed);
             BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
-            const double t = time_engine(ctx, *engine, b, d_in->ptr, d_out, std::max(5, ctx.runs / 3));
+            const double t =
+                time_engine(ctx, *engine, b, d_in->ptr, d_out, std::max(5, ctx.runs / 3));
             const double err = int1 ? double(check_int1_samples(b, *d_in, d_out, seed))
-                                    : relative_error(d_out.ptr, route_out->ptr,
-                                                     out_floats(c, b.n_times), xy ? 1 : 0,
-                                                     int(c.n_channels), int(c.n_beams));
+                                    : relative_error(d_out.ptr,
+                                                     route_out->ptr,
+                                                     out_floats(c, b.n_times),
+                                                     xy ? 1 : 0,
+                                                     int(c.n_channels),
+                                                     int(c.n_beams));
             const bool ok = int1 ? err == 0.0 : err < 1e-3;
-            std::cout << "  tune " << b.id << " " << std::setw(22) << tile << " " << std::fixed
-                      << std::setprecision(3) << t << " ms  " << std::setprecision(1)
-                      << useful_ops(b) / (t * 1e-3) / 1e12 << " TOPs/s  "
-                      << (int1 ? "wrong samples " : "rel.err ") << std::scientific
-                      << std::setprecision(1) << err << std::fixed
+            std::cout << "  tune " << b.id << " " << std::setw(22) << tile << " "
+                      << std::fixed << std::setprecision(3) << t << " ms  "
+                      << std::setprecision(1) << useful_ops(b) / (t * 1e-3) / 1e12
+                      << " TOPs/s  " << (int1 ? "wrong samples " : "rel.err ")
+                      << std::scientific << std::setprecision(1) << err << std::fixed
                       << (ok ? "" : "  WRONG: left out") << std::endl;
             if (ok)
                 ms[tile] = t;
         } catch (const std::exception& e) {
-            std::cout << "  tune " << b.id << " " << tile << " skipped: " << e.what() << std::endl;
+            std::cout << "  tune " << b.id << " " << tile << " skipped: " << e.what()
+                      << std::endl;
         }
     }
     return ms;
@@ -734,34 +859,38 @@ int main(int argc, char** argv)
 
         cudaDeviceProp prop;
         BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-        std::cout << "device: " << prop.name << ", " << prop.multiProcessorCount << " SMs, L2 "
-                  << prop.l2CacheSize / (1 << 20) << " MiB"
-                  << (quick ? "   (--quick: small sizes, figures are not meaningful)" : "")
+        std::cout << "device: " << prop.name << ", " << prop.multiProcessorCount
+                  << " SMs, L2 " << prop.l2CacheSize / (1 << 20) << " MiB"
+                  << (quick ? "   (--quick: small sizes, figures are not meaningful)"
+                            : "")
                   << std::endl;
         if (const char* tf = std::getenv("BEAMFORM_TUNING_FILE"))
             std::cout << "BEAMFORM_TUNING_FILE=" << tf << std::endl;
 
-        const double copy_gbps = bench::copy_ceiling_gbps(ctx.stream, quick ? (256u << 20) : (1u << 30));
+        const double copy_gbps =
+            bench::copy_ceiling_gbps(ctx.stream, quick ? (256u << 20) : (1u << 30));
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);
- std::cout << "wgmma (sm_90a) kernels: "
-                  << (cuda::tb_wgmma_available(0) ? "available" : "not available on this GPU")
+        std::cout << "wgmma (sm_90a) kernels: "
+                  << (cuda::tb_wgmma_available(0) ? "available"
+                                                  : "not available on this GPU")
                   << std::endl;
-        std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0) << copy_gbps
-                  << " GB/s (read+write); cuBLAS HGEMM " << (quick ? 2048 : 8192) << "^3 "
-                  << ctx.hgemm_tflops << " TFLOP/s; mma.sync peak (no memory): fp16 m16n8k16 "
-                  << peak_f16 << " TOPs/s, b1 AND m16n8k256 " << peak_b1 << " TOPs/s"
-                  << std::endl;
+        std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0)
+                  << copy_gbps << " GB/s (read+write); cuBLAS HGEMM "
+                  << (quick ? 2048 : 8192) << "^3 " << ctx.hgemm_tflops
+                  << " TFLOP/s; mma.sync peak (no memory): fp16 m16n8k16 " << peak_f16
+                  << " TOPs/s, b1 AND m16n8k256 " << peak_b1 << " TOPs/s" << std::endl;
 
         bench::report rep("beamform_bench");
-        auto add_ceiling = [&](const std::string& what, double value, const std::string& unit) {
-            rep.row();
-            rep.set("config", "ceiling");
-            rep.set("what", what);
-            rep.set("value", value);
-            rep.set("unit", unit);
-        };
+        auto add_ceiling =
+            [&](const std::string& what, double value, const std::string& unit) {
+                rep.row();
+                rep.set("config", "ceiling");
+                rep.set("what", what);
+                rep.set("value", value);
+                rep.set("unit", unit);
+            };
         add_ceiling("device-to-device copy", copy_gbps, "GB/s");
         add_ceiling("cuBLAS HGEMM", ctx.hgemm_tflops, "TFLOP/s");
         add_ceiling("mma.sync fp16 m16n8k16 peak", peak_f16, "TOPs/s");
@@ -796,14 +925,16 @@ int main(int argc, char** argv)
                         best_ms = total;
                     }
                 if (best.empty()) {
-                    std::cout << "no tile was right in every configuration of " << key << std::endl;
+                    std::cout << "no tile was right in every configuration of " << key
+                              << std::endl;
                     continue;
                 }
                 f << key << " = " << best << "\n";
                 std::cout << "tuned " << key << " = " << best << std::endl;
             }
-            std::cout << "wrote " << tuning_file << " (use: BEAMFORM_TUNING_FILE=" << tuning_file
-                      << ")" << std::endl;
+            std::cout << "wrote " << tuning_file
+                      << " (use: BEAMFORM_TUNING_FILE=" << tuning_file << ")"
+                      << std::endl;
             return 0;
         }
 
@@ -816,17 +947,20 @@ int main(int argc, char** argv)
         }
 
         std::cout << "\n"
-                  << std::left << std::setw(8) << "config" << std::setw(36) << "what" << std::right
-                  << std::setw(10) << "ms" << std::setw(10) << "TOPs/s" << std::setw(9)
-                  << "xRoute" << std::setw(9) << "xHGEMM" << std::setw(11) << "rel.err"
-                  << "  " << std::left << std::setw(22) << "tile" << "target\n"
+                  << std::left << std::setw(8) << "config" << std::setw(36) << "what"
+                  << std::right << std::setw(10) << "ms" << std::setw(10) << "TOPs/s"
+                  << std::setw(9) << "xRoute" << std::setw(9) << "xHGEMM" << std::setw(11)
+                  << "rel.err"
+                  << "  " << std::left << std::setw(22) << "tile"
+                  << "target\n"
                   << std::right;
         for (const auto& r : all)
             print_row(r);
-        std::cout << "TOPs/s = 8 x beams x samples x receivers x channels / time; xRoute = "
-                     "route time / our time (same data, same run); xHGEMM = rate / cuBLAS "
-                     "HGEMM ceiling; rel.err = ||ours - route|| / ||route|| (int1: wrong "
-                     "samples of 64, exact)\n";
+        std::cout
+            << "TOPs/s = 8 x beams x samples x receivers x channels / time; xRoute = "
+               "route time / our time (same data, same run); xHGEMM = rate / cuBLAS "
+               "HGEMM ceiling; rel.err = ||ours - route|| / ||route|| (int1: wrong "
+               "samples of 64, exact)\n";
         for (const auto& r : all) {
             rep.row();
             rep.set("config", r.id);

@@ -32,7 +32,10 @@ namespace beamform {
 namespace tb {
 
 //! Row of the expanded weight matrix that holds part (0 real, 1 imaginary) of a beam.
-BF_HD int a_row_of(int beam, int part) { return (beam >> 3) * 16 + part * 8 + (beam & 7); }
+BF_HD int a_row_of(int beam, int part)
+{
+    return (beam >> 3) * 16 + part * 8 + (beam & 7);
+}
 
 /*!
  * Byte offset of (row, byte) in a shared-memory tile whose rows are
@@ -43,8 +46,9 @@ BF_HD int a_row_of(int beam, int part) { return (beam >> 3) * 16 + part * 8 + (b
  */
 BF_HD int swizzle_offset(int row, int byte, int row_bytes)
 {
-    const int chunks = row_bytes >> 4;              // 2, 4 or 8
-    const int rows_per_line = chunks >= 8 ? 1 : 8 / chunks; // rows sharing one 128-byte line
+    const int chunks = row_bytes >> 4; // 2, 4 or 8
+    const int rows_per_line =
+        chunks >= 8 ? 1 : 8 / chunks; // rows sharing one 128-byte line
     const int x = (row / rows_per_line) % chunks;
     return row * row_bytes + (((byte >> 4) ^ x) << 4) + (byte & 15);
 }
@@ -88,8 +92,8 @@ struct kernel_args {
     int n_tiles;
     int channel_group;
     int m_group;
-    int power;   //!< 0: voltage output, 1: power
-    int iquv;    //!< power with xy_pairs: 4 Stokes instead of I
+    int power; //!< 0: voltage output, 1: power
+    int iquv;  //!< power with xy_pairs: 4 Stokes instead of I
     int n_int;
     int windows; //!< power: integration windows a block's time range can touch
     int k_valid; //!< int1: ±1 terms per output value

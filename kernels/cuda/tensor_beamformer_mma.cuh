@@ -37,8 +37,8 @@
 #include <common/gpu_portable.h>
 #endif
 #include <common/tensor_beamformer_tiles.h>
-#include <cstdint>
 #include <type_traits>
+#include <cstdint>
 
 #ifdef BF_TB_EMULATION
 #define BF_UNROLL
@@ -166,7 +166,10 @@ __device__ __forceinline__ void store_as(void* p, const T& v)
 }
 
 //! The 32 bits of an fp16 pair.
-__device__ __forceinline__ uint32_t bits_of(const __half2& h) { return load_as<uint32_t>(&h); }
+__device__ __forceinline__ uint32_t bits_of(const __half2& h)
+{
+    return load_as<uint32_t>(&h);
+}
 
 //! The two precisions: their mma instruction and how an accumulator becomes a float.
 struct op_fp16 {
@@ -206,7 +209,8 @@ struct tile_shape {
     static constexpr int KSTEPS = BKB / 32;
     static constexpr int CPR = BKB / 16; // 16-byte chunks per tile row
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must divide the block tile");
-    static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tile must be 16-row and 16-column multiples");
+    static_assert(WM % 16 == 0 && WN % 16 == 0,
+                  "warp tile must be 16-row and 16-column multiples");
     static_assert(BKB == 32 || BKB == 64 || BKB == 128, "k tile of 32, 64 or 128 bytes");
     static_assert(STAGES >= 2, "at least double buffering");
 };
@@ -235,8 +239,10 @@ struct loader_fp16_input {
     int n0, n_times;
     uint32_t smem_b;
 
-    __device__ loader_fp16_input(const kernel_args& a, int c, int n0_, unsigned char* smem_b_)
-        : base(static_cast<const unsigned char*>(a.input) + size_t(c) * a.n_receivers * 4),
+    __device__
+    loader_fp16_input(const kernel_args& a, int c, int n0_, unsigned char* smem_b_)
+        : base(static_cast<const unsigned char*>(a.input) +
+               size_t(c) * a.n_receivers * 4),
           row_stride(size_t(a.n_channels) * a.n_receivers * 4),
           row_bytes(a.n_receivers * 4),
           n0(n0_),
@@ -249,15 +255,17 @@ struct loader_fp16_input {
     {
         // Not unrolled: addresses are recomputed instead of held in registers
         // that the accumulators need.
-BF_NO_UNROLL
+        BF_NO_UNROLL
         for (int i = 0; i < chunks / S::threads; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / S::CPR;
             const int byte = (q % S::CPR) * 16;
             const int kb = kt * S::BKB + byte;
             const bool valid = n0 + row < n_times && kb < row_bytes;
-            const unsigned char* src = valid ? base + size_t(n0 + row) * row_stride + kb : base;
-            cp_async16(smem_b + stage * (S::BN * S::BKB) + swizzle_offset(row, byte, S::BKB),
+            const unsigned char* src =
+                valid ? base + size_t(n0 + row) * row_stride + kb : base;
+            cp_async16(smem_b + stage * (S::BN * S::BKB) +
+                           swizzle_offset(row, byte, S::BKB),
                        src,
                        valid);
         }
@@ -274,8 +282,8 @@ template <class S, int VEC>
 struct loader_fc32 {
     static constexpr bool register_staged = true;
     static constexpr int npol = 1;
-    static constexpr int Q = S::BKB / 4;   // complex samples per row per k tile
-    static constexpr int VPR = Q / VEC;    // loads per row per k tile
+    static constexpr int Q = S::BKB / 4; // complex samples per row per k tile
+    static constexpr int VPR = Q / VEC;  // loads per row per k tile
     static constexpr int LOADS = S::BN * VPR / S::threads;
     static_assert((S::BN * VPR) % S::threads == 0, "B tile loads must spread evenly");
     using vec_t = typename std::conditional<VEC == 2, float4, float2>::type;
@@ -299,7 +307,7 @@ struct loader_fc32 {
 
     __device__ void fetch(int kt)
     {
-BF_UNROLL
+        BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / VPR;
@@ -315,7 +323,7 @@ BF_UNROLL
     __device__ void store(int stage)
     {
         unsigned char* smem = smem_b + stage * (S::BN * S::BKB);
-BF_UNROLL
+        BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / VPR;
@@ -353,7 +361,8 @@ struct loader_fc32_xy {
     unsigned char* smem_b;
     float4 v[LOADS];
 
-    __device__ loader_fc32_xy(const kernel_args& a, int c, int n0_, unsigned char* smem_b_)
+    __device__
+    loader_fc32_xy(const kernel_args& a, int c, int n0_, unsigned char* smem_b_)
         : base(static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers),
           row_stride(size_t(a.n_channels) * a.n_receivers),
           n0(n0_),
@@ -367,7 +376,7 @@ struct loader_fc32_xy {
 
     __device__ void fetch(int kt)
     {
-BF_UNROLL
+        BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / Q;
@@ -382,7 +391,7 @@ BF_UNROLL
     __device__ void store(int stage)
     {
         unsigned char* smem = smem_b + stage * (2 * S::BN * S::BKB);
-BF_UNROLL
+        BF_UNROLL
         for (int i = 0; i < LOADS; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / Q;
@@ -405,7 +414,8 @@ struct loader_bits {
     static constexpr int UNIT = WIDE ? 16 : 8; // bytes per copy
     static constexpr int PER_ROW = S::BKB / UNIT;
     static constexpr int COPIES = S::BN * PER_ROW / S::threads;
-    static_assert((S::BN * PER_ROW) % S::threads == 0, "B tile copies must spread evenly");
+    static_assert((S::BN * PER_ROW) % S::threads == 0,
+                  "B tile copies must spread evenly");
     const unsigned char* base;
     size_t row_stride; // bytes between time steps
     int row_bytes;
@@ -413,7 +423,8 @@ struct loader_bits {
     uint32_t smem_b;
 
     __device__ loader_bits(const kernel_args& a, int c, int n0_, unsigned char* smem_b_)
-        : base(static_cast<const unsigned char*>(a.input) + size_t(c) * a.in_row_words * 4),
+        : base(static_cast<const unsigned char*>(a.input) +
+               size_t(c) * a.in_row_words * 4),
           row_stride(size_t(a.n_channels) * a.in_row_words * 4),
           row_bytes(a.in_row_words * 4),
           n0(n0_),
@@ -426,14 +437,15 @@ struct loader_bits {
     {
         // Not unrolled: addresses are recomputed instead of held in registers
         // that the accumulators need.
-BF_NO_UNROLL
+        BF_NO_UNROLL
         for (int i = 0; i < COPIES; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int row = q / PER_ROW;
             const int byte = (q % PER_ROW) * UNIT;
             const int kb = kt * S::BKB + byte;
             const bool valid = n0 + row < n_times && kb < row_bytes;
-            const unsigned char* src = valid ? base + size_t(n0 + row) * row_stride + kb : base;
+            const unsigned char* src =
+                valid ? base + size_t(n0 + row) * row_stride + kb : base;
             const uint32_t dst =
                 smem_b + stage * (S::BN * S::BKB) + swizzle_offset(row, byte, S::BKB);
             if constexpr (WIDE)
@@ -460,7 +472,8 @@ constexpr int pipeline_smem_bytes()
  * identity sum a x = 4 popc(A&X) - 2 popc(A) - 2 popc(X) + K over ±1 values.
  */
 template <class Op>
-__device__ __forceinline__ float finish(typename Op::acc_t acc, int row_pc, int col_pc, int k_valid)
+__device__ __forceinline__ float
+finish(typename Op::acc_t acc, int row_pc, int col_pc, int k_valid)
 {
     if constexpr (std::is_same<Op, op_int1>::value)
         return float(4 * acc - 2 * row_pc - 2 * col_pc + k_valid);
@@ -505,40 +518,44 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     };
     auto col_popc = [&](int p, int n) -> int {
         if constexpr (is_int1)
-            return n < n_times ? args.col_popc[(size_t(n) * args.n_channels + c) * NPA + p] : 0;
+            return n < n_times
+                       ? args.col_popc[(size_t(n) * args.n_channels + c) * NPA + p]
+                       : 0;
         else
             return 0;
     };
 
     if (!args.power) {
         // Voltage: [T][C][B] complex, or [T][C][B][2] complex (X, Y).
-BF_UNROLL
+        BF_UNROLL
         for (int i = 0; i < MT; i++) {
             const int beam = (warp_row0 + i * 16) / 2 + g;
             if (beam >= n_beams)
                 continue;
-BF_UNROLL
+            BF_UNROLL
             for (int j = 0; j < NT; j++)
-BF_UNROLL
-                for (int h = 0; h < 2; h++) {
-                    const int n = warp_n0 + j * 8 + 2 * t4 + h;
-                    if (n >= n_times)
-                        continue;
-                    float re[NPA], im[NPA];
-BF_UNROLL
-                    for (int p = 0; p < NPA; p++) {
-                        const int cp = col_popc(p, n);
-                        re[p] = finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
-                        im[p] =
-                            finish<Op>(acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
-                    }
-                    const size_t item = (size_t(n) * args.n_channels + c) * n_beams + beam;
-                    if constexpr (NPA == 1)
-                        store_as(static_cast<float2*>(args.out) + item, make_float2(re[0], im[0]));
-                    else
-                        store_as(static_cast<float4*>(args.out) + item,
-                                 make_float4(re[0], im[0], re[1], im[1]));
+                BF_UNROLL
+            for (int h = 0; h < 2; h++) {
+                const int n = warp_n0 + j * 8 + 2 * t4 + h;
+                if (n >= n_times)
+                    continue;
+                float re[NPA], im[NPA];
+                BF_UNROLL
+                for (int p = 0; p < NPA; p++) {
+                    const int cp = col_popc(p, n);
+                    re[p] =
+                        finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
+                    im[p] = finish<Op>(
+                        acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
                 }
+                const size_t item = (size_t(n) * args.n_channels + c) * n_beams + beam;
+                if constexpr (NPA == 1)
+                    store_as(static_cast<float2*>(args.out) + item,
+                             make_float2(re[0], im[0]));
+                else
+                    store_as(static_cast<float4*>(args.out) + item,
+                             make_float4(re[0], im[0], re[1], im[1]));
+            }
         }
         return;
     }
@@ -555,25 +572,27 @@ BF_UNROLL
         red[e] = 0.0f;
     __syncthreads();
 
-    const int w0 = n0 / n_int; // first window this block touches
-    const bool pairs_share = (n_int % 2) == 0; // columns 2t, 2t+1 in one window
+    const int w0 = n0 / n_int;                  // first window this block touches
+    const bool pairs_share = (n_int % 2) == 0;  // columns 2t, 2t+1 in one window
     const bool octets_share = (n_int % 8) == 0; // all 8 columns of an n8 tile
-BF_UNROLL
+    BF_UNROLL
     for (int i = 0; i < MT; i++) {
         const int beam_local = (warp_row0 - m0 + i * 16) / 2 + g;
         const bool beam_ok = m0 / 2 + beam_local < n_beams;
-BF_UNROLL
+        BF_UNROLL
         for (int j = 0; j < NT; j++) {
             float st[2][4]; // [h][stokes]
-BF_UNROLL
+            BF_UNROLL
             for (int h = 0; h < 2; h++) {
                 float re[NPA], im[NPA];
                 const int n = warp_n0 + j * 8 + 2 * t4 + h;
-BF_UNROLL
+                BF_UNROLL
                 for (int p = 0; p < NPA; p++) {
                     const int cp = col_popc(p, n);
-                    re[p] = finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
-                    im[p] = finish<Op>(acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
+                    re[p] =
+                        finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
+                    im[p] = finish<Op>(
+                        acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
                 }
                 const float px = re[0] * re[0] + im[0] * im[0];
                 if constexpr (NPA == 1) {
@@ -589,7 +608,7 @@ BF_UNROLL
             }
             const int n_first = warp_n0 + j * 8 + 2 * t4; // column of h = 0
             constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
-BF_UNROLL
+            BF_UNROLL
             for (int s = 0; s < MAX_STOKES; s++) {
                 if (s >= n_stokes)
                     break;
@@ -604,7 +623,7 @@ BF_UNROLL
                     if (beam_ok && n_first < n_times)
                         atomicAdd(row + n_first / n_int - w0, st[0][s] + st[1][s]);
                 } else {
-BF_UNROLL
+                    BF_UNROLL
                     for (int h = 0; h < 2; h++)
                         if (beam_ok && n_first + h < n_times)
                             atomicAdd(row + (n_first + h) / n_int - w0, st[h][s]);
@@ -637,7 +656,8 @@ BF_UNROLL
 }
 
 template <class S, class Op, class L, int NPA>
-__global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const kernel_args args)
+__global__ void __launch_bounds__(S::threads, 1)
+    tensor_beamformer_kernel(const kernel_args args)
 {
     using acc_t = typename Op::acc_t;
     constexpr int NPB = L::npol;
@@ -667,14 +687,14 @@ __global__ void __launch_bounds__(S::threads, 1) tensor_beamformer_kernel(const 
     static_assert(A_CHUNKS % S::threads == 0, "A tile chunks must spread evenly");
 
     auto issue_a = [&](int kt, int stage) {
-BF_NO_UNROLL
+        BF_NO_UNROLL
         for (int i = 0; i < A_CHUNKS / S::threads; i++) {
             const int q = threadIdx.x + i * S::threads;
             const int p = q / (S::BM * S::CPR);
             const int row = (q / S::CPR) % S::BM;
             const int byte = (q % S::CPR) * 16;
-            const unsigned char* src =
-                a_base + p * matrix_bytes + size_t(row) * args.row_bytes + kt * S::BKB + byte;
+            const unsigned char* src = a_base + p * matrix_bytes +
+                                       size_t(row) * args.row_bytes + kt * S::BKB + byte;
             cp_async16(smem_a + (stage * NPA + p) * (S::BM * S::BKB) +
                            swizzle_offset(row, byte, S::BKB),
                        src,
@@ -685,20 +705,20 @@ BF_NO_UNROLL
     L loader(args, c, n0, smem + S::STAGES * NPA * S::BM * S::BKB);
 
     acc_t acc[NPA][S::MT][S::NT][4];
-BF_UNROLL
+    BF_UNROLL
     for (int p = 0; p < NPA; p++)
-BF_UNROLL
-        for (int i = 0; i < S::MT; i++)
-BF_UNROLL
-            for (int j = 0; j < S::NT; j++)
-BF_UNROLL
-                for (int r = 0; r < 4; r++)
-                    acc[p][i][j][r] = acc_t(0);
+        BF_UNROLL
+    for (int i = 0; i < S::MT; i++)
+        BF_UNROLL
+    for (int j = 0; j < S::NT; j++)
+        BF_UNROLL
+    for (int r = 0; r < 4; r++)
+        acc[p][i][j][r] = acc_t(0);
 
     const int k_tiles = args.k_tiles;
 
     // Prologue: STAGES-1 tiles in flight (one commit group each, even if empty).
-BF_UNROLL
+    BF_UNROLL
     for (int s = 0; s < S::STAGES - 1; s++) {
         if (s < k_tiles) {
             issue_a(s, s);
@@ -731,41 +751,41 @@ BF_UNROLL
 
         const uint32_t a_stage = smem_a + stage * NPA * (S::BM * S::BKB);
         const uint32_t b_stage = smem_b + stage * NPB * (S::BN * S::BKB);
-BF_UNROLL
+        BF_UNROLL
         for (int ks = 0; ks < S::KSTEPS; ks++) {
             uint32_t af[NPA][S::MT][4];
             uint32_t bf[NPB][S::NT][2];
-BF_UNROLL
+            BF_UNROLL
             for (int p = 0; p < NPA; p++)
-BF_UNROLL
-                for (int i = 0; i < S::MT; i++)
-                    ldmatrix_x4(af[p][i],
-                                a_stage + p * (S::BM * S::BKB) +
-                                    swizzle_offset(wm * S::WM + i * 16 + tb::a_frag_row(lane),
-                                                   ks * 32 + tb::a_frag_byte(lane),
-                                                   S::BKB));
-BF_UNROLL
+                BF_UNROLL
+            for (int i = 0; i < S::MT; i++)
+                ldmatrix_x4(af[p][i],
+                            a_stage + p * (S::BM * S::BKB) +
+                                swizzle_offset(wm * S::WM + i * 16 + tb::a_frag_row(lane),
+                                               ks * 32 + tb::a_frag_byte(lane),
+                                               S::BKB));
+            BF_UNROLL
             for (int p = 0; p < NPB; p++)
-BF_UNROLL
-                for (int j = 0; j < S::NT; j += 2) {
-                    uint32_t r[4];
-                    ldmatrix_x4(r,
-                                b_stage + p * (S::BN * S::BKB) +
-                                    swizzle_offset(wn * S::WN + j * 8 + tb::b_frag_row(lane),
-                                                   ks * 32 + tb::b_frag_byte(lane),
-                                                   S::BKB));
-                    bf[p][j][0] = r[0];
-                    bf[p][j][1] = r[1];
-                    bf[p][j + 1][0] = r[2];
-                    bf[p][j + 1][1] = r[3];
-                }
-BF_UNROLL
+                BF_UNROLL
+            for (int j = 0; j < S::NT; j += 2) {
+                uint32_t r[4];
+                ldmatrix_x4(r,
+                            b_stage + p * (S::BN * S::BKB) +
+                                swizzle_offset(wn * S::WN + j * 8 + tb::b_frag_row(lane),
+                                               ks * 32 + tb::b_frag_byte(lane),
+                                               S::BKB));
+                bf[p][j][0] = r[0];
+                bf[p][j][1] = r[1];
+                bf[p][j + 1][0] = r[2];
+                bf[p][j + 1][1] = r[3];
+            }
+            BF_UNROLL
             for (int p = 0; p < NPA; p++)
-BF_UNROLL
-                for (int i = 0; i < S::MT; i++)
-BF_UNROLL
-                    for (int j = 0; j < S::NT; j++)
-                        Op::mma(acc[p][i][j], af[p][i], bf[NPB == 1 ? 0 : p][j]);
+                BF_UNROLL
+            for (int i = 0; i < S::MT; i++)
+                BF_UNROLL
+            for (int j = 0; j < S::NT; j++)
+                Op::mma(acc[p][i][j], af[p][i], bf[NPB == 1 ? 0 : p][j]);
         }
 
         if constexpr (L::register_staged) {
@@ -812,7 +832,7 @@ __global__ void column_popc_kernel(const uint32_t* __restrict__ in,
     }
     for (int p = 0; p < npol; p++) {
         int v = count[p];
-BF_UNROLL
+        BF_UNROLL
         for (int o = 16; o > 0; o >>= 1)
             v += __shfl_xor_sync(0xffffffffu, v, o);
         if (lane == 0)

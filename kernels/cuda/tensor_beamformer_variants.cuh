@@ -38,9 +38,9 @@ void tb_allow_smem(int bytes)
 template <class S>
 std::string tb_tile_name()
 {
-    return std::to_string(S::BM) + "x" + std::to_string(S::BN) + "x" + std::to_string(S::BKB) +
-           "/" + std::to_string(S::WM) + "x" + std::to_string(S::WN) + "/" +
-           std::to_string(S::STAGES);
+    return std::to_string(S::BM) + "x" + std::to_string(S::BN) + "x" +
+           std::to_string(S::BKB) + "/" + std::to_string(S::WM) + "x" +
+           std::to_string(S::WN) + "/" + std::to_string(S::STAGES);
 }
 
 template <class S, class Op, class L, int NPA>
@@ -49,7 +49,8 @@ tb_variant tb_make_variant(beam_precision precision, tb_input input)
     tb_variant v;
     v.tile = tb_tile_name<S>();
     v.precision = precision;
-    v.polarization = NPA == 2 ? polarization_layout::xy_pairs : polarization_layout::single;
+    v.polarization =
+        NPA == 2 ? polarization_layout::xy_pairs : polarization_layout::single;
     v.input = input;
     v.block_m = S::BM;
     v.block_n = S::BN;

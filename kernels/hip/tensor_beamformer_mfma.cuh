@@ -83,7 +83,10 @@ __device__ __forceinline__ float4_t mfma_16x16x16(half4_t a, half4_t b, float4_t
 {
     return __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, 0, 0, 0);
 }
-__device__ __forceinline__ float shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
+__device__ __forceinline__ float shfl_xor(float v, int mask)
+{
+    return __shfl_xor(v, mask);
+}
 #endif
 
 //! Typed access to raw bytes (plain loads on the GPU; byte copies on the host model).
@@ -108,11 +111,11 @@ __device__ __forceinline__ void store_as(void* p, const T& v)
 #endif
 }
 
-constexpr int BM = 64;        // rows per polarization per block (32 beams)
-constexpr int BN = 64;        // time steps per block
-constexpr int BK = 32;        // halves of k per LDS stage (16 complex receivers)
-constexpr int BKB = BK * 2;   // bytes
-constexpr int THREADS = 256;  // 4 wavefronts of 64
+constexpr int BM = 64;       // rows per polarization per block (32 beams)
+constexpr int BN = 64;       // time steps per block
+constexpr int BK = 32;       // halves of k per LDS stage (16 complex receivers)
+constexpr int BKB = BK * 2;  // bytes
+constexpr int THREADS = 256; // 4 wavefronts of 64
 
 struct args_t {
     const unsigned char* weights; // [C][npol][rows][row_bytes] fp16
@@ -146,13 +149,13 @@ constexpr int lds_bytes()
 template <int NPOL>
 __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a)
 {
-    unsigned char* const lds_a = lds();                    // [NPOL][BM][BKB]
+    unsigned char* const lds_a = lds();                   // [NPOL][BM][BKB]
     unsigned char* const lds_b = lds_a + NPOL * BM * BKB; // [NPOL][BN][BKB]
 
     const int tid = threadIdx.x;
     const int lane = tid & 63;
     const int wave = tid >> 6;
-    const int wm = wave & 1; // 32-row half of the block
+    const int wm = wave & 1;  // 32-row half of the block
     const int wn = wave >> 1; // 32-column half
     const int c = blockIdx.z;
     const int m0 = blockIdx.y * BM;
@@ -171,7 +174,8 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
         for (int p = 0; p < NPOL; p++) {
             const int row = tid / 4, chunk = tid % 4;
             const unsigned char* src = a.weights + (size_t(c) * NPOL + p) * matrix_bytes +
-                                       size_t(m0 + row) * a.row_bytes + kt * BKB + chunk * 16;
+                                       size_t(m0 + row) * a.row_bytes + kt * BKB +
+                                       chunk * 16;
             store_as(lds_a + (p * BM + row) * BKB + chunk * 16, load_as<uint4_t>(src));
         }
         // B: BN time steps x 16 complex values per polarization, converted to fp16.
@@ -193,7 +197,8 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                     vy = x[2 * ant + 1];
                 }
                 store_as(lds_b + row * BKB + q * 4, pack_half2(vx.x, vx.y));
-                store_as(lds_b + ((NPOL - 1) * BN + row) * BKB + q * 4, pack_half2(vy.x, vy.y));
+                store_as(lds_b + ((NPOL - 1) * BN + row) * BKB + q * 4,
+                         pack_half2(vy.x, vy.y));
             }
         }
         __syncthreads();
@@ -239,7 +244,9 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                 if (beam >= a.n_beams || n >= a.n_times)
                     continue;
                 if (!a.power) {
-                    float* o = a.out + ((size_t(n) * a.n_channels + c) * a.n_beams + beam) * 2 * NPOL;
+                    float* o =
+                        a.out +
+                        ((size_t(n) * a.n_channels + c) * a.n_beams + beam) * 2 * NPOL;
                     for (int p = 0; p < NPOL; p++) {
                         o[2 * p] = re[p];
                         o[2 * p + 1] = im[p];
@@ -250,7 +257,8 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                 const float px = re[0] * re[0] + im[0] * im[0];
                 st[0] = px;
                 if (NPOL == 2) {
-                    const float py = re[NPOL - 1] * re[NPOL - 1] + im[NPOL - 1] * im[NPOL - 1];
+                    const float py =
+                        re[NPOL - 1] * re[NPOL - 1] + im[NPOL - 1] * im[NPOL - 1];
                     st[0] = px + py;
                     st[1] = px - py;
                     st[2] = 2.0f * (re[0] * re[NPOL - 1] + im[0] * im[NPOL - 1]);
@@ -258,9 +266,10 @@ __global__ void __launch_bounds__(THREADS) beamformer_mfma_kernel(const args_t a
                 }
                 const int window = n / a.n_int;
                 for (int s = 0; s < n_stokes; s++)
-                    atomicAdd(a.out + ((size_t(window) * n_stokes + s) * a.n_beams + beam) *
-                                          a.n_channels +
-                                      c,
+                    atomicAdd(a.out +
+                                  ((size_t(window) * n_stokes + s) * a.n_beams + beam) *
+                                      a.n_channels +
+                                  c,
                               st[s]);
             }
 }
@@ -280,7 +289,8 @@ __global__ void beamformer_int1_kernel(const int1_args_t a)
 {
     const size_t total = size_t(a.n_times) * a.n_channels * a.n_beams;
     const size_t stride = size_t(gridDim.x) * blockDim.x;
-    for (size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
+    for (size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += stride) {
         const int beam = int(e % a.n_beams);
         const int c = int((e / a.n_beams) % a.n_channels);
         const int n = int(e / (size_t(a.n_beams) * a.n_channels));
@@ -308,7 +318,8 @@ __global__ void beamformer_int1_kernel(const int1_args_t a)
             im[p] = float(4 * and_im - 2 * pc[row_im] - 2 * popc_x + a.k_valid);
         }
         if (!a.power) {
-            float* o = a.out + ((size_t(n) * a.n_channels + c) * a.n_beams + beam) * 2 * a.npol;
+            float* o =
+                a.out + ((size_t(n) * a.n_channels + c) * a.n_beams + beam) * 2 * a.npol;
             for (int p = 0; p < a.npol; p++) {
                 o[2 * p] = re[p];
                 o[2 * p + 1] = im[p];
@@ -328,7 +339,10 @@ __global__ void beamformer_int1_kernel(const int1_args_t a)
         }
         const int window = n / a.n_int;
         for (int s = 0; s < n_stokes; s++)
-            atomicAdd(a.out + ((size_t(window) * n_stokes + s) * a.n_beams + beam) * a.n_channels + c,
+            atomicAdd(a.out +
+                          ((size_t(window) * n_stokes + s) * a.n_beams + beam) *
+                              a.n_channels +
+                          c,
                       st[s]);
     }
 }

@@ -50,17 +50,20 @@ bool is_xy(const tensor_beamformer_config& c)
 tb_input input_kind(const tensor_beamformer_config& c)
 {
     if (c.precision == beam_precision::int1)
-        return (2 * c.words_per_channel()) % 4 == 0 ? tb_input::bits_wide : tb_input::bits_narrow;
+        return (2 * c.words_per_channel()) % 4 == 0 ? tb_input::bits_wide
+                                                    : tb_input::bits_narrow;
     if (is_xy(c))
         return tb_input::fc32_xy;
     return c.n_receivers % 2 == 0 ? tb_input::fc32_vec2 : tb_input::fc32_vec1;
 }
 
-std::vector<const tb_variant*> candidates(const tensor_beamformer_config& c, tb_input input)
+std::vector<const tb_variant*> candidates(const tensor_beamformer_config& c,
+                                          tb_input input)
 {
     std::vector<const tb_variant*> out;
     for (const auto& v : tb_variants())
-        if (v.precision == c.precision && v.polarization == c.polarization && v.input == input)
+        if (v.precision == c.precision && v.polarization == c.polarization &&
+            v.input == input)
             out.push_back(&v);
     return out;
 }
@@ -75,7 +78,8 @@ size_t smem_for(const tb_variant& v, const tensor_beamformer_config& c)
 size_t device_smem_limit(int device)
 {
     int bytes = 0;
-    BF_GPU_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     return size_t(bytes);
 }
 
@@ -106,7 +110,10 @@ std::map<std::string, std::string> read_tuning_file(const char* path)
     return entries;
 }
 
-const char* to_key(beam_precision p) { return p == beam_precision::int1 ? "int1" : "float16"; }
+const char* to_key(beam_precision p)
+{
+    return p == beam_precision::int1 ? "int1" : "float16";
+}
 
 } // namespace
 
@@ -122,8 +129,8 @@ std::string tensor_beamformer_tuning_key(const tensor_beamformer_config& c)
 {
     const size_t rx = is_xy(c) ? c.n_receivers / 2 : c.n_receivers;
     const char* size = rx <= 128 ? "rx_small" : (rx <= 1024 ? "rx_medium" : "rx_large");
-    return std::string(to_key(c.precision)) + "." + (is_xy(c) ? "xy_pairs" : "single") + "." +
-           (c.output == beam_output::power ? "power" : "voltage") + "." + size;
+    return std::string(to_key(c.precision)) + "." + (is_xy(c) ? "xy_pairs" : "single") +
+           "." + (c.output == beam_output::power ? "power" : "voltage") + "." + size;
 }
 
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
@@ -219,12 +226,13 @@ public:
         BF_GPU_CHECK(cudaSetDevice(dev.index));
         d_input = input_kind(c);
         choose_variant(tile);
-        d_layout = make_operand_layout(c, size_t(d_variant->block_m),
-                                       size_t(d_variant->block_k_bytes));
+        d_layout = make_operand_layout(
+            c, size_t(d_variant->block_m), size_t(d_variant->block_k_bytes));
         if (d_layout.row_bytes / d_variant->block_k_bytes > size_t(1) << 30 ||
             d_layout.rows > size_t(1) << 30)
-            throw std::invalid_argument("tensor_beamformer: n_receivers or n_beams too large "
-                                        "for the CUDA engine");
+            throw std::invalid_argument(
+                "tensor_beamformer: n_receivers or n_beams too large "
+                "for the CUDA engine");
         d_weights = device_memory(dev, d_layout.total_bytes());
         if (c.precision == beam_precision::int1)
             d_row_popc = device_memory(dev, d_layout.total_rows() * sizeof(int32_t));
@@ -261,8 +269,11 @@ public:
         if (d_config.precision == beam_precision::float16)
             expand_weights_fp16(d_layout, d_config, w, d_staging.as<uint16_t>());
         else
-            expand_weights_int1(
-                d_layout, d_config, w, d_staging.as<uint32_t>(), d_staging_popc.as<int32_t>());
+            expand_weights_int1(d_layout,
+                                d_config,
+                                w,
+                                d_staging.as<uint32_t>(),
+                                d_staging_popc.as<int32_t>());
         d_pending = true;
     }
 
@@ -281,8 +292,9 @@ public:
     {
         if (d_config.precision != beam_precision::float16 || is_xy(d_config) ||
             d_config.output != beam_output::voltage || d_config.n_receivers % 4 != 0)
-            throw std::invalid_argument("execute_fp16_input needs float16, single "
-                                        "polarization, voltage output and n_receivers % 4 == 0");
+            throw std::invalid_argument(
+                "execute_fp16_input needs float16, single "
+                "polarization, voltage output and n_receivers % 4 == 0");
         const tb_variant* v = nullptr;
         for (const auto& cand : tb_variants())
             if (cand.input == tb_input::fp16 && cand.tile == d_variant->tile)
@@ -302,7 +314,8 @@ public:
             BF_GPU_CHECK(cudaEventSynchronize(d_last_use));
         BF_GPU_CHECK(cudaMemset(d_weights.get(), 0, d_weights.size()));
         BF_GPU_CHECK(cudaMemset(d_row_popc.get(), 0, d_row_popc.size()));
-        const dim3 grid(unsigned(d_config.n_beams), unsigned(d_config.n_channels * d_layout.npol));
+        const dim3 grid(unsigned(d_config.n_beams),
+                        unsigned(d_config.n_channels * d_layout.npol));
         random_int1_weights_kernel<<<grid, 256>>>(d_weights.as<uint32_t>(),
                                                   d_row_popc.as<int>(),
                                                   seed,
@@ -322,8 +335,9 @@ private:
     {
         const auto cands = candidates(d_config, d_input);
         if (cands.empty())
-            throw std::runtime_error("tensor_beamformer: no CUDA kernel compiled for this "
-                                     "precision and polarization layout");
+            throw std::runtime_error(
+                "tensor_beamformer: no CUDA kernel compiled for this "
+                "precision and polarization layout");
         std::string tile = requested;
         if (tile.empty()) {
             if (const char* path = std::getenv("BEAMFORM_TUNING_FILE")) {
@@ -345,10 +359,11 @@ private:
                     d_variant = v;
             if (!d_variant) {
                 if (!requested.empty())
-                    throw std::invalid_argument("tensor_beamformer: tile " + requested +
-                                                " is not compiled for this configuration, "
-                                                "needs too much shared memory, or needs "
-                                                "sm_90a (wgmma) that this GPU lacks");
+                    throw std::invalid_argument(
+                        "tensor_beamformer: tile " + requested +
+                        " is not compiled for this configuration, "
+                        "needs too much shared memory, or needs "
+                        "sm_90a (wgmma) that this GPU lacks");
                 std::cerr << "gr-beamform: tuning file tile '" << tile << "' for "
                           << tensor_beamformer_tuning_key(d_config)
                           << " is not usable here; using the built-in choice\n";
@@ -362,13 +377,15 @@ private:
         }
         if (!d_variant) // the default needs too much shared memory: smallest that fits
             for (const auto* v : cands)
-                if (!v->opt_in && usable(v) && (!d_variant || smem_for(*v, d_config) <
-                                                    smem_for(*d_variant, d_config)))
+                if (!v->opt_in && usable(v) &&
+                    (!d_variant ||
+                     smem_for(*v, d_config) < smem_for(*d_variant, d_config)))
                     d_variant = v;
         if (!d_variant)
-            throw std::runtime_error("tensor_beamformer: no kernel fits this GPU's shared "
-                                     "memory (power output with small n_int and IQUV needs "
-                                     "the most)");
+            throw std::runtime_error(
+                "tensor_beamformer: no kernel fits this GPU's shared "
+                "memory (power output with small n_int and IQUV needs "
+                "the most)");
         d_smem = smem_for(*d_variant, d_config);
         d_variant->allow_smem(int(d_smem));
     }
@@ -396,14 +413,15 @@ private:
         d_pending = false;
     }
 
-    void run(const tb_variant& v, const void* in, void* out, size_t n_times, cudaStream_t s)
+    void
+    run(const tb_variant& v, const void* in, void* out, size_t n_times, cudaStream_t s)
     {
         const auto& c = d_config;
         const bool power = c.output == beam_output::power;
         if (power && n_times % c.n_int != 0)
-            throw std::invalid_argument("n_times must be a multiple of n_int = " +
-                                        std::to_string(c.n_int) + " in power mode, got " +
-                                        std::to_string(n_times));
+            throw std::invalid_argument(
+                "n_times must be a multiple of n_int = " + std::to_string(c.n_int) +
+                " in power mode, got " + std::to_string(n_times));
         if (n_times > size_t(1) << 30)
             throw std::invalid_argument("n_times must be at most 2^30 per execute()");
         if (n_times == 0)
@@ -422,16 +440,16 @@ private:
             }
             const size_t n_rows = n_times * c.n_channels;
             const unsigned warps_per_block = 8;
-            tb_kernels::column_popc_kernel<><<<unsigned((n_rows + warps_per_block - 1) /
-                                                      warps_per_block),
-                                             32 * warps_per_block,
-                                             0,
-                                             s>>>(static_cast<const uint32_t*>(in),
-                                                  d_col_popc.as<int>(),
-                                                  n_rows,
-                                                  int(words),
-                                                  int(c.n_receivers),
-                                                  int(npol));
+            tb_kernels::column_popc_kernel<>
+                <<<unsigned((n_rows + warps_per_block - 1) / warps_per_block),
+                   32 * warps_per_block,
+                   0,
+                   s>>>(static_cast<const uint32_t*>(in),
+                        d_col_popc.as<int>(),
+                        n_rows,
+                        int(words),
+                        int(c.n_receivers),
+                        int(npol));
             BF_GPU_CHECK_LAUNCH("column_popc_kernel");
         }
 
@@ -449,8 +467,9 @@ private:
         if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
             BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
         if (plan.blocks >= (size_t(1) << 31))
-            throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
-                                        "pass fewer time steps per execute()");
+            throw std::invalid_argument(
+                "tensor_beamformer: batch too large for one launch; "
+                "pass fewer time steps per execute()");
         v.launch(&plan.args, unsigned(plan.blocks), d_smem, s);
         BF_GPU_CHECK(cudaEventRecord(d_last_use, s));
         d_used = true;

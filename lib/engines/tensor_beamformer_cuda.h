@@ -54,7 +54,8 @@ struct tb_variant {
     int pipeline_smem_bytes;
     void (*launch)(const void* kernel_args, unsigned blocks, size_t smem, void* stream);
     void (*allow_smem)(int bytes);
-    bool opt_in = false;      //!< never the built-in choice (tuning file or explicit tile only)
+    bool opt_in =
+        false; //!< never the built-in choice (tuning file or explicit tile only)
     bool needs_sm90a = false; //!< wgmma: compute capability 9.0 with the sm_90a image
 };
 
@@ -95,8 +96,10 @@ public:
      * single polarization, voltage output, R a multiple of 4): what the
      * benchmark compares with one cuBLAS HGEMM.
      */
-    virtual void
-    execute_fp16_input(const void* in, void* out, size_t n_times, stream_handle stream) = 0;
+    virtual void execute_fp16_input(const void* in,
+                                    void* out,
+                                    size_t n_times,
+                                    stream_handle stream) = 0;
     /*!
      * Weights drawn on the device (int1 benchmark, where the host weight
      * array would be tens of GB): the sign bits of weight (c, b, r) are

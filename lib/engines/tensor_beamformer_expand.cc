@@ -94,9 +94,10 @@ void expand_weights_fp16(const tb_operand_layout& l,
                          uint16_t* dst)
 {
     if (w.size() != c.weight_count())
-        throw std::invalid_argument("weights must have n_channels*n_beams*n_receivers = " +
-                                    std::to_string(c.weight_count()) + " entries, got " +
-                                    std::to_string(w.size()));
+        throw std::invalid_argument(
+            "weights must have n_channels*n_beams*n_receivers = " +
+            std::to_string(c.weight_count()) + " entries, got " +
+            std::to_string(w.size()));
     std::memset(dst, 0, l.total_bytes());
     const size_t row_halves = l.row_bytes / sizeof(uint16_t);
     const size_t step = l.npol; // receiver stride inside one polarization
@@ -129,9 +130,10 @@ void expand_weights_int1(const tb_operand_layout& l,
                          int32_t* row_popc)
 {
     if (w.size() != c.weight_count())
-        throw std::invalid_argument("weights must have n_channels*n_beams*n_receivers = " +
-                                    std::to_string(c.weight_count()) + " entries, got " +
-                                    std::to_string(w.size()));
+        throw std::invalid_argument(
+            "weights must have n_channels*n_beams*n_receivers = " +
+            std::to_string(c.weight_count()) + " entries, got " +
+            std::to_string(w.size()));
     std::memset(dst, 0, l.total_bytes());
     std::memset(row_popc, 0, l.total_rows() * sizeof(int32_t));
     const size_t row_words = l.row_bytes / sizeof(uint32_t);
@@ -172,11 +174,13 @@ size_t power_windows(int block_n, size_t n_int)
     return w < size_t(block_n) ? w : size_t(block_n);
 }
 
-size_t power_reduce_smem_bytes(const tensor_beamformer_config& c, int block_m, int block_n)
+size_t
+power_reduce_smem_bytes(const tensor_beamformer_config& c, int block_m, int block_n)
 {
     if (c.output != beam_output::power)
         return 0;
-    return c.n_stokes() * size_t(block_m / 2) * power_windows(block_n, c.n_int) * sizeof(float);
+    return c.n_stokes() * size_t(block_m / 2) * power_windows(block_n, c.n_int) *
+           sizeof(float);
 }
 
 tb_launch_plan plan_launch(const tensor_beamformer_config& c,

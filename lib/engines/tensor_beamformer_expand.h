@@ -106,7 +106,8 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& config,
 size_t power_windows(int block_n, size_t n_int);
 
 //! Shared memory of the power epilogue's sums ([stokes][beams][windows] floats).
-size_t power_reduce_smem_bytes(const tensor_beamformer_config& config, int block_m, int block_n);
+size_t
+power_reduce_smem_bytes(const tensor_beamformer_config& config, int block_m, int block_n);
 
 //! IEEE half from float, round to nearest even (what __float2half_rn does).
 uint16_t float_to_half_bits(float f);

@@ -39,7 +39,8 @@ public:
             d_row_popc = device_memory(dev, d_layout.total_rows() * sizeof(int32_t));
         d_staging = pinned_memory(backend::hip, d_layout.total_bytes());
         if (c.precision == beam_precision::int1)
-            d_staging_popc = pinned_memory(backend::hip, d_layout.total_rows() * sizeof(int32_t));
+            d_staging_popc =
+                pinned_memory(backend::hip, d_layout.total_rows() * sizeof(int32_t));
         BF_GPU_CHECK(hipEventCreateWithFlags(&d_upload_done, hipEventDisableTiming));
         BF_GPU_CHECK(hipEventCreateWithFlags(&d_last_use, hipEventDisableTiming));
         set_weights(weights);
@@ -59,8 +60,11 @@ public:
         if (d_config.precision == beam_precision::float16)
             expand_weights_fp16(d_layout, d_config, w, d_staging.as<uint16_t>());
         else
-            expand_weights_int1(
-                d_layout, d_config, w, d_staging.as<uint32_t>(), d_staging_popc.as<int32_t>());
+            expand_weights_int1(d_layout,
+                                d_config,
+                                w,
+                                d_staging.as<uint32_t>(),
+                                d_staging_popc.as<int32_t>());
         d_pending = true;
     }
 
@@ -69,9 +73,9 @@ public:
         const auto& c = d_config;
         const bool power = c.output == beam_output::power;
         if (power && n_times % c.n_int != 0)
-            throw std::invalid_argument("n_times must be a multiple of n_int = " +
-                                        std::to_string(c.n_int) + " in power mode, got " +
-                                        std::to_string(n_times));
+            throw std::invalid_argument(
+                "n_times must be a multiple of n_int = " + std::to_string(c.n_int) +
+                " in power mode, got " + std::to_string(n_times));
         if (n_times == 0)
             return;
         auto s = static_cast<hipStream_t>(stream);
@@ -79,8 +83,11 @@ public:
         if (d_pending) {
             if (d_used)
                 BF_GPU_CHECK(hipStreamWaitEvent(s, d_last_use, 0));
-            BF_GPU_CHECK(hipMemcpyAsync(
-                d_weights.get(), d_staging.get(), d_weights.size(), hipMemcpyHostToDevice, s));
+            BF_GPU_CHECK(hipMemcpyAsync(d_weights.get(),
+                                        d_staging.get(),
+                                        d_weights.size(),
+                                        hipMemcpyHostToDevice,
+                                        s));
             if (d_row_popc.get())
                 BF_GPU_CHECK(hipMemcpyAsync(d_row_popc.get(),
                                             d_staging_popc.get(),
@@ -117,9 +124,11 @@ public:
                             unsigned(d_layout.rows / mfma::BM),
                             unsigned(c.n_channels));
             if (xy)
-                mfma::beamformer_mfma_kernel<2><<<grid, mfma::THREADS, mfma::lds_bytes<2>(), s>>>(a);
+                mfma::beamformer_mfma_kernel<2>
+                    <<<grid, mfma::THREADS, mfma::lds_bytes<2>(), s>>>(a);
             else
-                mfma::beamformer_mfma_kernel<1><<<grid, mfma::THREADS, mfma::lds_bytes<1>(), s>>>(a);
+                mfma::beamformer_mfma_kernel<1>
+                    <<<grid, mfma::THREADS, mfma::lds_bytes<1>(), s>>>(a);
             BF_GPU_CHECK_LAUNCH("beamformer_mfma_kernel");
         } else {
             mfma::int1_args_t a{};
@@ -141,8 +150,10 @@ public:
             a.n_int = int(power ? c.n_int : 1);
             const size_t total = n_times * c.n_channels * c.n_beams;
             const size_t blocks = (total + 255) / 256;
-            mfma::beamformer_int1_kernel<<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
-                a);
+            mfma::beamformer_int1_kernel<<<unsigned(blocks < 65536 ? blocks : 65536),
+                                           256,
+                                           0,
+                                           s>>>(a);
             BF_GPU_CHECK_LAUNCH("beamformer_int1_kernel");
         }
         BF_GPU_CHECK(hipEventRecord(d_last_use, s));

@@ -15,13 +15,13 @@ namespace cuda {
 void tb_register_int1_variants(std::vector<tb_variant>& v)
 {
     using namespace tb_kernels;
-#define BF_TB_ADD_INT1(NPA, BM, BN, WM, WN, BKB, ST)                                     \
-    {                                                                                    \
-        using S = tile_shape<BM, BN, WM, WN, BKB, ST>;                                   \
-        v.push_back(tb_make_variant<S, op_int1, loader_bits<S, true>, NPA>(              \
-            beam_precision::int1, tb_input::bits_wide));                                 \
-        v.push_back(tb_make_variant<S, op_int1, loader_bits<S, false>, NPA>(             \
-            beam_precision::int1, tb_input::bits_narrow));                               \
+#define BF_TB_ADD_INT1(NPA, BM, BN, WM, WN, BKB, ST)                         \
+    {                                                                        \
+        using S = tile_shape<BM, BN, WM, WN, BKB, ST>;                       \
+        v.push_back(tb_make_variant<S, op_int1, loader_bits<S, true>, NPA>(  \
+            beam_precision::int1, tb_input::bits_wide));                     \
+        v.push_back(tb_make_variant<S, op_int1, loader_bits<S, false>, NPA>( \
+            beam_precision::int1, tb_input::bits_narrow));                   \
     }
 #define BF_TB_ADD_INT1_SINGLE(...) BF_TB_ADD_INT1(1, __VA_ARGS__)
 #define BF_TB_ADD_INT1_XY(...) BF_TB_ADD_INT1(2, __VA_ARGS__)

@@ -33,9 +33,10 @@ void wgmma_launch(const void* args, unsigned blocks, size_t smem, void* stream)
 template <class W, class Op, class L>
 void wgmma_allow_smem(int bytes)
 {
-    BF_GPU_CHECK(cudaFuncSetAttribute(tb_kernels::tensor_beamformer_wgmma_kernel<W, Op, L>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      bytes));
+    BF_GPU_CHECK(
+        cudaFuncSetAttribute(tb_kernels::tensor_beamformer_wgmma_kernel<W, Op, L>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             bytes));
 }
 
 template <class W, class Op, class L>
@@ -64,23 +65,23 @@ tb_variant wgmma_variant(beam_precision precision, tb_input input)
 void tb_register_wgmma_variants(std::vector<tb_variant>& v)
 {
     using namespace tb_kernels;
-#define BF_TB_ADD_WGMMA_FP16(BM, BN, ST)                                                   \
-    {                                                                                      \
-        using W = wgmma_shape<BM, BN, ST>;                                                 \
-        v.push_back(wgmma_variant<W, op_fp16, loader_fc32<W, 2>>(beam_precision::float16, \
-                                                                 tb_input::fc32_vec2));    \
-        v.push_back(wgmma_variant<W, op_fp16, loader_fc32<W, 1>>(beam_precision::float16, \
-                                                                 tb_input::fc32_vec1));    \
-        v.push_back(wgmma_variant<W, op_fp16, loader_fp16_input<W>>(                       \
-            beam_precision::float16, tb_input::fp16));                                     \
+#define BF_TB_ADD_WGMMA_FP16(BM, BN, ST)                             \
+    {                                                                \
+        using W = wgmma_shape<BM, BN, ST>;                           \
+        v.push_back(wgmma_variant<W, op_fp16, loader_fc32<W, 2>>(    \
+            beam_precision::float16, tb_input::fc32_vec2));          \
+        v.push_back(wgmma_variant<W, op_fp16, loader_fc32<W, 1>>(    \
+            beam_precision::float16, tb_input::fc32_vec1));          \
+        v.push_back(wgmma_variant<W, op_fp16, loader_fp16_input<W>>( \
+            beam_precision::float16, tb_input::fp16));               \
     }
-#define BF_TB_ADD_WGMMA_INT1(BM, BN, ST)                                                   \
-    {                                                                                      \
-        using W = wgmma_shape<BM, BN, ST>;                                                 \
-        v.push_back(wgmma_variant<W, op_int1, loader_bits<W, true>>(beam_precision::int1,  \
-                                                                    tb_input::bits_wide)); \
-        v.push_back(wgmma_variant<W, op_int1, loader_bits<W, false>>(                      \
-            beam_precision::int1, tb_input::bits_narrow));                                 \
+#define BF_TB_ADD_WGMMA_INT1(BM, BN, ST)                              \
+    {                                                                 \
+        using W = wgmma_shape<BM, BN, ST>;                            \
+        v.push_back(wgmma_variant<W, op_int1, loader_bits<W, true>>(  \
+            beam_precision::int1, tb_input::bits_wide));              \
+        v.push_back(wgmma_variant<W, op_int1, loader_bits<W, false>>( \
+            beam_precision::int1, tb_input::bits_narrow));            \
     }
     BF_TB_WGMMA_FP16_TILES(BF_TB_ADD_WGMMA_FP16)
     BF_TB_WGMMA_INT1_TILES(BF_TB_ADD_WGMMA_INT1)
@@ -109,7 +110,8 @@ bool tb_wgmma_available(int device)
             tb_kernels::wgmma_image_probe<><<<1, 1>>>(flag);
             int host = 0;
             if (cudaGetLastError() == cudaSuccess &&
-                cudaMemcpy(&host, flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess)
+                cudaMemcpy(&host, flag, sizeof(int), cudaMemcpyDeviceToHost) ==
+                    cudaSuccess)
                 ok = host == 1;
             (void)cudaGetLastError();
             cudaFree(flag);

@@ -37,9 +37,9 @@
 #include <deque>
 #include <functional>
 #include <random>
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define __global__
@@ -61,10 +61,14 @@ struct __half2 {
     uint16_t x, y;
 };
 inline float2 make_float2(float x, float y) { return float2{ x, y }; }
-inline float4 make_float4(float x, float y, float z, float w) { return float4{ x, y, z, w }; }
+inline float4 make_float4(float x, float y, float z, float w)
+{
+    return float4{ x, y, z, w };
+}
 inline __half2 __floats2half2_rn(float a, float b)
 {
-    return __half2{ gr::beamform::float_to_half_bits(a), gr::beamform::float_to_half_bits(b) };
+    return __half2{ gr::beamform::float_to_half_bits(a),
+                    gr::beamform::float_to_half_bits(b) };
 }
 inline int __popc(uint32_t v) { return __builtin_popcount(v); }
 inline int min(int a, int b) { return a < b ? a : b; }
@@ -115,7 +119,7 @@ struct block_state {
     unsigned barrier_gen = 0;
     int current = 0;
     std::function<void()> body;
-    std::string error; //!< first exception thrown by a thread; aborts the block
+    std::string error;         //!< first exception thrown by a thread; aborts the block
     std::mt19937 landing{ 7 }; //!< when cp.async copies land
 };
 
@@ -151,7 +155,10 @@ inline void block_barrier()
 }
 
 inline unsigned lane() { return state().thread.x % state().warp_size; }
-inline warp_state& my_warp() { return state().blk->warps[state().thread.x / state().warp_size]; }
+inline warp_state& my_warp()
+{
+    return state().blk->warps[state().thread.x / state().warp_size];
+}
 
 inline void warp_barrier()
 {
@@ -214,8 +221,14 @@ inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
     }
     me().open.push_back(c);
 }
-inline void cp_async16(uint32_t dst, const void* src, bool valid) { cp_async(dst, src, 16, valid); }
-inline void cp_async8(uint32_t dst, const void* src, bool valid) { cp_async(dst, src, 8, valid); }
+inline void cp_async16(uint32_t dst, const void* src, bool valid)
+{
+    cp_async(dst, src, 16, valid);
+}
+inline void cp_async8(uint32_t dst, const void* src, bool valid)
+{
+    cp_async(dst, src, 8, valid);
+}
 inline void cp_async_commit()
 {
     fiber& f = me();
@@ -252,8 +265,14 @@ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
     warp_barrier();
 }
 
-inline float half_lo(uint32_t v) { return gr::beamform::half_bits_to_float(uint16_t(v & 0xffffu)); }
-inline float half_hi(uint32_t v) { return gr::beamform::half_bits_to_float(uint16_t(v >> 16)); }
+inline float half_lo(uint32_t v)
+{
+    return gr::beamform::half_bits_to_float(uint16_t(v & 0xffffu));
+}
+inline float half_hi(uint32_t v)
+{
+    return gr::beamform::half_bits_to_float(uint16_t(v >> 16));
+}
 inline float half_at(uint32_t v, int i) { return i ? half_hi(v) : half_lo(v); }
 
 /*!
@@ -262,7 +281,8 @@ inline float half_at(uint32_t v, int i) { return i ? half_hi(v) : half_lo(v); }
  * a2 (row g, k 2t+8..), a3 (row g+8, k 2t+8..); b0 (k 2t..2t+1, col g),
  * b1 (k 2t+8.., col g); c0, c1 (row g, cols 2t, 2t+1), c2, c3 (row g+8).
  */
-inline void mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+inline void
+mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
     warp_state& w = my_warp();
     const unsigned l = lane();
@@ -295,7 +315,8 @@ inline void mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32
  * 32t..32t+31), a1 (row g+8), a2 (row g, bits 128+32t..), a3 (row g+8);
  * b0 (bits 32t.., col g), b1 (bits 128+32t.., col g); accumulators as f16.
  */
-inline void mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+inline void
+mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
     warp_state& w = my_warp();
     const unsigned l = lane();
@@ -324,7 +345,8 @@ inline void mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint
  * instruction calculator: lane l holds A[l % 16][4 (l / 16) + j],
  * B[4 (l / 16) + j][l % 16] and D[4 (l / 16) + j][l % 16], j = 0..3.
  */
-inline void mfma_16x16x16_f16(const uint16_t (&a)[4], const uint16_t (&b)[4], float (&d)[4])
+inline void
+mfma_16x16x16_f16(const uint16_t (&a)[4], const uint16_t (&b)[4], float (&d)[4])
 {
     if (state().warp_size != 64)
         throw std::logic_error("emulation: MFMA needs 64-lane wavefronts");
@@ -380,9 +402,11 @@ inline uint32_t wgmma_address(uint64_t desc, int r, int kb)
     const uint32_t start = uint32_t(desc & 0x3fffu) << 4;
     const uint32_t sbo = uint32_t((desc >> 32) & 0x3fffu) << 4;
     if ((desc >> 62) != 1)
-        throw std::logic_error("emulation: wgmma descriptor: only the 128-byte swizzle is modelled");
+        throw std::logic_error(
+            "emulation: wgmma descriptor: only the 128-byte swizzle is modelled");
     if (((start >> 7) & 7u) != 0)
-        throw std::logic_error("emulation: wgmma operand not in a 1024-byte aligned swizzle atom");
+        throw std::logic_error(
+            "emulation: wgmma operand not in a 1024-byte aligned swizzle atom");
     uint32_t a = start + uint32_t(r / 8) * sbo + uint32_t(r % 8) * 128 + uint32_t(kb);
     a ^= ((a >> 7) & 7u) << 4;
     return a;
@@ -398,8 +422,9 @@ inline void wgmma_run(const wgmma_op& op)
             if (op.b1) {
                 int sum = 0;
                 for (int kb = 0; kb < 32; kb++)
-                    sum += __builtin_popcount(*smem_at(wgmma_address(op.desc_a, row, kb), 1) &
-                                              *smem_at(wgmma_address(op.desc_b, col, kb), 1));
+                    sum += __builtin_popcount(
+                        *smem_at(wgmma_address(op.desc_a, row, kb), 1) &
+                        *smem_at(wgmma_address(op.desc_b, col, kb), 1));
                 static_cast<int*>(op.acc)[j * 4 + r] += sum;
             } else {
                 float sum = 0.0f;
@@ -407,7 +432,8 @@ inline void wgmma_run(const wgmma_op& op)
                     uint16_t a, b;
                     std::memcpy(&a, smem_at(wgmma_address(op.desc_a, row, 2 * k), 2), 2);
                     std::memcpy(&b, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
-                    sum += gr::beamform::half_bits_to_float(a) * gr::beamform::half_bits_to_float(b);
+                    sum += gr::beamform::half_bits_to_float(a) *
+                           gr::beamform::half_bits_to_float(b);
                 }
                 static_cast<float*>(op.acc)[j * 4 + r] += sum;
             }
@@ -486,55 +512,56 @@ inline void launch(unsigned grid_x,
     std::shuffle(order.begin(), order.end(), shuffle_gen);
     for (const auto& id : order) {
         const unsigned bx = id.x, by = id.y;
-            block_state b;
-            b.fibers.resize(threads);
-            b.warps.resize(threads / warp_size);
-            b.smem.assign(smem_bytes, 0xA5);
-            b.body = kernel;
-            state().blk = &b;
-            state().block = idx3{ bx, by, id.z };
-            state().dim = idx3{ threads, 1, 1 };
-            for (unsigned t = 0; t < threads; t++) {
-                fiber& f = b.fibers[t];
-                f.stack = std::malloc(stack_bytes);
-                getcontext(&f.ctx);
-                f.ctx.uc_stack.ss_sp = f.stack;
-                f.ctx.uc_stack.ss_size = stack_bytes;
-                f.ctx.uc_link = &b.scheduler;
-                makecontext(&f.ctx, fiber_entry, 0);
-            }
-            // Each round resumes every unfinished thread once, in a new random
-            // order, so that a missing barrier shows up as a wrong result.
-            std::vector<unsigned> round(threads);
-            for (unsigned t = 0; t < threads; t++)
-                round[t] = t;
-            size_t running = threads;
-            while (running > 0 && b.error.empty()) {
-                running = 0;
-                std::shuffle(round.begin(), round.end(), shuffle_gen);
-                for (unsigned t : round) {
-                    if (b.fibers[t].done)
-                        continue;
-                    b.current = int(t);
-                    state().thread = idx3{ t, 0, 0 };
-                    swapcontext(&b.scheduler, &b.fibers[t].ctx);
-                    if (!b.fibers[t].done)
-                        running++;
-                }
-            }
-            bool unwaited = false;
-            for (auto& f : b.fibers) {
-                std::free(f.stack); // an aborted block's fibers are abandoned here
-                unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
-                           !f.wgmma_open.empty() || !f.wgmma_groups.empty();
-            }
-            state().blk = nullptr;
-            if (!b.error.empty())
-                throw std::runtime_error("emulation: block (" + std::to_string(bx) + ", " +
-                                         std::to_string(by) + "): " + b.error);
-            if (unwaited)
-                throw std::logic_error("emulation: cp.async copies or wgmma never waited for");
+        block_state b;
+        b.fibers.resize(threads);
+        b.warps.resize(threads / warp_size);
+        b.smem.assign(smem_bytes, 0xA5);
+        b.body = kernel;
+        state().blk = &b;
+        state().block = idx3{ bx, by, id.z };
+        state().dim = idx3{ threads, 1, 1 };
+        for (unsigned t = 0; t < threads; t++) {
+            fiber& f = b.fibers[t];
+            f.stack = std::malloc(stack_bytes);
+            getcontext(&f.ctx);
+            f.ctx.uc_stack.ss_sp = f.stack;
+            f.ctx.uc_stack.ss_size = stack_bytes;
+            f.ctx.uc_link = &b.scheduler;
+            makecontext(&f.ctx, fiber_entry, 0);
         }
+        // Each round resumes every unfinished thread once, in a new random
+        // order, so that a missing barrier shows up as a wrong result.
+        std::vector<unsigned> round(threads);
+        for (unsigned t = 0; t < threads; t++)
+            round[t] = t;
+        size_t running = threads;
+        while (running > 0 && b.error.empty()) {
+            running = 0;
+            std::shuffle(round.begin(), round.end(), shuffle_gen);
+            for (unsigned t : round) {
+                if (b.fibers[t].done)
+                    continue;
+                b.current = int(t);
+                state().thread = idx3{ t, 0, 0 };
+                swapcontext(&b.scheduler, &b.fibers[t].ctx);
+                if (!b.fibers[t].done)
+                    running++;
+            }
+        }
+        bool unwaited = false;
+        for (auto& f : b.fibers) {
+            std::free(f.stack); // an aborted block's fibers are abandoned here
+            unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
+                       !f.wgmma_open.empty() || !f.wgmma_groups.empty();
+        }
+        state().blk = nullptr;
+        if (!b.error.empty())
+            throw std::runtime_error("emulation: block (" + std::to_string(bx) + ", " +
+                                     std::to_string(by) + "): " + b.error);
+        if (unwaited)
+            throw std::logic_error(
+                "emulation: cp.async copies or wgmma never waited for");
+    }
 }
 
 } // namespace emu

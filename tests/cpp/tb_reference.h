@@ -37,7 +37,8 @@ inline std::vector<cfloat> random_complex(size_t n, unsigned seed)
 }
 
 //! bit_packer's layout: [T][C][2][words], bit set <=> value >= 0, padding 0.
-inline std::vector<uint32_t> pack_bits(const std::vector<cfloat>& x, size_t T, size_t C, size_t R)
+inline std::vector<uint32_t>
+pack_bits(const std::vector<cfloat>& x, size_t T, size_t C, size_t R)
 {
     const size_t W = (R + 31) / 32;
     std::vector<uint32_t> out(T * C * 2 * W, 0);
@@ -63,9 +64,9 @@ inline double sign1(float v) { return v >= 0.0f ? 1.0 : -1.0; }
  * their signs; then voltage, |b|^2 or Stokes, integrated over n_int.
  */
 inline std::vector<float> reference(const tensor_beamformer_config& c,
-                             const std::vector<cfloat>& w,
-                             const std::vector<cfloat>& x,
-                             size_t T)
+                                    const std::vector<cfloat>& w,
+                                    const std::vector<cfloat>& x,
+                                    size_t T)
 {
     const bool xy = c.polarization == polarization_layout::xy_pairs;
     const size_t npol = xy ? 2 : 1;
@@ -128,13 +129,13 @@ inline size_t output_floats(const tensor_beamformer_config& c, size_t T)
 }
 
 inline tensor_beamformer_config make_config(size_t C,
-                                     size_t R,
-                                     size_t B,
-                                     beam_precision prec,
-                                     beam_output out,
-                                     polarization_layout pol,
-                                     size_t n_int = 1,
-                                     stokes_mode st = stokes_mode::I)
+                                            size_t R,
+                                            size_t B,
+                                            beam_precision prec,
+                                            beam_output out,
+                                            polarization_layout pol,
+                                            size_t n_int = 1,
+                                            stokes_mode st = stokes_mode::I)
 {
     tensor_beamformer_config c;
     c.n_channels = C;
@@ -148,7 +149,8 @@ inline tensor_beamformer_config make_config(size_t C,
     return c;
 }
 
-inline std::string describe(const tensor_beamformer_config& c, size_t T, const std::string& tile)
+inline std::string
+describe(const tensor_beamformer_config& c, size_t T, const std::string& tile)
 {
     std::ostringstream s;
     s << (c.precision == beam_precision::int1 ? "int1" : "float16") << " "
@@ -156,8 +158,8 @@ inline std::string describe(const tensor_beamformer_config& c, size_t T, const s
       << (c.polarization == polarization_layout::xy_pairs ? "xy" : "single");
     if (c.output == beam_output::power)
         s << " n_int=" << c.n_int << (c.n_stokes() == 4 ? " IQUV" : " I");
-    s << " C=" << c.n_channels << " R=" << c.n_receivers << " B=" << c.n_beams << " T=" << T
-      << " tile " << tile;
+    s << " C=" << c.n_channels << " R=" << c.n_receivers << " B=" << c.n_beams
+      << " T=" << T << " tile " << tile;
     return s.str();
 }
 

@@ -36,12 +36,13 @@ const case_t sizes_single[] = {
     { 3, 48, 155, 37 }, { 2, 1, 7, 45 }, { 1, 33, 20, 131 }, { 2, 520, 300, 261 }
 };
 //! xy_pairs needs an even number of receivers.
-const case_t sizes_xy[] = { { 3, 48, 155, 37 }, { 2, 2, 7, 45 }, { 1, 34, 20, 131 }, { 2, 520, 70, 261 } };
+const case_t sizes_xy[] = {
+    { 3, 48, 155, 37 }, { 2, 2, 7, 45 }, { 1, 34, 20, 131 }, { 2, 520, 70, 261 }
+};
 
 //! Input bytes for one run: fc32 spectra, or the 1-bit packing of them.
-std::vector<uint8_t> input_bytes(const tensor_beamformer_config& c,
-                                 const std::vector<cfloat>& x,
-                                 size_t T)
+std::vector<uint8_t>
+input_bytes(const tensor_beamformer_config& c, const std::vector<cfloat>& x, size_t T)
 {
     std::vector<uint8_t> bytes;
     if (c.precision == beam_precision::int1) {
@@ -91,7 +92,8 @@ void check(const tensor_beamformer_config& c,
            const std::string& tile = "")
 {
     const auto w = tb_reference::random_complex(c.weight_count(), seed);
-    const auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, seed + 1);
+    const auto x =
+        tb_reference::random_complex(T * c.n_channels * c.n_receivers, seed + 1);
     const auto in = input_bytes(c, x, T);
     std::unique_ptr<tensor_beamformer_engine> engine;
     std::string used_tile = "(hip)";
@@ -131,10 +133,15 @@ TEST(tensor_beamformer_gpu, float16_voltage_single)
 {
     REQUIRE_GPU(gpu);
     for (const auto& s : sizes_single)
-        check(tb_reference::make_config(s.channels, s.receivers, s.beams,
-                                        beam_precision::float16, beam_output::voltage,
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::float16,
+                                        beam_output::voltage,
                                         polarization_layout::single),
-              s.times, gpu, 1);
+              s.times,
+              gpu,
+              1);
 }
 
 TEST(tensor_beamformer_gpu, float16_power_single)
@@ -142,26 +149,44 @@ TEST(tensor_beamformer_gpu, float16_power_single)
     REQUIRE_GPU(gpu);
     for (size_t n_int : { 1, 3, 16 })
         for (const auto& s : sizes_single)
-            check(tb_reference::make_config(s.channels, s.receivers, s.beams,
-                                            beam_precision::float16, beam_output::power,
-                                            polarization_layout::single, n_int),
-                  n_int * (s.times / n_int + 1), gpu, 2);
+            check(tb_reference::make_config(s.channels,
+                                            s.receivers,
+                                            s.beams,
+                                            beam_precision::float16,
+                                            beam_output::power,
+                                            polarization_layout::single,
+                                            n_int),
+                  n_int * (s.times / n_int + 1),
+                  gpu,
+                  2);
 }
 
 TEST(tensor_beamformer_gpu, float16_xy_pairs)
 {
     REQUIRE_GPU(gpu);
     for (const auto& s : sizes_xy) {
-        check(tb_reference::make_config(s.channels, s.receivers, s.beams,
-                                        beam_precision::float16, beam_output::voltage,
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::float16,
+                                        beam_output::voltage,
                                         polarization_layout::xy_pairs),
-              s.times, gpu, 3);
+              s.times,
+              gpu,
+              3);
         for (auto st : { stokes_mode::I, stokes_mode::IQUV })
             for (size_t n_int : { 1, 5, 16 })
-                check(tb_reference::make_config(s.channels, s.receivers, s.beams,
-                                                beam_precision::float16, beam_output::power,
-                                                polarization_layout::xy_pairs, n_int, st),
-                      n_int * (s.times / n_int + 1), gpu, 4);
+                check(tb_reference::make_config(s.channels,
+                                                s.receivers,
+                                                s.beams,
+                                                beam_precision::float16,
+                                                beam_output::power,
+                                                polarization_layout::xy_pairs,
+                                                n_int,
+                                                st),
+                      n_int * (s.times / n_int + 1),
+                      gpu,
+                      4);
     }
 }
 
@@ -169,14 +194,26 @@ TEST(tensor_beamformer_gpu, int1_single)
 {
     REQUIRE_GPU(gpu);
     for (const auto& s : sizes_single) {
-        check(tb_reference::make_config(s.channels, s.receivers, s.beams, beam_precision::int1,
-                                        beam_output::voltage, polarization_layout::single),
-              s.times, gpu, 5);
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::int1,
+                                        beam_output::voltage,
+                                        polarization_layout::single),
+              s.times,
+              gpu,
+              5);
         for (size_t n_int : { 1, 3, 16 })
-            check(tb_reference::make_config(s.channels, s.receivers, s.beams,
-                                            beam_precision::int1, beam_output::power,
-                                            polarization_layout::single, n_int),
-                  n_int * (s.times / n_int + 1), gpu, 6);
+            check(tb_reference::make_config(s.channels,
+                                            s.receivers,
+                                            s.beams,
+                                            beam_precision::int1,
+                                            beam_output::power,
+                                            polarization_layout::single,
+                                            n_int),
+                  n_int * (s.times / n_int + 1),
+                  gpu,
+                  6);
     }
 }
 
@@ -184,20 +221,34 @@ TEST(tensor_beamformer_gpu, int1_xy_pairs)
 {
     REQUIRE_GPU(gpu);
     for (const auto& s : sizes_xy) {
-        check(tb_reference::make_config(s.channels, s.receivers, s.beams, beam_precision::int1,
-                                        beam_output::voltage, polarization_layout::xy_pairs),
-              s.times, gpu, 7);
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::int1,
+                                        beam_output::voltage,
+                                        polarization_layout::xy_pairs),
+              s.times,
+              gpu,
+              7);
         for (auto st : { stokes_mode::I, stokes_mode::IQUV })
-            check(tb_reference::make_config(s.channels, s.receivers, s.beams,
-                                            beam_precision::int1, beam_output::power,
-                                            polarization_layout::xy_pairs, 4, st),
-                  4 * (s.times / 4 + 1), gpu, 8);
+            check(tb_reference::make_config(s.channels,
+                                            s.receivers,
+                                            s.beams,
+                                            beam_precision::int1,
+                                            beam_output::power,
+                                            polarization_layout::xy_pairs,
+                                            4,
+                                            st),
+                  4 * (s.times / 4 + 1),
+                  gpu,
+                  8);
     }
 }
 
 #ifdef BEAMFORM_HAVE_CUDA
 //! The tiles to test on this GPU: wgmma ones only where its sm_90a image runs.
-std::vector<std::string> usable_tiles(const tensor_beamformer_config& c, const device_spec& gpu)
+std::vector<std::string> usable_tiles(const tensor_beamformer_config& c,
+                                      const device_spec& gpu)
 {
     std::vector<std::string> out;
     const bool wgmma = cuda::tb_wgmma_available(gpu.index);
@@ -213,16 +264,17 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA tile variants";
     std::cout << "wgmma (sm_90a) kernels "
-              << (cuda::tb_wgmma_available(gpu.index) ? "available: tested too"
-                                                      : "not available on this GPU: not tested")
+              << (cuda::tb_wgmma_available(gpu.index)
+                      ? "available: tested too"
+                      : "not available on this GPU: not tested")
               << "\n";
     const polarization_layout pols[] = { polarization_layout::single,
                                          polarization_layout::xy_pairs };
     for (auto prec : { beam_precision::float16, beam_precision::int1 })
         for (auto pol : pols)
             for (size_t rx : { 50, 90 }) { // int1: 2 words (16-byte copies), 3 (8-byte)
-                auto c = tb_reference::make_config(2, rx, 70, prec, beam_output::power, pol, 4,
-                                                   stokes_mode::IQUV);
+                auto c = tb_reference::make_config(
+                    2, rx, 70, prec, beam_output::power, pol, 4, stokes_mode::IQUV);
                 for (const auto& tile : usable_tiles(c, gpu)) {
                     check(c, 132, gpu, 9, tile);
                     c.output = beam_output::voltage;
@@ -231,15 +283,23 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
                 }
             }
     // float16 with an odd receiver count (loads of one complex value).
-    const auto odd = tb_reference::make_config(
-        1, 33, 40, beam_precision::float16, beam_output::voltage, polarization_layout::single);
+    const auto odd = tb_reference::make_config(1,
+                                               33,
+                                               40,
+                                               beam_precision::float16,
+                                               beam_output::voltage,
+                                               polarization_layout::single);
     for (const auto& tile : usable_tiles(odd, gpu))
         check(odd, 100, gpu, 11, tile);
     // Long k (many pipeline stages in steady state), both precisions.
     for (auto prec : { beam_precision::float16, beam_precision::int1 }) {
-        const auto longk = tb_reference::make_config(
-            1, prec == beam_precision::int1 ? 9000 : 1500, 40, prec, beam_output::voltage,
-            polarization_layout::single);
+        const auto longk =
+            tb_reference::make_config(1,
+                                      prec == beam_precision::int1 ? 9000 : 1500,
+                                      40,
+                                      prec,
+                                      beam_output::voltage,
+                                      polarization_layout::single);
         for (const auto& tile : usable_tiles(longk, gpu))
             check(longk, 150, gpu, 12, tile);
     }
@@ -250,20 +310,28 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
     REQUIRE_GPU(gpu);
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA tuning file";
-    const auto c = tb_reference::make_config(1, 64, 40, beam_precision::float16,
-                                             beam_output::voltage, polarization_layout::single);
+    const auto c = tb_reference::make_config(1,
+                                             64,
+                                             40,
+                                             beam_precision::float16,
+                                             beam_output::voltage,
+                                             polarization_layout::single);
     const auto tiles = usable_tiles(c, gpu);
     ASSERT_GE(tiles.size(), 2u);
     const std::string path = "/tmp/beamform_tuning_test.txt";
     const auto w = tb_reference::random_complex(c.weight_count(), 3);
     for (const std::string& wanted : { tiles[0], tiles.back() }) {
-        std::ofstream(path) << "# test\n" << cuda::tensor_beamformer_tuning_key(c) << " = " << wanted << "\n";
+        std::ofstream(path) << "# test\n"
+                            << cuda::tensor_beamformer_tuning_key(c) << " = " << wanted
+                            << "\n";
         setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
         auto engine = tensor_beamformer_engine::make(c, w, gpu);
-        EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(), wanted);
+        EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(),
+                  wanted);
     }
     std::ofstream(path) << cuda::tensor_beamformer_tuning_key(c) << " = 1x2x3/4x5/6\n";
-    auto engine = tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
+    auto engine =
+        tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
     EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(),
               cuda::tensor_beamformer_default_tile(c));
     unsetenv("BEAMFORM_TUNING_FILE");
@@ -275,8 +343,8 @@ TEST(tensor_beamformer_gpu, weight_update_takes_effect_at_next_execute)
 {
     REQUIRE_GPU(gpu);
     for (auto prec : { beam_precision::float16, beam_precision::int1 }) {
-        const auto c = tb_reference::make_config(3, 48, 155, prec, beam_output::voltage,
-                                                 polarization_layout::single);
+        const auto c = tb_reference::make_config(
+            3, 48, 155, prec, beam_output::voltage, polarization_layout::single);
         const size_t T = 37;
         const auto w1 = tb_reference::random_complex(c.weight_count(), 21);
         const auto w2 = tb_reference::random_complex(c.weight_count(), 22);
@@ -312,12 +380,18 @@ TEST(tensor_beamformer_gpu, weight_update_takes_effect_at_next_execute)
 TEST(tensor_beamformer_gpu, rejects_bad_sizes)
 {
     REQUIRE_GPU(gpu);
-    const auto c = tb_reference::make_config(1, 8, 4, beam_precision::float16,
-                                             beam_output::power, polarization_layout::single, 4);
+    const auto c = tb_reference::make_config(1,
+                                             8,
+                                             4,
+                                             beam_precision::float16,
+                                             beam_output::power,
+                                             polarization_layout::single,
+                                             4);
     const auto w = tb_reference::random_complex(c.weight_count(), 1);
     auto engine = tensor_beamformer_engine::make(c, w, gpu);
     device_memory d_in(gpu, 8 * 8 * 8), d_out(gpu, 1024);
-    EXPECT_THROW(engine->execute(d_in.get(), d_out.get(), 6, nullptr), std::invalid_argument);
+    EXPECT_THROW(engine->execute(d_in.get(), d_out.get(), 6, nullptr),
+                 std::invalid_argument);
     EXPECT_THROW(engine->set_weights(std::vector<cfloat>(3)), std::invalid_argument);
 }
 
@@ -366,7 +440,8 @@ TEST(bit_packer_gpu, matches_cpu_exactly)
             make_bit_unpacker_cpu(c)->execute(ref.data(), back_cpu.data(), T, nullptr);
             size_t bad_back = 0;
             for (size_t i = 0; i < x.size(); i++) {
-                const cfloat want(x[i].real() >= 0 ? 1.f : -1.f, x[i].imag() >= 0 ? 1.f : -1.f);
+                const cfloat want(x[i].real() >= 0 ? 1.f : -1.f,
+                                  x[i].imag() >= 0 ? 1.f : -1.f);
                 bad_back += !(back[i] == want) || !(back_cpu[i] == want);
             }
             EXPECT_EQ(bad_back, 0u) << "unpacker rx=" << rx;

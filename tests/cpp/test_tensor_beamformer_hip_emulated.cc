@@ -54,13 +54,26 @@ std::vector<float> run_hip(const tensor_beamformer_config& c,
         args.power = power;
         args.iquv = c.n_stokes() == 4;
         args.n_int = int(power ? c.n_int : 1);
-        const unsigned gx = unsigned((T + m::BN - 1) / m::BN), gy = unsigned(l.rows / m::BM);
+        const unsigned gx = unsigned((T + m::BN - 1) / m::BN),
+                       gy = unsigned(l.rows / m::BM);
         if (xy)
-            emu::launch(gx, gy, m::THREADS, m::lds_bytes<2>(),
-                        [&] { m::beamformer_mfma_kernel<2>(args); }, unsigned(c.n_channels), 64);
+            emu::launch(
+                gx,
+                gy,
+                m::THREADS,
+                m::lds_bytes<2>(),
+                [&] { m::beamformer_mfma_kernel<2>(args); },
+                unsigned(c.n_channels),
+                64);
         else
-            emu::launch(gx, gy, m::THREADS, m::lds_bytes<1>(),
-                        [&] { m::beamformer_mfma_kernel<1>(args); }, unsigned(c.n_channels), 64);
+            emu::launch(
+                gx,
+                gy,
+                m::THREADS,
+                m::lds_bytes<1>(),
+                [&] { m::beamformer_mfma_kernel<1>(args); },
+                unsigned(c.n_channels),
+                64);
         return out;
     }
     const auto l = make_operand_layout(c, 16, 32);
@@ -85,7 +98,8 @@ std::vector<float> run_hip(const tensor_beamformer_config& c,
     args.power = power;
     args.iquv = c.n_stokes() == 4;
     args.n_int = int(power ? c.n_int : 1);
-    emu::launch(3, 1, 256, 0, [&] { m::beamformer_int1_kernel(args); }, 1, 64);
+    emu::launch(
+        3, 1, 256, 0, [&] { m::beamformer_int1_kernel(args); }, 1, 64);
     return out;
 }
 
@@ -112,12 +126,27 @@ void check(const tensor_beamformer_config& c, size_t T)
 TEST(tensor_beamformer_hip_emulated, float16)
 {
     using P = polarization_layout;
-    check(make_config(3, 48, 155, beam_precision::float16, beam_output::voltage, P::single), 37);
-    check(make_config(1, 33, 20, beam_precision::float16, beam_output::voltage, P::single), 131);
-    check(make_config(2, 1, 7, beam_precision::float16, beam_output::power, P::single, 5), 45);
-    check(make_config(1, 100, 40, beam_precision::float16, beam_output::voltage, P::single), 70);
-    check(make_config(2, 48, 70, beam_precision::float16, beam_output::voltage, P::xy_pairs), 37);
-    check(make_config(1, 34, 21, beam_precision::float16, beam_output::power, P::xy_pairs, 4,
+    check(
+        make_config(3, 48, 155, beam_precision::float16, beam_output::voltage, P::single),
+        37);
+    check(
+        make_config(1, 33, 20, beam_precision::float16, beam_output::voltage, P::single),
+        131);
+    check(make_config(2, 1, 7, beam_precision::float16, beam_output::power, P::single, 5),
+          45);
+    check(
+        make_config(1, 100, 40, beam_precision::float16, beam_output::voltage, P::single),
+        70);
+    check(make_config(
+              2, 48, 70, beam_precision::float16, beam_output::voltage, P::xy_pairs),
+          37);
+    check(make_config(1,
+                      34,
+                      21,
+                      beam_precision::float16,
+                      beam_output::power,
+                      P::xy_pairs,
+                      4,
                       stokes_mode::IQUV),
           68);
 }
@@ -125,9 +154,17 @@ TEST(tensor_beamformer_hip_emulated, float16)
 TEST(tensor_beamformer_hip_emulated, int1)
 {
     using P = polarization_layout;
-    check(make_config(3, 48, 155, beam_precision::int1, beam_output::voltage, P::single), 37);
-    check(make_config(1, 33, 20, beam_precision::int1, beam_output::power, P::single, 3), 39);
-    check(make_config(2, 66, 19, beam_precision::int1, beam_output::power, P::xy_pairs, 4,
+    check(make_config(3, 48, 155, beam_precision::int1, beam_output::voltage, P::single),
+          37);
+    check(make_config(1, 33, 20, beam_precision::int1, beam_output::power, P::single, 3),
+          39);
+    check(make_config(2,
+                      66,
+                      19,
+                      beam_precision::int1,
+                      beam_output::power,
+                      P::xy_pairs,
+                      4,
                       stokes_mode::IQUV),
           48);
 }
