@@ -557,9 +557,9 @@ std::string wgmma_tile(const context& ctx, const bench_config& b)
 {
     if (!cuda::tb_wgmma_available(ctx.gpu.index))
         return "";
-    const std::string preferred = (b.fp16_input || b.cfg.precision == beam_precision::int1)
-                                      ? "128x256x128/wgmma/4"
-                                      : "256x128x128/wgmma/4";
+    const std::string preferred =
+        (b.fp16_input || b.cfg.precision == beam_precision::int1) ? "128x256x128/wgmma/4"
+                                                                  : "256x128x128/wgmma/4";
     std::string first;
     for (const auto& t : cuda::tensor_beamformer_tiles(b.cfg)) {
         if (t == preferred)

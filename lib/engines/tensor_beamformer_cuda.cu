@@ -239,10 +239,13 @@ public:
         BF_GPU_CHECK(cudaEventCreateWithFlags(&d_upload_done, cudaEventDisableTiming));
         BF_GPU_CHECK(cudaEventCreateWithFlags(&d_last_use, cudaEventDisableTiming));
         if (weights.empty()) {
-            // Benchmark use: zero weights until fill_random_weights().
+            // Benchmark use: zero weights until fill_random_weights(). The
+            // memsets run on the legacy stream: wait for them, so that no
+            // execute() on a non-blocking stream can overtake them.
             BF_GPU_CHECK(cudaMemset(d_weights.get(), 0, d_weights.size()));
             if (d_row_popc.get())
                 BF_GPU_CHECK(cudaMemset(d_row_popc.get(), 0, d_row_popc.size()));
+            BF_GPU_CHECK(cudaDeviceSynchronize());
         } else {
             set_weights(weights);
         }
@@ -437,7 +440,8 @@ private:
                 if (d_used)
                     BF_GPU_CHECK(cudaEventSynchronize(d_last_use));
                 d_col_popc = device_memory(d_device, need);
-            }
+            } else if (d_used) // the previous call's kernel may run on another stream
+                BF_GPU_CHECK(cudaStreamWaitEvent(s, d_last_use, 0));
             const size_t n_rows = n_times * c.n_channels;
             const unsigned warps_per_block = 8;
             tb_kernels::column_popc_kernel<>
