@@ -881,6 +881,8 @@ int main(int argc, char** argv)
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);
+        const double peak_wg_f16 = cuda::tb_wgmma_peak_tops(0, false);
+        const double peak_wg_b1 = cuda::tb_wgmma_peak_tops(0, true);
         std::cout << "wgmma (sm_90a) kernels: "
                   << (cuda::tb_wgmma_available(0) ? "available"
                                                   : "not available on this GPU")
@@ -904,6 +906,10 @@ int main(int argc, char** argv)
         add_ceiling("cuBLAS HGEMM", ctx.hgemm_tflops, "TFLOP/s");
         add_ceiling("mma.sync fp16 m16n8k16 peak", peak_f16, "TOPs/s");
         add_ceiling("mma.sync b1 AND m16n8k256 peak", peak_b1, "TOPs/s");
+        if (peak_wg_f16 > 0) {
+            add_ceiling("wgmma fp16 m64n256k16 peak", peak_wg_f16, "TOPs/s");
+            add_ceiling("wgmma b1 AND m64n256k256 peak", peak_wg_b1, "TOPs/s");
+        }
 
         const auto configs = all_configs(quick);
         if (tune) {

@@ -66,6 +66,9 @@ void tb_register_int1_variants(std::vector<tb_variant>& v);
 void tb_register_wgmma_variants(std::vector<tb_variant>& v);
 //! Whether the wgmma (sm_90a) kernels run on this device.
 bool tb_wgmma_available(int device);
+//! wgmma m64n256 peak in TOPs/s (fp16 k16 or b1 AND k256), no global memory; 0 if
+//! unavailable.
+double tb_wgmma_peak_tops(int device, bool int1);
 
 //! Tile names compiled for this configuration's precision and layout
 //! (wgmma tiles, "...x128/wgmma/S", included; see tb_wgmma_available).
