@@ -24,6 +24,9 @@ namespace py = pybind11;
 void bind_device(py::module& m);
 void bind_sample_format(py::module& m);
 void bind_convert(py::module& m);
+void bind_array_geometry(py::module& m);
+void bind_phase_shift(py::module& m);
+void bind_array_source(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +58,8 @@ PYBIND11_MODULE(beamform_python, m)
     bind_device(m);
     bind_sample_format(m);
     bind_convert(m);
+    bind_array_geometry(m);
+    bind_phase_shift(m);
+    bind_array_source(m);
     // ) END BINDING_FUNCTION_CALLS
 }
