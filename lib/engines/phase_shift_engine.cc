@@ -50,6 +50,25 @@ double fraction_of_product(double a, double b, double c)
     return x - std::rint(x);
 }
 
+/*!
+ * cos and sin of 2 pi x for x in cycles. The quarter-cycle reduction is exact
+ * in double (x - q/4 with q = rint(4x)), so the library only sees |angle| <=
+ * pi/4, its fastest and most accurate range.
+ */
+inline void cos_sin_of_cycles(double x, double& c, double& s)
+{
+    constexpr double two_pi = 6.28318530717958647692;
+    const double q = std::rint(4.0 * x);
+    const double r = two_pi * (x - 0.25 * q);
+    const double cr = std::cos(r), sr = std::sin(r);
+    switch (static_cast<int>(q) & 3) {
+    case 0: c = cr;  s = sr;  break;
+    case 1: c = -sr; s = cr;  break;
+    case 2: c = -cr; s = -sr; break;
+    default: c = sr; s = -cr; break;
+    }
+}
+
 } // namespace
 
 void phase_shift_config::validate() const
@@ -167,13 +186,14 @@ private:
     //! g_a exp(-2 pi i phase_cycles(n)) for every (channel, receiver), in double.
     void fill_table(uint64_t n)
     {
-        constexpr double two_pi = 6.28318530717958647692;
         for (size_t j = 0; j < d_table.size(); j++) {
             const double x =
                 phase_cycles(d_coeff.offset[j], d_coeff.step_hi[j], d_coeff.step_lo[j], n);
-            const std::complex<double> w =
-                std::complex<double>(d_coeff.gains[j]) * std::polar(1.0, -two_pi * x);
-            d_table[j] = std::complex<float>(w);
+            double c, s;
+            cos_sin_of_cycles(x, c, s);
+            // g (c - i s), written out (std::complex's operator* adds NaN checks).
+            const double gr = d_coeff.gains[j].real(), gi = d_coeff.gains[j].imag();
+            d_table[j] = std::complex<float>(float(gr * c + gi * s), float(gi * c - gr * s));
         }
     }
 
