@@ -278,6 +278,9 @@ void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
                     "message key \"az_el\" needs receiver positions: call set_geometry first");
             next.delays = geometric_delays(
                 d_positions, az_el[0], az_el[1], d_reference_index, d_propagation_speed);
+            // A fixed pointing, like point_at(): no rates unless the message gives them.
+            if (!pmt::dict_has_key(msg, key_rates))
+                next.rates.assign(n, 0.0);
         }
         queue_update(next, msg);
     } catch (const std::exception& e) {

@@ -214,7 +214,7 @@ def test_set_delays_before_start_applies_from_item_zero(rng, device):
 @pytest.mark.parametrize("device", HOST_DEVICES)
 def test_az_el_message_and_bad_message(rng, device):
     positions = [[0, 0, 0], [3.1, -0.7, 0.2], [-1.3, 4.4, 0.0]]
-    blk = beamform.phase_shift(1, 3, [1.4e9], 1e-4, [], [], [], 0.0, device)
+    blk = beamform.phase_shift(1, 3, [1.4e9], 1e-4, [], [1e-9], [], 0.0, device)
     blk.set_geometry(positions)
     # Bad messages are logged and ignored; az_el pointing is applied.
     blk._post(pmt.intern("delays"), pmt.from_long(3))
@@ -226,6 +226,7 @@ def test_az_el_message_and_bad_message(rng, device):
     out, _ = run_block(spectra, blk)
     want = beamform.geometric_delays(positions, 37.0, 52.0)
     assert np.allclose(blk.delays(), want, rtol=0, atol=1e-18)
+    assert blk.rates() == [0.0, 0.0, 0.0]  # a fixed pointing, like point_at()
     assert blk.updates_applied() == 1
     expected = expected_output(spectra, np.array([1.4e9]), 1e-4, np.array(want), np.zeros(3), np.ones(3), 0.0)
     assert relative_error(out, expected) < 2e-7

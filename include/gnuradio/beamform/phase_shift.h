@@ -47,8 +47,8 @@ namespace beamform {
  *            receiver), "rates" (s/s, same forms), "gains" (c32vector or list
  *            of complex; one or one per receiver), "t0" (real, seconds),
  *   "az_el"  (pair, tuple or vector (azimuth_deg, elevation_deg)): delays =
- *            geometric_delays of the positions given by set_geometry(); not
- *            together with "delays".
+ *            geometric_delays of the positions given by set_geometry() and
+ *            rates 0 (unless "rates" is given); not together with "delays".
  * Keys not present keep their values. A bad message is logged as an error and
  * ignored (the flowgraph keeps running).
  *
