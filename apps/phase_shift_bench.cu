@@ -44,7 +44,8 @@ phase_shift_config make_config(size_t channels, size_t receivers)
     phase_shift_config c;
     c.n_channels = channels;
     c.n_receivers = receivers;
-    c.item_period = channels / 200e6; // LOFAR-like: 200 MHz sampled, critically channelized
+    c.item_period =
+        channels / 200e6; // LOFAR-like: 200 MHz sampled, critically channelized
     for (size_t k = 0; k < channels; k++)
         c.channel_frequencies.push_back(100e6 + k * 200e6 / channels);
     return c;
@@ -85,8 +86,10 @@ double time_cpu_ms(F&& fn, int runs)
 int main(int argc, char** argv)
 {
     const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
-    const auto channel_list = parse_list(bench::option(argc, argv, "channels", "256,1024"));
-    const size_t target_bytes = std::stoull(bench::option(argc, argv, "bytes", "805306368"));
+    const auto channel_list =
+        parse_list(bench::option(argc, argv, "channels", "256,1024"));
+    const size_t target_bytes =
+        std::stoull(bench::option(argc, argv, "bytes", "805306368"));
     const int runs = std::stoi(bench::option(argc, argv, "runs", "50"));
     const std::string json = bench::option(argc, argv, "json", "phase_shift_bench.json");
 
@@ -98,15 +101,24 @@ int main(int argc, char** argv)
     const double ceiling_1gib = bench::copy_ceiling_gbps(stream);
     bench::report report("phase_shift_bench");
 
-    std::printf("phase_shift_bench on %s: spectra fc32 [items][channels][%zu receivers],\n"
-                "GB/s = (bytes read + bytes written) / time; copy = cudaMemcpyAsync D2D of the "
-                "same bytes in this run\n(1 GiB D2D copy ceiling: %.0f GB/s)\n\n",
-                device.c_str(),
-                receivers,
-                ceiling_1gib);
+    std::printf(
+        "phase_shift_bench on %s: spectra fc32 [items][channels][%zu receivers],\n"
+        "GB/s = (bytes read + bytes written) / time; copy = cudaMemcpyAsync D2D of the "
+        "same bytes in this run\n(1 GiB D2D copy ceiling: %.0f GB/s)\n\n",
+        device.c_str(),
+        receivers,
+        ceiling_1gib);
     std::printf("%-9s %-7s %-9s %-10s %-9s %-9s %-9s %-14s %-14s %-14s\n",
-                "channels", "items", "MB in", "gpu ms", "gpu GB/s", "copy GB/s", "of copy",
-                "cpu static", "cpu tracking", "gr mult_const");
+                "channels",
+                "items",
+                "MB in",
+                "gpu ms",
+                "gpu GB/s",
+                "copy GB/s",
+                "of copy",
+                "cpu static",
+                "cpu tracking",
+                "gr mult_const");
 
     for (size_t channels : channel_list) {
         const size_t elements = channels * receivers; // per item
@@ -138,30 +150,45 @@ int main(int argc, char** argv)
         const double copy_gbps = 2.0 * bytes / (copy_t.median_ms * 1e-3) / 1e9;
 
         // CPU: a slice of the same data (the CPU engine is ~1000x slower).
-        const size_t cpu_items = std::max<size_t>(1, std::min<size_t>(items, (32u << 20) / item_bytes));
+        const size_t cpu_items =
+            std::max<size_t>(1, std::min<size_t>(items, (32u << 20) / item_bytes));
         std::vector<cf> host_in(cpu_items * elements), host_out(cpu_items * elements),
             gpu_slice(cpu_items * elements);
-        BENCH_CHECK(cudaMemcpy(host_in.data(), d_in.ptr, host_in.size() * sizeof(cf), cudaMemcpyDeviceToHost));
+        BENCH_CHECK(cudaMemcpy(host_in.data(),
+                               d_in.ptr,
+                               host_in.size() * sizeof(cf),
+                               cudaMemcpyDeviceToHost));
         // Correctness check of the timed GPU output against the CPU reference.
         engine->execute(d_in.as<cf>(), d_out.as<cf>(), cpu_items, first_item, stream);
         BENCH_CHECK(cudaStreamSynchronize(stream));
-        BENCH_CHECK(cudaMemcpy(gpu_slice.data(), d_out.ptr, gpu_slice.size() * sizeof(cf), cudaMemcpyDeviceToHost));
+        BENCH_CHECK(cudaMemcpy(gpu_slice.data(),
+                               d_out.ptr,
+                               gpu_slice.size() * sizeof(cf),
+                               cudaMemcpyDeviceToHost));
         auto cpu_tracking = phase_shift_engine::make(config, tracking, cpu);
         auto cpu_static = phase_shift_engine::make(config, fixed, cpu);
-        cpu_tracking->execute(host_in.data(), host_out.data(), cpu_items, first_item, nullptr);
+        cpu_tracking->execute(
+            host_in.data(), host_out.data(), cpu_items, first_item, nullptr);
         double num = 0, den = 0;
         for (size_t i = 0; i < host_out.size(); i++) {
-            num += std::norm(std::complex<double>(gpu_slice[i]) - std::complex<double>(host_out[i]));
+            num += std::norm(std::complex<double>(gpu_slice[i]) -
+                             std::complex<double>(host_out[i]));
             den += std::norm(std::complex<double>(host_out[i]));
         }
         const double rel_err = std::sqrt(num / den);
 
         const int cpu_runs = 5;
         const double static_ms = time_cpu_ms(
-            [&] { cpu_static->execute(host_in.data(), host_out.data(), cpu_items, first_item, nullptr); },
+            [&] {
+                cpu_static->execute(
+                    host_in.data(), host_out.data(), cpu_items, first_item, nullptr);
+            },
             cpu_runs);
         const double tracking_ms = time_cpu_ms(
-            [&] { cpu_tracking->execute(host_in.data(), host_out.data(), cpu_items, first_item, nullptr); },
+            [&] {
+                cpu_tracking->execute(
+                    host_in.data(), host_out.data(), cpu_items, first_item, nullptr);
+            },
             cpu_runs);
         // GNU Radio's CPU peer for fixed phases: multiply_const_vcc with one
         // phasor per (channel, receiver), called through work() directly.
@@ -171,18 +198,30 @@ int main(int argc, char** argv)
         auto gr_mult = gr::blocks::multiply_const_vcc::make(phasors);
         gr_vector_const_void_star gr_in{ host_in.data() };
         gr_vector_void_star gr_out{ host_out.data() };
-        const double gr_ms = time_cpu_ms(
-            [&] { gr_mult->work(int(cpu_items), gr_in, gr_out); }, cpu_runs);
+        const double gr_ms =
+            time_cpu_ms([&] { gr_mult->work(int(cpu_items), gr_in, gr_out); }, cpu_runs);
         const double cpu_bytes = 2.0 * cpu_items * item_bytes;
         auto cpu_gbps = [&](double ms) { return cpu_bytes / (ms * 1e-3) / 1e9; };
 
-        std::printf("%-9zu %-7zu %-9.0f %-10.3f %-9.0f %-9.0f %-9.1f%% %-6.2f GB/s   %-6.3f GB/s   %-6.2f GB/s\n",
-                    channels, items, bytes / 1e6, gpu_t.median_ms, gpu_gbps, copy_gbps,
-                    100.0 * gpu_gbps / copy_gbps, cpu_gbps(static_ms), cpu_gbps(tracking_ms),
+        std::printf("%-9zu %-7zu %-9.0f %-10.3f %-9.0f %-9.0f %-9.1f%% %-6.2f GB/s   "
+                    "%-6.3f GB/s   %-6.2f GB/s\n",
+                    channels,
+                    items,
+                    bytes / 1e6,
+                    gpu_t.median_ms,
+                    gpu_gbps,
+                    copy_gbps,
+                    100.0 * gpu_gbps / copy_gbps,
+                    cpu_gbps(static_ms),
+                    cpu_gbps(tracking_ms),
                     cpu_gbps(gr_ms));
         std::printf("          gpu vs cpu relative error on the first %zu items: %.2e; "
                     "gpu min/max %.3f/%.3f ms; cpu slice %zu items, 1 thread\n",
-                    cpu_items, rel_err, gpu_t.min_ms, gpu_t.max_ms, cpu_items);
+                    cpu_items,
+                    rel_err,
+                    gpu_t.min_ms,
+                    gpu_t.max_ms,
+                    cpu_items);
 
         report.row();
         report.set("channels", double(channels));
@@ -199,11 +238,14 @@ int main(int argc, char** argv)
         report.set("cpu_static_gbps", cpu_gbps(static_ms));
         report.set("cpu_tracking_gbps", cpu_gbps(tracking_ms));
         report.set("gr_multiply_const_vcc_gbps", cpu_gbps(gr_ms));
-        report.set("cpu_tracking_ns_per_element", tracking_ms * 1e6 / (cpu_items * elements));
+        report.set("cpu_tracking_ns_per_element",
+                   tracking_ms * 1e6 / (cpu_items * elements));
     }
-    std::printf("\ncpu static: no delay rates (one phasor table, VOLK multiply); cpu tracking: "
-                "rates != 0 (every phasor re-evaluated per item in double).\n"
-                "gr mult_const: GNU Radio blocks.multiply_const_vcc on the same slice (fixed phases only).\n");
+    std::printf(
+        "\ncpu static: no delay rates (one phasor table, VOLK multiply); cpu tracking: "
+        "rates != 0 (every phasor re-evaluated per item in double).\n"
+        "gr mult_const: GNU Radio blocks.multiply_const_vcc on the same slice (fixed "
+        "phases only).\n");
     report.write_json(json);
     std::printf("JSON: %s\n", json.c_str());
     cudaStreamDestroy(stream);

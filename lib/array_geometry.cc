@@ -35,7 +35,8 @@ void check_positions(const std::vector<std::array<double, 3>>& positions)
 void check_speed(double propagation_speed)
 {
     if (!(propagation_speed > 0) || !std::isfinite(propagation_speed))
-        throw std::invalid_argument("propagation_speed must be a finite number > 0 (m/s)");
+        throw std::invalid_argument(
+            "propagation_speed must be a finite number > 0 (m/s)");
 }
 
 } // namespace
@@ -83,8 +84,11 @@ std::vector<double> geometric_delays(const std::vector<std::array<double, 3>>& p
         throw std::invalid_argument("reference_index must be in [0, " +
                                     std::to_string(positions.size() - 1) + "], got " +
                                     std::to_string(reference_index));
-    return geometric_delays(
-        positions, azimuth_deg, elevation_deg, positions[reference_index], propagation_speed);
+    return geometric_delays(positions,
+                            azimuth_deg,
+                            elevation_deg,
+                            positions[reference_index],
+                            propagation_speed);
 }
 
 double max_representable_delay(double channel_bandwidth, double fraction)
@@ -122,7 +126,8 @@ std::string check_representable_delays(const std::vector<double>& delays,
         msg << " ...";
     msg << "): a per-channel phase cannot represent a delay that smears within a "
            "channel (coherent gain sinc(B tau) < "
-        << std::sin(3.14159265358979323846 * fraction) / (3.14159265358979323846 * fraction)
+        << std::sin(3.14159265358979323846 * fraction) /
+               (3.14159265358979323846 * fraction)
         << "); apply a coarse sample delay before the channelizer";
     return msg.str();
 }

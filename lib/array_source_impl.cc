@@ -78,18 +78,18 @@ void array_source_config::validate_and_complete()
     else if (amplitudes.size() == 1)
         amplitudes.assign(n, amplitudes[0]);
     if (amplitudes.size() != n)
-        throw std::invalid_argument("amplitudes must be empty, one value, or one per source (" +
-                                    std::to_string(n) + "), got " +
-                                    std::to_string(amplitudes.size()));
+        throw std::invalid_argument(
+            "amplitudes must be empty, one value, or one per source (" +
+            std::to_string(n) + "), got " + std::to_string(amplitudes.size()));
     check_finite_values("amplitudes", amplitudes);
     if (phases.empty())
         phases.assign(n, 0.0);
     else if (phases.size() == 1)
         phases.assign(n, phases[0]);
     if (phases.size() != n)
-        throw std::invalid_argument("phases must be empty, one value, or one per source (" +
-                                    std::to_string(n) + "), got " +
-                                    std::to_string(phases.size()));
+        throw std::invalid_argument(
+            "phases must be empty, one value, or one per source (" + std::to_string(n) +
+            "), got " + std::to_string(phases.size()));
     check_finite_values("phases", phases);
     if (!(noise_amplitude >= 0) || !std::isfinite(noise_amplitude))
         throw std::invalid_argument("noise_amplitude must be a finite number >= 0");
@@ -140,10 +140,11 @@ array_source::sptr array_source::make(const std::vector<std::array<double, 3>>& 
 }
 
 array_source_impl::array_source_impl(const array_source_config& config)
-    : gr::sync_block("array_source",
-                     gr::io_signature::make(0, 0, 0),
-                     gr::io_signature::make(
-                         1, 1, config.positions.size() * sample_size(config.output_format))),
+    : gr::sync_block(
+          "array_source",
+          gr::io_signature::make(0, 0, 0),
+          gr::io_signature::make(
+              1, 1, config.positions.size() * sample_size(config.output_format))),
       d_config(config),
       d_n_receivers(config.positions.size()),
       d_n_sources(config.azimuths.size()),
@@ -196,8 +197,10 @@ int array_source_impl::work(int noutput_items,
                      pmt::make_tuple(pmt::from_uint64(uint64_t(whole)),
                                      pmt::from_double(d_config.start_time - whole)),
                      src);
-        add_item_tag(0, 0, pmt::mp("rx_freq"), pmt::from_double(d_config.center_freq), src);
-        add_item_tag(0, 0, pmt::mp("rx_rate"), pmt::from_double(d_config.sample_rate), src);
+        add_item_tag(
+            0, 0, pmt::mp("rx_freq"), pmt::from_double(d_config.center_freq), src);
+        add_item_tag(
+            0, 0, pmt::mp("rx_rate"), pmt::from_double(d_config.sample_rate), src);
     }
 
     const size_t n_items = size_t(noutput_items);
@@ -208,7 +211,8 @@ int array_source_impl::work(int noutput_items,
             row[a] = 0.0f;
         for (size_t k = 0; k < d_n_sources; k++) {
             // Baseband tone phase from the integer sample index, never accumulated.
-            const double cycles = phase_cycles(0.0, d_cycles_per_sample[k], 0.0, first + t);
+            const double cycles =
+                phase_cycles(0.0, d_cycles_per_sample[k], 0.0, first + t);
             const std::complex<double> tone = std::polar(1.0, two_pi * cycles);
             const std::complex<double>* phasor = d_phasors.data() + k * d_n_receivers;
             for (size_t a = 0; a < d_n_receivers; a++)
@@ -216,7 +220,8 @@ int array_source_impl::work(int noutput_items,
         }
         if (d_config.noise_amplitude > 0)
             for (size_t a = 0; a < d_n_receivers; a++)
-                row[a] += std::complex<float>(d_normal(d_generator), d_normal(d_generator));
+                row[a] +=
+                    std::complex<float>(d_normal(d_generator), d_normal(d_generator));
     }
 
     const size_t n_values = 2 * n_items * d_n_receivers;

@@ -50,10 +50,10 @@ private:
     array_source_config d_config;
     size_t d_n_receivers;
     size_t d_n_sources;
-    std::vector<double> d_delays;                  //!< [sources][receivers], s
-    std::vector<double> d_cycles_per_sample;       //!< per source
-    std::vector<std::complex<double>> d_phasors;   //!< [sources][receivers]
-    std::vector<std::complex<float>> d_samples;    //!< one work call, fc32
+    std::vector<double> d_delays;                //!< [sources][receivers], s
+    std::vector<double> d_cycles_per_sample;     //!< per source
+    std::vector<std::complex<double>> d_phasors; //!< [sources][receivers]
+    std::vector<std::complex<float>> d_samples;  //!< one work call, fc32
     std::mt19937_64 d_generator;
     std::normal_distribution<float> d_normal;
 };

@@ -47,7 +47,8 @@ std::vector<double> reals_from_pmt(const pmt::pmt_t& v, const std::string& key)
     std::vector<double> out;
     auto one = [&](const pmt::pmt_t& x) {
         if (!pmt::is_real(x) && !pmt::is_integer(x))
-            throw std::invalid_argument("message key \"" + key + "\" must hold real numbers");
+            throw std::invalid_argument("message key \"" + key +
+                                        "\" must hold real numbers");
         out.push_back(pmt::to_double(x));
     };
     if (pmt::is_f64vector(v)) {
@@ -141,23 +142,19 @@ phase_shift::sptr phase_shift::make(int n_channels,
         expand_per_receiver("gains", gains, config.n_receivers, gr_complex(1.0f, 0.0f));
     model.t0 = t0;
     model.validate(config.n_receivers);
-    return gnuradio::make_block_sptr<phase_shift_impl>(config, model, select_device(device));
+    return gnuradio::make_block_sptr<phase_shift_impl>(
+        config, model, select_device(device));
 }
 
 phase_shift_impl::phase_shift_impl(const phase_shift_config& config,
                                    const phase_shift_delays& delays,
                                    const device_spec& device)
-    : gr::sync_block("phase_shift",
-                     device_block::signature(1,
-                                             1,
-                                             config.n_channels * config.n_receivers *
-                                                 sizeof(gr_complex),
-                                             device),
-                     device_block::signature(1,
-                                             1,
-                                             config.n_channels * config.n_receivers *
-                                                 sizeof(gr_complex),
-                                             device)),
+    : gr::sync_block(
+          "phase_shift",
+          device_block::signature(
+              1, 1, config.n_channels * config.n_receivers * sizeof(gr_complex), device),
+          device_block::signature(
+              1, 1, config.n_channels * config.n_receivers * sizeof(gr_complex), device)),
       device_block(device),
       d_config(config),
       d_max_delay(gr::beamform::max_representable_delay(channel_bandwidth(config))),
@@ -213,10 +210,9 @@ void phase_shift_impl::set_geometry(const std::vector<std::array<double, 3>>& po
                                     double propagation_speed)
 {
     if (positions.size() != d_config.n_receivers)
-        throw std::invalid_argument("positions must have n_receivers = " +
-                                    std::to_string(d_config.n_receivers) +
-                                    " (east, north, up) triples, got " +
-                                    std::to_string(positions.size()));
+        throw std::invalid_argument(
+            "positions must have n_receivers = " + std::to_string(d_config.n_receivers) +
+            " (east, north, up) triples, got " + std::to_string(positions.size()));
     // Checks everything else (finite, reference_index range, speed > 0).
     geometric_delays(positions, 0.0, 90.0, reference_index, propagation_speed);
     std::lock_guard<std::mutex> lock(d_mutex);
@@ -252,10 +248,16 @@ void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
             throw std::invalid_argument("message has both \"delays\" and \"az_el\"");
         if (has_delays)
             next.delays = expand_per_receiver(
-                "delays", reals_from_pmt(pmt::dict_ref(msg, key_delays, pmt::PMT_NIL), "delays"), n, 0.0);
+                "delays",
+                reals_from_pmt(pmt::dict_ref(msg, key_delays, pmt::PMT_NIL), "delays"),
+                n,
+                0.0);
         if (pmt::dict_has_key(msg, key_rates))
             next.rates = expand_per_receiver(
-                "rates", reals_from_pmt(pmt::dict_ref(msg, key_rates, pmt::PMT_NIL), "rates"), n, 0.0);
+                "rates",
+                reals_from_pmt(pmt::dict_ref(msg, key_rates, pmt::PMT_NIL), "rates"),
+                n,
+                0.0);
         if (pmt::dict_has_key(msg, key_gains))
             next.gains = expand_per_receiver(
                 "gains",
@@ -263,19 +265,21 @@ void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
                 n,
                 gr_complex(1.0f, 0.0f));
         if (pmt::dict_has_key(msg, key_t0)) {
-            const auto t0 = reals_from_pmt(pmt::dict_ref(msg, key_t0, pmt::PMT_NIL), "t0");
+            const auto t0 =
+                reals_from_pmt(pmt::dict_ref(msg, key_t0, pmt::PMT_NIL), "t0");
             if (t0.size() != 1)
                 throw std::invalid_argument("message key \"t0\" must be one real number");
             next.t0 = t0[0];
         }
         if (has_az_el) {
-            const auto az_el = reals_from_pmt(pmt::dict_ref(msg, key_az_el, pmt::PMT_NIL), "az_el");
+            const auto az_el =
+                reals_from_pmt(pmt::dict_ref(msg, key_az_el, pmt::PMT_NIL), "az_el");
             if (az_el.size() != 2)
                 throw std::invalid_argument(
                     "message key \"az_el\" must hold (azimuth_deg, elevation_deg)");
             if (d_positions.empty())
-                throw std::invalid_argument(
-                    "message key \"az_el\" needs receiver positions: call set_geometry first");
+                throw std::invalid_argument("message key \"az_el\" needs receiver "
+                                            "positions: call set_geometry first");
             next.delays = geometric_delays(
                 d_positions, az_el[0], az_el[1], d_reference_index, d_propagation_speed);
             // A fixed pointing, like point_at(): no rates unless the message gives them.
@@ -323,7 +327,8 @@ int phase_shift_impl::work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_mutex);
         if (d_pending) {
             d_engine->set_delays(d_model);
-            add_item_tag(0, nitems_written(0), tag_update, d_pending_description, alias_pmt());
+            add_item_tag(
+                0, nitems_written(0), tag_update, d_pending_description, alias_pmt());
             d_pending = false;
             d_pending_description = pmt::PMT_NIL;
             d_updates_applied++;

@@ -37,11 +37,8 @@ struct phase_shift_tables {
 constexpr int phase_shift_threads = 256;
 constexpr int phase_shift_items_per_thread = 8;
 
-__device__ inline float2 phase_shift_phasor(double offset,
-                                            double step_hi,
-                                            double step_lo,
-                                            float2 gain,
-                                            uint64_t n)
+__device__ inline float2
+phase_shift_phasor(double offset, double step_hi, double step_lo, float2 gain, uint64_t n)
 {
     const double nd = double(n); // exact for n < 2^53
     const double hi = step_hi * nd;
@@ -91,8 +88,8 @@ __global__ void __launch_bounds__(phase_shift_threads)
                 v[k] = in[(t0 + k) * n_elements + j];
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                const float2 w =
-                    phase_shift_phasor(offset, step_hi, step_lo, gain, first_item + t0 + k);
+                const float2 w = phase_shift_phasor(
+                    offset, step_hi, step_lo, gain, first_item + t0 + k);
                 out[(t0 + k) * n_elements + j] = complex_multiply(w, v[k]);
             }
         } else {
@@ -115,7 +112,8 @@ inline void launch_phase_shift(const float2* in,
 {
     if (n_items == 0)
         return;
-    const unsigned blocks_x = (n_elements + phase_shift_threads - 1) / phase_shift_threads;
+    const unsigned blocks_x =
+        (n_elements + phase_shift_threads - 1) / phase_shift_threads;
     const size_t chunks =
         (n_items + phase_shift_items_per_thread - 1) / phase_shift_items_per_thread;
     const unsigned blocks_y = unsigned(chunks < 65535 ? chunks : 65535);

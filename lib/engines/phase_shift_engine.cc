@@ -62,10 +62,22 @@ inline void cos_sin_of_cycles(double x, double& c, double& s)
     const double r = two_pi * (x - 0.25 * q);
     const double cr = std::cos(r), sr = std::sin(r);
     switch (static_cast<int>(q) & 3) {
-    case 0: c = cr;  s = sr;  break;
-    case 1: c = -sr; s = cr;  break;
-    case 2: c = -cr; s = -sr; break;
-    default: c = sr; s = -cr; break;
+    case 0:
+        c = cr;
+        s = sr;
+        break;
+    case 1:
+        c = -sr;
+        s = cr;
+        break;
+    case 2:
+        c = -cr;
+        s = -sr;
+        break;
+    default:
+        c = sr;
+        s = -cr;
+        break;
     }
 }
 
@@ -84,9 +96,9 @@ void phase_shift_config::validate() const
             "n_channels * n_receivers must be at most 67108864 (item of 512 MiB), got " +
             std::to_string(n_channels * n_receivers));
     if (channel_frequencies.size() != n_channels)
-        throw std::invalid_argument("channel_frequencies must have n_channels = " +
-                                    std::to_string(n_channels) + " entries (Hz), got " +
-                                    std::to_string(channel_frequencies.size()));
+        throw std::invalid_argument(
+            "channel_frequencies must have n_channels = " + std::to_string(n_channels) +
+            " entries (Hz), got " + std::to_string(channel_frequencies.size()));
     check_all_finite("channel_frequencies", channel_frequencies);
     if (!(item_period > 0) || !std::isfinite(item_period))
         throw std::invalid_argument("item_period must be a finite number > 0 (seconds)");
@@ -178,7 +190,8 @@ public:
         for (size_t t = 0; t < n_items; t++) {
             if (!d_static)
                 fill_table(first_item + t);
-            volk_32fc_x2_multiply_32fc(out + t * n_cr, in + t * n_cr, d_table.data(), n_cr);
+            volk_32fc_x2_multiply_32fc(
+                out + t * n_cr, in + t * n_cr, d_table.data(), n_cr);
         }
     }
 
@@ -187,13 +200,14 @@ private:
     void fill_table(uint64_t n)
     {
         for (size_t j = 0; j < d_table.size(); j++) {
-            const double x =
-                phase_cycles(d_coeff.offset[j], d_coeff.step_hi[j], d_coeff.step_lo[j], n);
+            const double x = phase_cycles(
+                d_coeff.offset[j], d_coeff.step_hi[j], d_coeff.step_lo[j], n);
             double c, s;
             cos_sin_of_cycles(x, c, s);
             // g (c - i s), written out (std::complex's operator* adds NaN checks).
             const double gr = d_coeff.gains[j].real(), gi = d_coeff.gains[j].imag();
-            d_table[j] = std::complex<float>(float(gr * c + gi * s), float(gi * c - gr * s));
+            d_table[j] =
+                std::complex<float>(float(gr * c + gi * s), float(gi * c - gr * s));
         }
     }
 
@@ -211,9 +225,10 @@ std::unique_ptr<phase_shift_engine> make_phase_shift_cpu(const phase_shift_confi
     return std::make_unique<phase_shift_cpu>(config, delays);
 }
 
-std::unique_ptr<phase_shift_engine> phase_shift_engine::make(const phase_shift_config& config,
-                                                             const phase_shift_delays& delays,
-                                                             const device_spec& device)
+std::unique_ptr<phase_shift_engine>
+phase_shift_engine::make(const phase_shift_config& config,
+                         const phase_shift_delays& delays,
+                         const device_spec& device)
 {
     config.validate();
     delays.validate(config.n_receivers);

@@ -34,10 +34,10 @@ struct BEAMFORM_API phase_shift_config {
  * t = n * item_period the time of absolute item n (seconds since item 0).
  */
 struct BEAMFORM_API phase_shift_delays {
-    std::vector<double> delays;              //!< seconds, n_receivers entries
-    std::vector<double> rates;               //!< seconds per second, n_receivers
-    std::vector<std::complex<float>> gains;  //!< complex gains, n_receivers
-    double t0 = 0.0;                         //!< seconds, on the item clock
+    std::vector<double> delays;             //!< seconds, n_receivers entries
+    std::vector<double> rates;              //!< seconds per second, n_receivers
+    std::vector<std::complex<float>> gains; //!< complex gains, n_receivers
+    double t0 = 0.0;                        //!< seconds, on the item clock
 
     void validate(size_t n_receivers) const;
 };
@@ -51,9 +51,9 @@ struct BEAMFORM_API phase_shift_delays {
  * Layout: index c * n_receivers + a.
  */
 struct BEAMFORM_API phase_shift_coefficients {
-    std::vector<double> offset;   //!< cycles, in [-0.5, 0.5]
-    std::vector<double> step_hi;  //!< cycles per item, reduced to [-0.5, 0.5]
-    std::vector<double> step_lo;  //!< rounding residue of step_hi (|.| < 1e-16)
+    std::vector<double> offset;  //!< cycles, in [-0.5, 0.5]
+    std::vector<double> step_hi; //!< cycles per item, reduced to [-0.5, 0.5]
+    std::vector<double> step_lo; //!< rounding residue of step_hi (|.| < 1e-16)
     std::vector<std::complex<float>> gains;
 
     static phase_shift_coefficients build(const phase_shift_config& config,

@@ -68,10 +68,12 @@ public:
         const char* base = d_tables.as<char>();
         phase_shift_tables tables;
         tables.offset = reinterpret_cast<const double*>(base);
-        tables.step_hi = reinterpret_cast<const double*>(base + d_elements * sizeof(double));
+        tables.step_hi =
+            reinterpret_cast<const double*>(base + d_elements * sizeof(double));
         tables.step_lo =
             reinterpret_cast<const double*>(base + 2 * d_elements * sizeof(double));
-        tables.gain = reinterpret_cast<const float2*>(base + 3 * d_elements * sizeof(double));
+        tables.gain =
+            reinterpret_cast<const float2*>(base + 3 * d_elements * sizeof(double));
         launch_phase_shift(reinterpret_cast<const float2*>(in),
                            reinterpret_cast<float2*>(out),
                            tables,

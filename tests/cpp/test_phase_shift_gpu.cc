@@ -79,18 +79,17 @@ bool all_finite(const std::vector<cf>& v)
  * in long double (64-bit mantissa on x86) independently of the engines'
  * double-double reduction: -2 pi frac(f (delay + rate (n P - t0))).
  */
-double reference_phase(double f, double delay, double rate, double period, double t0, uint64_t n)
+double
+reference_phase(double f, double delay, double rate, double period, double t0, uint64_t n)
 {
     const long double t = static_cast<long double>(n) * period - t0;
-    const long double cycles = static_cast<long double>(f) * (delay + static_cast<long double>(rate) * t);
+    const long double cycles =
+        static_cast<long double>(f) * (delay + static_cast<long double>(rate) * t);
     const long double frac = cycles - std::floor(cycles + 0.5L);
     return static_cast<double>(-2.0L * static_cast<long double>(pi) * frac);
 }
 
-double wrapped(double a)
-{
-    return std::remainder(a, 2 * pi);
-}
+double wrapped(double a) { return std::remainder(a, 2 * pi); }
 
 /*!
  * Largest phase error (radians) of an engine's output for unit input and unit
@@ -121,12 +120,13 @@ double long_run_phase_error(const device_spec& dev, uint64_t first)
             for (size_t a = 0; a < 2; a++) {
                 const cf v = out[(t * 3 + ch) * 2 + a];
                 const double want = reference_phase(c.channel_frequencies[ch],
-                                                     d.delays[a],
-                                                     d.rates[a],
-                                                     c.item_period,
-                                                     d.t0,
-                                                     first + t);
-                worst = std::max(worst, std::abs(wrapped(std::arg(std::complex<double>(v)) - want)));
+                                                    d.delays[a],
+                                                    d.rates[a],
+                                                    c.item_period,
+                                                    d.t0,
+                                                    first + t);
+                worst = std::max(
+                    worst, std::abs(wrapped(std::arg(std::complex<double>(v)) - want)));
             }
     return worst;
 }
@@ -147,7 +147,9 @@ TEST(PhaseShiftCpu, LongRunPhaseAgainstLongDouble)
 TEST(PhaseShiftCpu, BadConfigurationNamesTheParameter)
 {
     const device_spec cpu{ backend::cpu, 0 };
-    auto expect_message = [&](phase_shift_config c, phase_shift_delays d, const char* name) {
+    auto expect_message = [&](phase_shift_config c,
+                              phase_shift_delays d,
+                              const char* name) {
         try {
             phase_shift_engine::make(c, d, cpu);
             ADD_FAILURE() << "no exception for bad " << name;
@@ -185,7 +187,7 @@ TEST(PhaseShiftGpu, MatchesCpuOnRandomData)
 {
     REQUIRE_GPU(gpu);
     const device_spec cpu{ backend::cpu, 0 };
-    const shape shapes[] = { { 1, 1, 1 },   { 3, 5, 17 },   { 7, 13, 101 },
+    const shape shapes[] = { { 1, 1, 1 },   { 3, 5, 17 },    { 7, 13, 101 },
                              { 33, 97, 9 }, { 256, 96, 64 }, { 1024, 96, 19 } };
     unsigned seed = 10;
     for (const auto& s : shapes) {
@@ -199,7 +201,8 @@ TEST(PhaseShiftGpu, MatchesCpuOnRandomData)
         const auto got = run_engine(*gpu_engine, gpu, in, s.items, first);
         const double err = relative_error(got, want);
         std::cout << "gpu vs cpu, " << s.channels << " channels x " << s.receivers
-                  << " receivers x " << s.items << " items: relative error " << err << "\n";
+                  << " receivers x " << s.items << " items: relative error " << err
+                  << "\n";
         EXPECT_TRUE(all_finite(got));
         EXPECT_LT(err, 1e-5);
         seed += 10;
@@ -274,7 +277,11 @@ TEST(PhaseShiftGpu, SetDelaysTakesEffectAtTheNextExecute)
     std::vector<cf> want(in.size());
     cpu_engine->execute(in.data(), want.data(), n_items, 1000, nullptr);
     cpu_engine->set_delays(new_model);
-    cpu_engine->execute(in.data() + n_items * n, want.data() + n_items * n, n_items, 1000 + n_items, nullptr);
+    cpu_engine->execute(in.data() + n_items * n,
+                        want.data() + n_items * n,
+                        n_items,
+                        1000 + n_items,
+                        nullptr);
 
     auto gpu_engine = phase_shift_engine::make(c, old_model, gpu);
     auto d_in = to_device(gpu, in);
@@ -296,7 +303,8 @@ TEST(PhaseShiftGpu, SetDelaysTakesEffectAtTheNextExecute)
     const std::vector<cf> want_second(want.begin() + n_items * n, want.end());
     const double e1 = relative_error(got_first, want_first);
     const double e2 = relative_error(got_second, want_second);
-    std::cout << "gpu update at batch boundary: before " << e1 << ", after " << e2 << "\n";
+    std::cout << "gpu update at batch boundary: before " << e1 << ", after " << e2
+              << "\n";
     EXPECT_LT(e1, 1e-5);
     EXPECT_LT(e2, 1e-5);
 }

@@ -40,7 +40,8 @@ namespace beamform {
  */
 
 //! Unit vector (east, north, up) towards (azimuth, elevation) in degrees.
-BEAMFORM_API std::array<double, 3> direction_vector(double azimuth_deg, double elevation_deg);
+BEAMFORM_API std::array<double, 3> direction_vector(double azimuth_deg,
+                                                    double elevation_deg);
 
 /*!
  * Geometric delay of every receiver in seconds, tau_a = (r_a - r_ref) . s / c,
@@ -78,7 +79,8 @@ geometric_delays(const std::vector<std::array<double, 3>>& positions,
  * \param channel_bandwidth Hz, > 0
  * \param fraction in (0, 1], default 0.25
  */
-BEAMFORM_API double max_representable_delay(double channel_bandwidth, double fraction = 0.25);
+BEAMFORM_API double max_representable_delay(double channel_bandwidth,
+                                            double fraction = 0.25);
 
 /*!
  * Empty when every |delays[a]| <= max_representable_delay(channel_bandwidth,

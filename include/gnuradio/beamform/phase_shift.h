@@ -90,7 +90,8 @@ public:
 
     /*!
      * New delay model, applied from the first item of the next work() call.
-     * Empty vectors keep the current values; one value applies to all receivers.
+     * Empty vectors keep the current values; one value applies to all receivers;
+     * t0 always replaces the current t0.
      */
     virtual void set_delays(const std::vector<double>& delays,
                             const std::vector<double>& rates = {},

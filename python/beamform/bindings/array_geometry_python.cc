@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(array_geometry.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5a3dbf622cd294508780c23553be0660)                     */
+/* BINDTOOL_HEADER_FILE_HASH(417ce1d9dc7f1f96ddfb3431e4ccebd5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(2082c392865f3dd13ea72ba53d2dfe80)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b34f748f5d37f1c2af5395646447882c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
