@@ -31,12 +31,10 @@ void check_finite_positive(const char* name, double value)
         throw std::invalid_argument(std::string(name) + " must be a finite number > 0");
 }
 
-//! Fractional part in [-0.5, 0.5] of a * b, with the product split exactly.
+//! Fractional part in [-0.5, 0.5] of a * b: a b - rint(a b) in one fma.
 double fraction_of_product(double a, double b)
 {
-    const double p = a * b;
-    const double e = std::fma(a, b, -p);
-    const double x = (p - std::rint(p)) + e;
+    const double x = std::fma(a, b, -std::rint(a * b));
     return x - std::rint(x);
 }
 

@@ -11,8 +11,8 @@
  * reused for ITEMS_PER_THREAD items, and stay in L2 (0.8 MB for 256 x 96).
  *
  * Precision: the phase in cycles is evaluated per element from the absolute
- * item index in double (offset + step * n with the product split exactly by
- * fma, reduced mod 1), never accumulated across items; only the reduced
+ * item index in double (offset + step * n, with step * n - rint(step * n)
+ * taken from the exact product by one fma), never accumulated across items; only the reduced
  * fraction in [-0.5, 0.5] goes to float for sincospif, so the phase error is
  * that of one float rounding of a number <= 0.5 (< 2e-7 rad) at any n < 2^53.
  */
@@ -41,9 +41,9 @@ __device__ inline float2
 phase_shift_phasor(double offset, double step_hi, double step_lo, float2 gain, uint64_t n)
 {
     const double nd = double(n); // exact for n < 2^53
-    const double hi = step_hi * nd;
-    const double lo = fma(step_hi, nd, -hi); // hi + lo == step_hi * n exactly
-    double x = (hi - rint(hi)) + (lo + fma(step_lo, nd, offset));
+    // step_hi * n - rint(step_hi * n) from the exact product, one rounding.
+    const double whole = rint(step_hi * nd);
+    double x = fma(step_hi, nd, -whole) + fma(step_lo, nd, offset);
     x -= rint(x); // fractional cycles in [-0.5, 0.5]
     float s, c;
     sincospif(2.0f * float(x), &s, &c);

@@ -31,22 +31,25 @@ void check_all_finite(const char* name, const std::vector<double>& values)
             throw std::invalid_argument(std::string(name) + " must be finite numbers");
 }
 
-//! a * b as an unevaluated sum hi + lo (exact).
+/*!
+ * a * b as an unevaluated sum hi + lo (exact). hi comes from an explicit fma
+ * too, so that no compiler contraction can fuse a later "hi - x" with the
+ * product and count lo twice.
+ */
 inline void two_product(double a, double b, double& hi, double& lo)
 {
-    hi = a * b;
+    hi = std::fma(a, b, 0.0);
     lo = std::fma(a, b, -hi);
 }
 
-//! Fractional part in [-0.5, 0.5] of a * b * c, with the products carried exactly
-//! enough that the result is good to ~1e-16 cycles whatever the magnitudes.
+//! Fractional part in [-0.5, 0.5] of a * b * c, good to ~1e-16 cycles whatever
+//! the magnitudes: a b = p + e exactly, then p c - rint(p c) in one fma.
 double fraction_of_product(double a, double b, double c)
 {
     double p, e;
-    two_product(a, b, p, e); // a b = p + e
-    double q, e2;
-    two_product(p, c, q, e2); // p c = q + e2
-    const double x = (q - std::rint(q)) + (e2 + e * c);
+    two_product(a, b, p, e);
+    const double whole = std::rint(p * c);
+    const double x = std::fma(p, c, -whole) + e * c;
     return x - std::rint(x);
 }
 
@@ -138,8 +141,9 @@ phase_shift_coefficients phase_shift_coefficients::build(const phase_shift_confi
             const double x = fraction_of_product(f, d.delays[a], 1.0) -
                              fraction_of_product(f, d.rates[a], d.t0);
             k.offset[j] = x - std::rint(x);
-            // f rate P as hi + lo; hi reduced mod 1 (exact), which leaves the phase
-            // at every integer n unchanged.
+            // f rate P as hi + lo, exact to ~1e-32 relative (the error of the
+            // step is multiplied by n); hi reduced mod 1, which is exact and
+            // leaves the phase at every integer n unchanged.
             double p, e;
             two_product(f, d.rates[a], p, e);
             double q, e2;

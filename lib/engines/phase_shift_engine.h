@@ -62,8 +62,10 @@ struct BEAMFORM_API phase_shift_coefficients {
 
 /*!
  * Fractional cycles of offset + (step_hi + step_lo) * n, in [-0.5, 0.5].
- * hi + lo == step_hi * n exactly (two-product through fma), and hi - rint(hi)
- * is exact, so the error stays near 1e-16 cycles for every n < 2^53.
+ * step_hi * n - rint(step_hi * n) is evaluated by one fma, i.e. from the exact
+ * product with a single rounding of a number <= 0.5, so the error stays near
+ * 1e-16 cycles for every n < 2^53 (no separate product is formed that a
+ * compiler could contract differently).
  */
 inline double phase_cycles(double offset, double step_hi, double step_lo, uint64_t n);
 
@@ -121,9 +123,8 @@ std::unique_ptr<phase_shift_engine> make_phase_shift_gpu(const phase_shift_confi
 inline double phase_cycles(double offset, double step_hi, double step_lo, uint64_t n)
 {
     const double nd = static_cast<double>(n); // exact for n < 2^53
-    const double hi = step_hi * nd;
-    const double lo = std::fma(step_hi, nd, -hi);
-    double x = (hi - std::rint(hi)) + (lo + std::fma(step_lo, nd, offset));
+    const double whole = std::rint(step_hi * nd);
+    const double x = std::fma(step_hi, nd, -whole) + std::fma(step_lo, nd, offset);
     return x - std::rint(x);
 }
 

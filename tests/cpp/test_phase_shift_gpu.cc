@@ -5,7 +5,7 @@
  *
  * phase_shift engines: the GPU engine against the CPU reference (random data,
  * odd sizes, outputs poisoned with NaN before every run), the phase after
- * 10^7 and 10^10 items against an independent long-double evaluation, and the
+ * 10^7 and 10^10 items against an independent quad-precision evaluation, and the
  * rule that set_delays() applies from the next execute(). The CPU tests run
  * everywhere; the GPU tests skip with their reason where there is no GPU.
  */
@@ -74,19 +74,25 @@ bool all_finite(const std::vector<cf>& v)
     return true;
 }
 
+#ifdef __SIZEOF_FLOAT128__
+using wide = __float128; // 113-bit significand (GCC, software arithmetic)
+#else
+using wide = long double;
+#endif
+
 /*!
  * The phase in radians of the reference model at absolute item n, evaluated
- * in long double (64-bit mantissa on x86) independently of the engines'
- * double-double reduction: -2 pi frac(f (delay + rate (n P - t0))).
+ * in quad precision (long double where __float128 is missing), independently
+ * of the engines' fma-based reduction: -2 pi frac(f (delay + rate (n P - t0))).
  */
 double
 reference_phase(double f, double delay, double rate, double period, double t0, uint64_t n)
 {
-    const long double t = static_cast<long double>(n) * period - t0;
-    const long double cycles =
-        static_cast<long double>(f) * (delay + static_cast<long double>(rate) * t);
-    const long double frac = cycles - std::floor(cycles + 0.5L);
-    return static_cast<double>(-2.0L * static_cast<long double>(pi) * frac);
+    const wide t = wide(n) * wide(period) - wide(t0);
+    const wide cycles = wide(f) * (wide(delay) + wide(rate) * t);
+    const long double whole = std::rint(static_cast<long double>(cycles));
+    const double frac = static_cast<double>(cycles - wide(whole));
+    return -2.0 * pi * std::remainder(frac, 1.0);
 }
 
 double wrapped(double a) { return std::remainder(a, 2 * pi); }
@@ -134,7 +140,7 @@ double long_run_phase_error(const device_spec& dev, uint64_t first)
 // ---------------------------------------------------------------------------
 // CPU reference (runs everywhere)
 
-TEST(PhaseShiftCpu, LongRunPhaseAgainstLongDouble)
+TEST(PhaseShiftCpu, LongRunPhaseAgainstQuadPrecision)
 {
     const device_spec cpu{ backend::cpu, 0 };
     for (uint64_t first : { uint64_t(0), uint64_t(10000000), uint64_t(10000000000ull) }) {
@@ -142,6 +148,45 @@ TEST(PhaseShiftCpu, LongRunPhaseAgainstLongDouble)
         std::cout << "cpu: phase error from item " << first << ": " << err << " rad\n";
         EXPECT_LT(err, 1e-6) << "start item " << first;
     }
+}
+
+TEST(PhaseShiftCpu, PhaseCyclesExactAtLargeItemIndex)
+{
+    // The double evaluation of the phase (before any float rounding) against quad
+    // precision, to 1e-14 cycles: a plain double product would be off by ~4e-8
+    // cycles at n = 1e10 here (2e8 accumulated cycles).
+    phase_shift_config c;
+    c.n_channels = 1;
+    c.n_receivers = 1;
+    c.channel_frequencies = { 1.42e9 + 0.123 };
+    c.item_period = 5.12e-6;
+    phase_shift_delays d;
+    d.delays = { 3.7e-6 };
+    d.rates = { 2.9e-6 };
+    d.gains = { cf(1, 0) };
+    d.t0 = 7.3;
+    const auto k = gr::beamform::phase_shift_coefficients::build(c, d);
+    double worst = 0;
+    for (uint64_t n : { uint64_t(0),
+                        uint64_t(1),
+                        uint64_t(10000000),
+                        uint64_t(10000000000ull),
+                        uint64_t(1) << 40 }) {
+        const double got =
+            gr::beamform::phase_cycles(k.offset[0], k.step_hi[0], k.step_lo[0], n);
+        const double want = -reference_phase(c.channel_frequencies[0],
+                                             d.delays[0],
+                                             d.rates[0],
+                                             c.item_period,
+                                             d.t0,
+                                             n) /
+                            (2 * pi);
+        const double diff = std::abs(std::remainder(got - want, 1.0));
+        worst = std::max(worst, diff);
+        EXPECT_LT(diff, 1e-14) << "item " << n;
+    }
+    std::cout << "cpu: phase_cycles vs quad precision up to item 2^40: " << worst
+              << " cycles\n";
 }
 
 TEST(PhaseShiftCpu, BadConfigurationNamesTheParameter)
@@ -229,7 +274,7 @@ TEST(PhaseShiftGpu, InPlaceMatchesCpu)
     EXPECT_LT(err, 1e-5);
 }
 
-TEST(PhaseShiftGpu, LongRunPhaseAgainstLongDouble)
+TEST(PhaseShiftGpu, LongRunPhaseAgainstQuadPrecision)
 {
     REQUIRE_GPU(gpu);
     for (uint64_t first : { uint64_t(0), uint64_t(10000000), uint64_t(10000000000ull) }) {
