@@ -24,7 +24,7 @@ struct array_source_config {
     double scale = 1.0;
     uint64_t seed = 1;
     int reference_index = 0;
-    double propagation_speed = 299792458.0;
+    double propagation_speed = speed_of_light;
     double start_time = 0.0;
 
     //! std::invalid_argument naming the parameter; fills empty amplitudes/phases.

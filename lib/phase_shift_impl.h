@@ -65,7 +65,7 @@ private:
 
     std::vector<std::array<double, 3>> d_positions;
     int d_reference_index = 0;
-    double d_propagation_speed = 299792458.0;
+    double d_propagation_speed = speed_of_light;
 };
 
 } // namespace beamform

@@ -7,6 +7,7 @@
 #define INCLUDED_BEAMFORM_ARRAY_SOURCE_H
 
 #include <gnuradio/beamform/api.h>
+#include <gnuradio/beamform/array_geometry.h>
 #include <gnuradio/beamform/sample_format.h>
 #include <gnuradio/sync_block.h>
 #include <array>
@@ -76,7 +77,7 @@ public:
                      double scale = 1.0,
                      uint64_t seed = 1,
                      int reference_index = 0,
-                     double propagation_speed = 299792458.0,
+                     double propagation_speed = speed_of_light,
                      double start_time = 0.0);
 
     //! Receivers per item.

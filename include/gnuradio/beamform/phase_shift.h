@@ -7,6 +7,7 @@
 #define INCLUDED_BEAMFORM_PHASE_SHIFT_H
 
 #include <gnuradio/beamform/api.h>
+#include <gnuradio/beamform/array_geometry.h>
 #include <gnuradio/beamform/device.h>
 #include <gnuradio/sync_block.h>
 #include <array>
@@ -105,7 +106,7 @@ public:
      */
     virtual void set_geometry(const std::vector<std::array<double, 3>>& positions,
                               int reference_index = 0,
-                              double propagation_speed = 299792458.0) = 0;
+                              double propagation_speed = speed_of_light) = 0;
 
     /*!
      * delays = geometric_delays(positions, azimuth, elevation) (rates 0, gains

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(array_geometry.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(417ce1d9dc7f1f96ddfb3431e4ccebd5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(c2923ea2611f20811d2f439b06fefe3a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -29,6 +29,7 @@ namespace py = pybind11;
 
 void bind_array_geometry(py::module& m)
 {
+    m.attr("speed_of_light") = ::gr::beamform::speed_of_light;
 
 
     m.def("direction_vector",
@@ -36,6 +37,13 @@ void bind_array_geometry(py::module& m)
           py::arg("azimuth_deg"),
           py::arg("elevation_deg"),
           D(direction_vector));
+
+
+    m.def("direction_lm",
+          &::gr::beamform::direction_lm,
+          py::arg("l"),
+          py::arg("m"),
+          D(direction_lm));
 
 
     m.def("geometric_delays",
@@ -46,23 +54,50 @@ void bind_array_geometry(py::module& m)
           py::arg("azimuth_deg"),
           py::arg("elevation_deg"),
           py::arg("reference_index") = 0,
-          py::arg("propagation_speed") = 299792458.,
+          py::arg("propagation_speed") = ::gr::beamform::speed_of_light,
           D(geometric_delays, 0));
 
 
     m.def("geometric_delays",
           (std::vector<double>(*)(std::vector<std::array<double, 3>> const&,
-                                    double,
-                                    double,
-                                    std::array<double, 3> const&,
-                                    double)) &
+                                  double,
+                                  double,
+                                  std::array<double, 3> const&,
+                                  double)) &
               ::gr::beamform::geometric_delays,
           py::arg("positions"),
           py::arg("azimuth_deg"),
           py::arg("elevation_deg"),
           py::arg("reference_position"),
-          py::arg("propagation_speed") = 299792458.,
+          py::arg("propagation_speed") = ::gr::beamform::speed_of_light,
           D(geometric_delays, 1));
+
+
+    m.def("geometric_delays_lm",
+          (std::vector<double>(*)(
+              std::vector<std::array<double, 3>> const&, double, double, int, double)) &
+              ::gr::beamform::geometric_delays_lm,
+          py::arg("positions"),
+          py::arg("l"),
+          py::arg("m"),
+          py::arg("reference_index") = 0,
+          py::arg("propagation_speed") = ::gr::beamform::speed_of_light,
+          D(geometric_delays_lm, 0));
+
+
+    m.def("geometric_delays_lm",
+          (std::vector<double>(*)(std::vector<std::array<double, 3>> const&,
+                                  double,
+                                  double,
+                                  std::array<double, 3> const&,
+                                  double)) &
+              ::gr::beamform::geometric_delays_lm,
+          py::arg("positions"),
+          py::arg("l"),
+          py::arg("m"),
+          py::arg("reference_position"),
+          py::arg("propagation_speed") = ::gr::beamform::speed_of_light,
+          D(geometric_delays_lm, 1));
 
 
     m.def("max_representable_delay",

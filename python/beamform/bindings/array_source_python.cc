@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(array_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(e96f1a9953deeb1d9363fb3993663eb7)                     */
+/* BINDTOOL_HEADER_FILE_HASH(80311ed250bef00e873c7db4c0aa02e0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -53,7 +53,7 @@ void bind_array_source(py::module& m)
              py::arg("scale") = 1.,
              py::arg("seed") = 1,
              py::arg("reference_index") = 0,
-             py::arg("propagation_speed") = 299792458.,
+             py::arg("propagation_speed") = ::gr::beamform::speed_of_light,
              py::arg("start_time") = 0.,
              D(array_source, make))
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b34f748f5d37f1c2af5395646447882c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1890900964a1bdc3d9fd6736896ff5bf)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -66,7 +66,7 @@ void bind_phase_shift(py::module& m)
              &phase_shift::set_geometry,
              py::arg("positions"),
              py::arg("reference_index") = 0,
-             py::arg("propagation_speed") = 299792458.,
+             py::arg("propagation_speed") = ::gr::beamform::speed_of_light,
              D(phase_shift, set_geometry))
 
 

@@ -18,10 +18,19 @@
 static const char* __doc_gr_beamform_direction_vector = R"doc()doc";
 
 
+static const char* __doc_gr_beamform_direction_lm = R"doc()doc";
+
+
 static const char* __doc_gr_beamform_geometric_delays_0 = R"doc()doc";
 
 
 static const char* __doc_gr_beamform_geometric_delays_1 = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_geometric_delays_lm_0 = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_geometric_delays_lm_1 = R"doc()doc";
 
 
 static const char* __doc_gr_beamform_max_representable_delay = R"doc()doc";
