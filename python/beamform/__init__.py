@@ -21,3 +21,5 @@ except ModuleNotFoundError:
 
 # import any pure python here
 #
+from . import rca_sim
+from .rca_sim import rca_emission_source
