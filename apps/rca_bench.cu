@@ -195,12 +195,30 @@ int main(int argc, char** argv)
         const std::string json = bench::option(argc, argv, "json", "rca_bench.json");
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";
         const bool skip_conventional = bench::option(argc, argv, "no-conventional", "0") == "1";
+        // --profile=B1,B2,MP: one engine, three volumes, nothing else (for ncu).
+        const std::string profile = bench::option(argc, argv, "profile", "");
         const device_spec gpu{ backend::cuda, 0 };
         BENCH_CHECK(cudaSetDevice(0));
         cudaStream_t stream, stream_b;
         BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         BENCH_CHECK(cudaStreamCreateWithFlags(&stream_b, cudaStreamNonBlocking));
 
+        if (!profile.empty()) {
+            rca_das_gpu_tuning tune;
+            std::sscanf(profile.c_str(), "%d,%d,%d,%d,%d,%d,%d", &tune.stage1_warps, &tune.stage1_batch,
+                        &tune.stage2_warps, &tune.stage2_batch, &tune.multi_pixel,
+                        &tune.stage1_tile_z, &tune.stage2_tile_elev);
+            tune.stage2_warps = tune.stage2_warps ? tune.stage2_warps : tune.stage1_warps;
+            const rca_das_config c = paper_config(false);
+            auto rf = random_rf(c, 1);
+            bench::device_array out(c.output_item_bytes());
+            auto e = cuda::make_rca_das_gpu(c, gpu, tune);
+            for (int i = 0; i < 3; i++)
+                e->execute(rf->ptr, out.ptr, 1, stream);
+            BENCH_CHECK(cudaStreamSynchronize(stream));
+            std::printf("profiled: %s\n", e->describe().c_str());
+            return 0;
+        }
         const double nominal_peak = nominal_fp32_peak();
         const double measured_peak = measured_fp32_peak(stream);
         const double copy_gbps = bench::copy_ceiling_gbps(stream);
@@ -316,29 +334,44 @@ int main(int argc, char** argv)
                       t2);
         }
 
-        // --- tuning sweep ---
+        // --- tuning sweep: each variant's stage-1 (with pre-processing) and stage-2 times ---
         if (sweep) {
             struct variant {
-                int b1, b2, mp, z1, l1, e2, z2;
+                int warps, batch, multi_pixel, tile1, tile2;
             };
             const variant variants[] = {
-                { 4, 4, -1, 32, 4, 32, 4 },  { 8, 8, 0, 32, 4, 32, 4 },   { 8, 8, -1, 32, 4, 32, 4 },
-                { 16, 16, -1, 32, 4, 32, 4 }, { 16, 16, 0, 32, 4, 32, 4 }, { 8, 8, -1, 16, 8, 16, 8 },
-                { 8, 8, -1, 64, 2, 64, 2 },  { 8, 8, -1, 32, 8, 32, 8 },  { 8, 16, -1, 32, 4, 32, 4 },
-                { 16, 8, -1, 32, 4, 32, 4 }, { 8, 8, -1, 16, 8, 8, 16 },  { 8, 8, -1, 32, 2, 32, 2 },
+                { 4, 8, 0, 8, 8 },  { 4, 8, -1, 8, 8 },  { 4, 8, -1, 16, 16 }, { 4, 4, -1, 8, 8 },
+                { 8, 4, -1, 8, 8 }, { 8, 2, -1, 8, 8 },  { 16, 2, -1, 8, 8 },  { 4, 8, -1, 4, 4 },
             };
+            const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
+            std::printf("%-44s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks", "pre+stage1", "stage2+out", "volumes/s");
             for (const auto& vt : variants) {
                 rca_das_gpu_tuning tune;
-                tune.stage1_batch = vt.b1;
-                tune.stage2_batch = vt.b2;
-                tune.multi_pixel = vt.mp;
-                tune.stage1_block_z = vt.z1;
-                tune.stage1_block_lat = vt.l1;
-                tune.stage2_block_elev = vt.e2;
-                tune.stage2_block_z = vt.z2;
+                tune.stage1_warps = tune.stage2_warps = vt.warps;
+                tune.stage1_batch = vt.batch;
+                tune.stage2_batch = vt.batch;
+                tune.multi_pixel = vt.multi_pixel;
+                tune.stage1_tile_z = vt.tile1;
+                tune.stage2_tile_elev = vt.tile2;
                 auto e = cuda::make_rca_das_gpu(iq, gpu, tune);
-                bench::timing ts = time_engine(*e, std::max(5, runs / 3));
-                table.add("  sweep", ts.median_ms / n_rot, voxels_c, flop_dual, nominal_peak, e->describe(), ts);
+                int v = 0;
+                const int n = std::max(5, runs / 3);
+                bench::timing t1 = bench::time_gpu(
+                    [&] {
+                        e->add_emissions(static_cast<uint8_t*>(rf->ptr) + (v++ % n_rot) * in_bytes,
+                                         0, iq.n_emissions(), stream);
+                    },
+                    stream, n, 2);
+                bench::timing t2 = bench::time_gpu([&] { e->finish_volume(out.ptr, stream); }, stream, n, 2);
+                char name[128];
+                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy", vt.warps,
+                              vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2);
+                std::printf("%-44s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
+                            1e3 / (t1.median_ms + t2.median_ms));
+                rep.row();
+                rep.set("case", std::string("sweep") + name);
+                rep.set("stage1_ms", t1.median_ms);
+                rep.set("stage2_ms", t2.median_ms);
             }
         }
 
@@ -380,6 +413,10 @@ int main(int argc, char** argv)
         }
 
         // --- RF streamed from the host ---
+        // A copy stream moves groups of emissions from pinned memory into a ring
+        // of staging buffers; the compute stream pre-processes and beamforms
+        // each group (stage 1) as soon as it lands, so copies overlap stage 1 of
+        // the previous group and stage 2 of the previous volume.
         {
             const size_t item = iq.input_item_bytes();
             const size_t per_volume = item * iq.n_emissions();
@@ -387,36 +424,40 @@ int main(int argc, char** argv)
             void* host = nullptr;
             BENCH_CHECK(cudaMallocHost(&host, per_volume * n_host_volumes));
             BENCH_CHECK(cudaMemcpy(host, rf->ptr, per_volume * n_host_volumes, cudaMemcpyDeviceToHost));
-            const size_t group = 12; // emissions per copy
-            bench::device_array staging_a(item * group), staging_b(item * group);
-            cudaEvent_t b_done, volume_done;
-            BENCH_CHECK(cudaEventCreateWithFlags(&b_done, cudaEventDisableTiming));
-            BENCH_CHECK(cudaEventCreateWithFlags(&volume_done, cudaEventDisableTiming));
-            int volume = 0;
+            const size_t group = 32; // emissions per copy: one stage-1 block's frames
+            const int ring = 3;
+            std::vector<std::unique_ptr<bench::device_array>> staging;
+            std::vector<cudaEvent_t> landed(ring), consumed(ring);
+            for (int r = 0; r < ring; r++) {
+                staging.push_back(std::make_unique<bench::device_array>(item * group));
+                BENCH_CHECK(cudaEventCreateWithFlags(&landed[r], cudaEventDisableTiming));
+                BENCH_CHECK(cudaEventCreateWithFlags(&consumed[r], cudaEventDisableTiming));
+                BENCH_CHECK(cudaEventRecord(consumed[r], stream));
+            }
+            cudaStream_t copy_stream = stream_b;
+            int volume = 0, slot_index = 0;
             auto streamed_volume = [&] {
                 const uint8_t* src = static_cast<uint8_t*>(host) + (volume++ % n_host_volumes) * per_volume;
-                // Stream b must not overwrite the images while the last stage 2 reads them.
-                BENCH_CHECK(cudaStreamWaitEvent(stream_b, volume_done, 0));
-                for (size_t g = 0, first = 0; first < iq.n_emissions(); g++, first += group) {
+                for (size_t first = 0; first < iq.n_emissions(); first += group) {
                     const size_t n = std::min(group, iq.n_emissions() - first);
-                    cudaStream_t s = (g % 2 == 0) ? stream : stream_b;
-                    void* stage = (g % 2 == 0) ? staging_a.ptr : staging_b.ptr;
-                    BENCH_CHECK(cudaMemcpyAsync(stage, src + first * item, n * item, cudaMemcpyHostToDevice, s));
-                    engine->add_emissions(stage, first, n, s);
+                    const int r = slot_index++ % ring;
+                    BENCH_CHECK(cudaStreamWaitEvent(copy_stream, consumed[r], 0));
+                    BENCH_CHECK(cudaMemcpyAsync(staging[r]->ptr, src + first * item, n * item,
+                                                cudaMemcpyHostToDevice, copy_stream));
+                    BENCH_CHECK(cudaEventRecord(landed[r], copy_stream));
+                    BENCH_CHECK(cudaStreamWaitEvent(stream, landed[r], 0));
+                    engine->add_emissions(staging[r]->ptr, first, n, stream);
+                    BENCH_CHECK(cudaEventRecord(consumed[r], stream));
                 }
-                BENCH_CHECK(cudaEventRecord(b_done, stream_b));
-                BENCH_CHECK(cudaStreamWaitEvent(stream, b_done, 0));
                 engine->finish_volume(out.ptr, stream);
-                BENCH_CHECK(cudaEventRecord(volume_done, stream));
             };
-            BENCH_CHECK(cudaEventRecord(volume_done, stream));
             bench::timing ts = bench::time_gpu(streamed_volume, stream, runs, 2);
-            table.add("streamed/iq (pinned H2D, 2 streams)",
+            table.add("streamed/iq (pinned H2D overlapped)",
                       ts.median_ms,
                       voxels_c,
                       flop_dual,
                       nominal_peak,
-                      "groups of 12 emissions alternate between two streams",
+                      "copy stream + ring of 3 staging buffers of 32 emissions",
                       ts);
             bench::timing th = bench::time_gpu(
                 [&] {
@@ -429,8 +470,10 @@ int main(int argc, char** argv)
                       std::to_string(per_volume / 1e6).substr(0, 5) + " MB per volume at " +
                           std::to_string(int(per_volume / (th.median_ms * 1e-3) / 1e9)) + " GB/s",
                       th);
-            cudaEventDestroy(b_done);
-            cudaEventDestroy(volume_done);
+            for (int r = 0; r < ring; r++) {
+                cudaEventDestroy(landed[r]);
+                cudaEventDestroy(consumed[r]);
+            }
             cudaFreeHost(host);
         }
 

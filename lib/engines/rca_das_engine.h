@@ -251,13 +251,14 @@ protected:
  * multi_pixel) keeps the engine's default.
  */
 struct rca_das_gpu_tuning {
-    int stage1_batch = 0;      //!< emissions per thread in stage 1 (1, 2, 4, 8, 16)
-    int stage2_batch = 0;      //!< lateral planes per thread in stage 2 (1, 2, 4, 8, 16)
-    int stage1_block_z = 0;    //!< threads along z in a stage-1 block
-    int stage1_block_lat = 0;  //!< threads along lateral (3 pixels each when multi-pixel)
-    int stage2_block_elev = 0; //!< threads along elevation in a stage-2 block
-    int stage2_block_z = 0;    //!< threads along z (3 pixels each when multi-pixel)
-    int multi_pixel = -1;      //!< -1 where criterion (11) holds, 0 never
+    //! Warps per block x frames per warp: (4, 8), (4, 4), (4, 1), (8, 4), (8, 2), (16, 2), (16, 1)
+    int stage1_warps = 0;
+    int stage1_batch = 0;     //!< emissions per warp in stage 1
+    int stage2_warps = 0;
+    int stage2_batch = 0;     //!< lateral planes per warp in stage 2
+    int stage1_tile_z = 0;    //!< of a block's 32 pixel groups, how many along z (1..32, divides 32)
+    int stage2_tile_elev = 0; //!< of a block's 32 voxel groups, how many along elevation
+    int multi_pixel = -1;     //!< -1: three pixels per group, 0: one
 };
 
 BEAMFORM_API std::unique_ptr<rca_das_engine> make_rca_das_cpu(const rca_das_config& config);

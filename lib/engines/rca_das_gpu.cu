@@ -23,11 +23,25 @@ namespace {
 
 int pick(int value, int fallback) { return value > 0 ? value : fallback; }
 
-void check_batch(const char* name, int b)
+rca::stage_shape check_shape(const char* name, int warps, int batch)
 {
-    if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16)
-        throw std::invalid_argument(std::string(name) + " must be 1, 2, 4, 8 or 16, got " +
-                                    std::to_string(b));
+    std::string accepted;
+    for (const auto& s : rca::stage_shapes) {
+        if (s.warps == warps && s.batch == batch)
+            return s;
+        accepted += " " + std::to_string(s.warps) + "x" + std::to_string(s.batch);
+    }
+    throw std::invalid_argument(std::string(name) + " (warps x batch) must be one of" +
+                                accepted + ", got " + std::to_string(warps) + "x" +
+                                std::to_string(batch));
+}
+
+void check_tile(const char* name, int t)
+{
+    if (t < 1 || t > rca::stage_groups || rca::stage_groups % t != 0)
+        throw std::invalid_argument(std::string(name) + " must divide " +
+                                    std::to_string(rca::stage_groups) + ", got " +
+                                    std::to_string(t));
 }
 
 class rca_das_gpu final : public rca_das_engine
@@ -40,25 +54,31 @@ public:
         d_iq = g.iq;
         d_sample_bytes = d_iq ? sizeof(float2) : sizeof(float);
 
-        d_batch1 = pick(tune.stage1_batch, 8);
-        d_batch2 = pick(tune.stage2_batch, 8);
-        check_batch("stage1_batch", d_batch1);
-        check_batch("stage2_batch", d_batch2);
+        d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
+        d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
         d_multi_pixel = tune.multi_pixel != 0;
-        d_block1 = dim3(pick(tune.stage1_block_z, 32), pick(tune.stage1_block_lat, 4));
-        d_block2 = dim3(pick(tune.stage2_block_elev, 32), pick(tune.stage2_block_z, 4));
-        for (const dim3& b : { d_block1, d_block2 })
-            if (b.x * b.y > unsigned(rca::max_block_threads))
-                throw std::invalid_argument("rca_das GPU tuning: a block may have at most " +
-                                            std::to_string(rca::max_block_threads) +
-                                            " threads");
+        // Defaults: the fastest measured on an H200 with the paper's geometry
+        // (apps/rca_bench.md).
+        d_tile1 = pick(tune.stage1_tile_z, 8);
+        d_tile2 = pick(tune.stage2_tile_elev, 8);
+        check_tile("stage1_tile_z", d_tile1);
+        check_tile("stage2_tile_elev", d_tile2);
 
         BF_GPU_CHECK(gpuSetDevice(dev.index));
         d_row_stride = g.n_t + 2;
         d_lri_stride = g.n_z_lri + 2;
-        d_filtered = device_memory(dev, g.n_tx * g.n_rx * d_row_stride * d_sample_bytes);
+        // Frames of padding for the last, partly filled chunk of a launch.
+        const size_t filtered_elements = (g.n_tx + rca::max_batch_padding) * g.n_rx * d_row_stride;
+        const size_t lri_elements = (g.n_lat + rca::max_batch_padding) * g.n_tx * d_lri_stride;
+        if (filtered_elements >= (size_t(1) << 31) ||
+            (c.method == rca_method::dual_stage && lri_elements >= (size_t(1) << 31)))
+            throw std::invalid_argument(
+                "rca_das GPU engine: the filtered data (emissions x n_elements x samples) and the "
+                "stage-1 images (lateral count x emissions x image depth) must each have fewer "
+                "than 2^31 samples");
+        d_filtered = device_memory(dev, filtered_elements * d_sample_bytes);
         if (c.method == rca_method::dual_stage)
-            d_lri = device_memory(dev, g.n_lat * g.n_tx * d_lri_stride * d_sample_bytes);
+            d_lri = device_memory(dev, lri_elements * d_sample_bytes);
         if (!d_iq)
             d_volume = device_memory(dev, c.n_voxels() * sizeof(float));
         d_max = device_memory(dev, sizeof(unsigned));
@@ -90,10 +110,10 @@ public:
           << (d_config.method == rca_method::dual_stage ? "dual-stage" : "conventional")
           << (d_iq ? ", I/Q" : ", real") << ", filtered samples " << g.n_t;
         if (d_config.method == rca_method::dual_stage)
-            s << ", LRI " << g.n_lat << "x" << g.n_z_lri << ", stage 1 batch " << d_batch1
-              << " block " << d_block1.x << "x" << d_block1.y << ", stage 2 batch " << d_batch2
-              << " block " << d_block2.x << "x" << d_block2.y << ", multi-pixel "
-              << (d_multi_pixel ? "3" : "off");
+            s << ", LRI " << g.n_lat << "x" << g.n_z_lri << ", stage 1 " << d_shape1.warps
+              << " warps x " << d_shape1.batch << " emissions, tile " << d_tile1
+              << "z, stage 2 " << d_shape2.warps << " warps x " << d_shape2.batch
+              << " planes, tile " << d_tile2 << "y, multi-pixel " << (d_multi_pixel ? "3" : "off");
         return s.str();
     }
 
@@ -212,7 +232,7 @@ private:
         rca::stage1_params p{};
         p.data = d_filtered.get();
         p.lri = d_lri.get();
-        p.frame_stride = g.n_rx * d_row_stride;
+        p.frame_stride = int(g.n_rx * d_row_stride);
         p.row_stride = int(d_row_stride);
         p.n_t = int(g.n_t);
         p.n_rx = int(g.n_rx);
@@ -230,24 +250,18 @@ private:
         p.fs_over_c = float(g.fs / g.c);
         p.t0_fs = float(g.t0 * g.fs);
         p.cycles_per_m = float(g.demod_frequency / g.c);
-        const int P = d_multi_pixel ? 3 : 1;
-        const dim3 grid_xy((p.n_zl + d_block1.x - 1) / d_block1.x,
-                           ((p.n_lat + P - 1) / P + d_block1.y - 1) / d_block1.y);
-        auto set_first = [](rca::stage1_params& q, int f) { q.frame0 = f; };
+        p.tile_z = d_tile1;
+        const int n = int(count), f = int(first);
         if (d_iq) {
-            if (P == 3)
-                rca::launch_stage<float2, 3>(
-                    p, set_first, int(first), int(count), d_batch1, d_block1, grid_xy, s);
+            if (d_multi_pixel)
+                rca::launch_stage<float2, 3>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
             else
-                rca::launch_stage<float2, 1>(
-                    p, set_first, int(first), int(count), d_batch1, d_block1, grid_xy, s);
+                rca::launch_stage<float2, 1>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
         } else {
-            if (P == 3)
-                rca::launch_stage<float, 3>(
-                    p, set_first, int(first), int(count), d_batch1, d_block1, grid_xy, s);
+            if (d_multi_pixel)
+                rca::launch_stage<float, 3>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
             else
-                rca::launch_stage<float, 1>(
-                    p, set_first, int(first), int(count), d_batch1, d_block1, grid_xy, s);
+                rca::launch_stage<float, 1>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
         }
     }
 
@@ -256,7 +270,7 @@ private:
         const auto& g = d_geometry;
         rca::stage2_params p{};
         p.lri = d_lri.get();
-        p.lat_stride = g.n_tx * d_lri_stride;
+        p.lat_stride = int(g.n_tx * d_lri_stride);
         p.lri_stride = int(d_lri_stride);
         p.n_zl = int(g.n_z_lri);
         p.n_tx = int(g.n_tx);
@@ -272,21 +286,18 @@ private:
         p.cycles_per_m = float(2.0 * g.demod_frequency / g.c);
         p.sources = d_sources.as<float2>();
         p.store = store;
-        const int P = d_multi_pixel ? 3 : 1;
-        const dim3 grid_xy((p.n_elev + d_block2.x - 1) / d_block2.x,
-                           ((p.n_z + P - 1) / P + d_block2.y - 1) / d_block2.y);
-        auto set_first = [](rca::stage2_params& q, int f) { q.lat0 = f; };
+        p.tile_elev = d_tile2;
         const int n = int(g.n_lat);
         if (d_iq) {
-            if (P == 3)
-                rca::launch_stage<float2, 3>(p, set_first, 0, n, d_batch2, d_block2, grid_xy, s);
+            if (d_multi_pixel)
+                rca::launch_stage<float2, 3>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
             else
-                rca::launch_stage<float2, 1>(p, set_first, 0, n, d_batch2, d_block2, grid_xy, s);
+                rca::launch_stage<float2, 1>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
         } else {
-            if (P == 3)
-                rca::launch_stage<float, 3>(p, set_first, 0, n, d_batch2, d_block2, grid_xy, s);
+            if (d_multi_pixel)
+                rca::launch_stage<float, 3>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
             else
-                rca::launch_stage<float, 1>(p, set_first, 0, n, d_batch2, d_block2, grid_xy, s);
+                rca::launch_stage<float, 1>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
         }
     }
 
@@ -323,9 +334,9 @@ private:
     device_spec d_device;
     bool d_iq = true;
     size_t d_sample_bytes = 8;
-    int d_batch1 = 8, d_batch2 = 8;
+    rca::stage_shape d_shape1{ 4, 8 }, d_shape2{ 4, 8 };
     bool d_multi_pixel = true;
-    dim3 d_block1, d_block2;
+    int d_tile1 = 8, d_tile2 = 8;
     size_t d_row_stride = 0, d_lri_stride = 0;
     device_memory d_filtered; //!< [emission][receiver][n_t + 2]
     device_memory d_lri;      //!< [lateral][emission][n_z_lri + 2]

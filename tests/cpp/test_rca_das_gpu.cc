@@ -209,23 +209,24 @@ TEST(RcaDasGpu, ConventionalIqAndReal)
 TEST(RcaDasGpu, KernelVariantsBatchAndMultiPixel)
 {
     REQUIRE_GPU(gpu);
-    // 13 emissions and 27 lateral planes: every batch size leaves remainders.
-    for (int batch : { 1, 2, 4, 8, 16 })
+    // 13 emissions and 27 lateral planes: every block shape leaves a partly
+    // filled last block of frames (and some warps with no frame at all).
+    const std::pair<int, int> shapes[] = { { 4, 8 }, { 4, 4 }, { 4, 1 }, { 8, 4 },
+                                           { 8, 2 }, { 16, 2 }, { 16, 1 } };
+    for (const auto& [warps, batch] : shapes)
         for (int multi_pixel : { 0, -1 }) {
             rca_das_gpu_tuning t;
-            t.stage1_batch = batch;
-            t.stage2_batch = batch;
+            t.stage1_warps = t.stage2_warps = warps;
+            t.stage1_batch = t.stage2_batch = batch;
             t.multi_pixel = multi_pixel;
-            t.stage1_block_z = 16;
-            t.stage1_block_lat = 8;
-            t.stage2_block_elev = 8;
-            t.stage2_block_z = 16;
+            t.stage1_tile_z = batch == 4 ? 32 : 8;
+            t.stage2_tile_elev = batch == 4 ? 4 : 32;
             auto c = small_config();
-            expect_match(gpu, c, t, 1, 41 + batch);
+            expect_match(gpu, c, t, 1, 41 + batch + warps);
             c.processing = rca_processing::real;
             c.decimation = 1;
             c.input = rca_sample_type::float32;
-            expect_match(gpu, c, t, 1, 51 + batch);
+            expect_match(gpu, c, t, 1, 51 + batch + warps);
         }
 }
 
@@ -285,9 +286,13 @@ TEST(RcaDasGpu, BadTuningIsRejected)
     REQUIRE_GPU(gpu);
     rca_das_gpu_tuning t;
     t.stage1_batch = 3;
+    rca_das_gpu_tuning u;
+    u.stage2_tile_elev = 5;
 #ifdef BEAMFORM_HAVE_CUDA
     EXPECT_THROW(cuda::make_rca_das_gpu(small_config(), gpu, t), std::invalid_argument);
+    EXPECT_THROW(cuda::make_rca_das_gpu(small_config(), gpu, u), std::invalid_argument);
 #else
     EXPECT_THROW(hip::make_rca_das_gpu(small_config(), gpu, t), std::invalid_argument);
+    EXPECT_THROW(hip::make_rca_das_gpu(small_config(), gpu, u), std::invalid_argument);
 #endif
 }
