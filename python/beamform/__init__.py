@@ -23,3 +23,5 @@ except ModuleNotFoundError:
 #
 from . import rca_sim
 from .rca_sim import rca_emission_source
+from . import rca_views
+from .rca_views import rca_volume_views
