@@ -233,6 +233,24 @@ __device__ __forceinline__ S rotate_add(S acc, S d, float2 rot)
         return fmaf(d, rot.x, acc);
 }
 
+//! acc += rot[p] * sum over pixel p's slots of w[p][k] * s[k] (slots fixed at compile time).
+template <int p, typename S, int P, class Offsets>
+__device__ __forceinline__ void accumulate_pixel(const term_setup<P>& ts,
+                                                 const S (&s)[window_shape<P>::WIN],
+                                                 S& acc)
+{
+    using O = ops<S>;
+    using shape = window_shape<P>;
+    constexpr int side = p == 0 ? 0 : 1;
+    constexpr int k0 = p == shape::MID ? shape::SLOT0 : shape::SLOT0 + Offsets::lo(side);
+    constexpr int k1 = p == shape::MID ? shape::SLOT0 + 4 : shape::SLOT0 + Offsets::hi(side) + 4;
+    S d = O::scale(ts.w[p][k0], s[k0]);
+#pragma unroll
+    for (int k = k0 + 1; k < k1; k++)
+        d = O::madd(d, ts.w[p][k], s[k]);
+    acc = rotate_add(acc, d, ts.rot[p]);
+}
+
 /*!
  * acc[p][b] += rot[p] * sum_k w[p][k] * window_b[k] for the frames of one
  * term; window_b starts at \p row + b * frame_stride.
@@ -241,9 +259,7 @@ template <typename S, int B, int P, class Offsets>
 __device__ __forceinline__ void
 accumulate(const term_setup<P>& ts, const S* __restrict__ row, int frame_stride, S (&acc)[P][B])
 {
-    using O = ops<S>;
-    using shape = window_shape<P>;
-    constexpr int WIN = shape::WIN, SLOT0 = shape::SLOT0, MID = shape::MID;
+    constexpr int WIN = window_shape<P>::WIN;
 #pragma unroll
     for (int b = 0; b < B; b++) {
         const S* __restrict__ rb = row + b * frame_stride;
@@ -251,17 +267,12 @@ accumulate(const term_setup<P>& ts, const S* __restrict__ row, int frame_stride,
 #pragma unroll
         for (int k = 0; k < WIN; k++)
             s[k] = __ldg(rb + k);
-#pragma unroll
-        for (int p = 0; p < P; p++) {
-            // Slots a pixel can use (compile-time, so the loops stay unrolled).
-            const int side = p == 0 ? 0 : 1;
-            const int k0 = p == MID ? SLOT0 : SLOT0 + Offsets::lo(side);
-            const int k1 = p == MID ? SLOT0 + 4 : SLOT0 + Offsets::hi(side) + 4;
-            S d = O::scale(ts.w[p][k0], s[k0]);
-#pragma unroll
-            for (int k = k0 + 1; k < k1; k++)
-                d = O::madd(d, ts.w[p][k], s[k]);
-            acc[p][b] = rotate_add(acc[p][b], d, ts.rot[p]);
+        if constexpr (P == 3) {
+            accumulate_pixel<0, S, P, Offsets>(ts, s, acc[0][b]);
+            accumulate_pixel<1, S, P, Offsets>(ts, s, acc[1][b]);
+            accumulate_pixel<2, S, P, Offsets>(ts, s, acc[2][b]);
+        } else {
+            accumulate_pixel<0, S, P, Offsets>(ts, s, acc[0][b]);
         }
     }
 }
@@ -490,14 +501,14 @@ struct stage2_pixels {
         float peak = 0.0f;
 #pragma unroll
         for (int b = 0; b < B; b++) {
-            if (b >= valid)
-                break;
-            const size_t base = size_t(frame + b) * prm.store.stride_lat +
-                                size_t(elev) * prm.store.stride_elev;
+            if (b < valid) {
+                const size_t base = size_t(frame + b) * prm.store.stride_lat +
+                                    size_t(elev) * prm.store.stride_elev;
 #pragma unroll
-            for (int p = 0; p < P; p++)
-                if (in_grid[p])
-                    store_voxel(prm.store, base + iz_first + p, acc[p][b], peak);
+                for (int p = 0; p < P; p++)
+                    if (in_grid[p])
+                        store_voxel(prm.store, base + iz_first + p, acc[p][b], peak);
+            }
         }
         publish_peak(prm.store, peak);
     }
