@@ -33,6 +33,7 @@ void bind_filterbank_sink(py::module& m);
 void bind_array_geometry(py::module& m);
 void bind_phase_shift(py::module& m);
 void bind_array_source(py::module& m);
+void bind_rca_das(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -73,5 +74,6 @@ PYBIND11_MODULE(beamform_python, m)
     bind_array_geometry(m);
     bind_phase_shift(m);
     bind_array_source(m);
+    bind_rca_das(m);
     // ) END BINDING_FUNCTION_CALLS
 }
