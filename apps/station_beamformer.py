@@ -28,10 +28,11 @@ from gnuradio import beamform, blocks, gr
 from gnuradio.beamform import steering_helpers
 
 C = beamform.speed_of_light
+UNIX_EPOCH_MJD = 40587.0
 
 SIZES = {
     # Finishes in well under two minutes on two CPU cores.
-    "demo": dict(receivers=24, channels=64, beams_per_side=7, spectra=2048, n_int=16),
+    "demo": dict(receivers=48, channels=128, beams_per_side=12, spectra=16384, n_int=16),
     # The reference station of the issue, for a GPU.
     "reference": dict(receivers=96, channels=256, beams_per_side=32, spectra=16384, n_int=16),
 }
@@ -103,7 +104,8 @@ class Station:
             amps.append(s["amplitude"])
         return beamform.array_source(
             self.positions, a.sample_rate, a.center_freq, az, el, offsets, amps, [],
-            a.noise, beamform.sc16, a.adc_scale, a.seed)
+            a.noise, beamform.sc16, a.adc_scale, a.seed, 0, C,
+            (a.tstart_mjd - UNIX_EPOCH_MJD) * 86400.0)  # its rx_time tag sets tstart
 
     def _build(self):
         a = self.args
@@ -216,7 +218,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--input", help="raw sc16 samples [receivers] instead of the simulated sky")
     p.add_argument("--out", help="directory for the filterbank files (default: a temporary one)")
-    p.add_argument("--tstart-mjd", type=float, default=61000.0)
+    p.add_argument("--tstart-mjd", type=float, default=61000.0,
+                   help="start time of the simulated observation (MJD)")
     p.add_argument("--gui", action="store_true", help="also show beam powers in a QT window")
     args = p.parse_args(argv)
     for key, value in SIZES[args.size].items():
