@@ -1,0 +1,312 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The station pipeline end to end as a real GNU Radio flowgraph with
+ * GPU-resident buffers, against the engines' own times on the same data:
+ *
+ *   host sc16 voltages -> convert -> pfb_channelizer -> phase_shift
+ *     -> tensor_beamformer (power, Stokes I, n_int) -> host sink
+ *
+ * Reports sustained input samples per second for
+ *   - the flowgraph on the GPU (input arriving from the host: it includes the
+ *     host -> device copy of the voltages),
+ *   - the four engines alone on device-resident data (sum of their medians),
+ *     and that sum plus a pinned host -> device copy of the same input,
+ *   - the same flowgraph on the CPU backend,
+ * next to what the reference station needs in real time.
+ *
+ *   station_bench [--receivers=96] [--channels=256] [--taps=16] [--beams=1024]
+ *                 [--n-int=16] [--spectra=32768] [--cpu-spectra=64]
+ *                 [--rate=100e6] [--json=path]
+ */
+#include "bench_common.h"
+#include "engines/convert_engine.h"
+#include "engines/pfb_channelizer_engine.h"
+#include "engines/phase_shift_engine.h"
+#include "engines/tensor_beamformer_engine.h"
+#include "runtime/gpu_memory.h"
+#include <gnuradio/beamform/convert.h>
+#include <gnuradio/beamform/pfb_channelizer.h>
+#include <gnuradio/beamform/phase_shift.h>
+#include <gnuradio/beamform/steering.h>
+#include <gnuradio/beamform/tensor_beamformer.h>
+#include <gnuradio/blocks/head.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/top_block.h>
+#include <chrono>
+#include <cstring>
+
+using namespace gr::beamform;
+
+namespace {
+
+struct station_size {
+    size_t receivers, channels, taps, beams, n_int;
+    double sample_rate;
+};
+
+std::vector<std::complex<float>> random_weights(const station_size& s)
+{
+    std::vector<std::complex<float>> w(s.channels * s.beams * s.receivers);
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<float> phase(0.f, 6.2831853f);
+    for (auto& v : w)
+        v = std::polar(1.0f / float(s.receivers), phase(gen));
+    return w;
+}
+
+std::vector<double> channel_freqs(const station_size& s)
+{
+    return channel_frequencies(150e6, s.sample_rate / s.channels, s.channels);
+}
+
+std::vector<double> random_delays(const station_size& s)
+{
+    std::vector<double> d(s.receivers);
+    std::mt19937 gen(9);
+    std::uniform_real_distribution<double> u(-50e-9, 50e-9);
+    for (auto& v : d)
+        v = u(gen);
+    return d;
+}
+
+//! The flowgraph on `device`, fed `spectra * channels` time samples from the
+//! host (a repeated pattern of random sc16 voltages). Returns seconds.
+double run_flowgraph(const station_size& s, const std::string& device, size_t spectra)
+{
+    const size_t in_item = 4 * s.receivers;
+    const size_t pattern_items = std::min<size_t>(spectra, 256) * s.channels;
+    std::vector<uint8_t> pattern(pattern_items * in_item);
+    std::mt19937 gen(3);
+    for (auto& b : pattern)
+        b = uint8_t(gen());
+
+    auto tb = gr::make_top_block("station_bench");
+    auto src = gr::blocks::vector_source_b::make(pattern, true, in_item);
+    auto head = gr::blocks::head::make(in_item, spectra * s.channels);
+    auto conv = convert::make(sample_format::sc16, int(s.receivers), { 1.0f / 2048 }, device);
+    auto pfb = pfb_channelizer::make(int(s.channels),
+                                     {},
+                                     int(s.taps),
+                                     sample_format::fc32,
+                                     int(s.receivers),
+                                     1,
+                                     false,
+                                     150e6,
+                                     s.sample_rate,
+                                     device);
+    auto phase = phase_shift::make(int(s.channels),
+                                   int(s.receivers),
+                                   channel_freqs(s),
+                                   double(s.channels) / s.sample_rate,
+                                   random_delays(s),
+                                   {},
+                                   {},
+                                   0.0,
+                                   device);
+    auto beams = tensor_beamformer::make(int(s.channels),
+                                         int(s.receivers),
+                                         int(s.beams),
+                                         random_weights(s),
+                                         beam_precision::float16,
+                                         beam_output::power,
+                                         int(s.n_int),
+                                         polarization_layout::single,
+                                         stokes_mode::I,
+                                         device);
+    auto sink = gr::blocks::null_sink::make(beams->output_item_bytes());
+    tb->connect(src, 0, head, 0);
+    tb->connect(head, 0, conv, 0);
+    tb->connect(conv, 0, pfb, 0);
+    tb->connect(pfb, 0, phase, 0);
+    tb->connect(phase, 0, beams, 0);
+    tb->connect(beams, 0, sink, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    tb->run();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto in_stats = conv->input_copy_stats();
+    std::printf("  %s flowgraph: %zu spectra in %.3f s; host->device %.3f GB, GPU->GPU "
+                "edges %llu B, device->host %.3f MB\n",
+                device.c_str(),
+                spectra,
+                seconds,
+                in_stats.host_to_device / 1e9,
+                (unsigned long long)(conv->output_copy_stats().host_to_device +
+                                     pfb->output_copy_stats().host_to_device +
+                                     phase->output_copy_stats().host_to_device +
+                                     conv->output_copy_stats().device_to_host +
+                                     pfb->output_copy_stats().device_to_host +
+                                     phase->output_copy_stats().device_to_host),
+                beams->output_copy_stats().device_to_host / 1e6);
+    return seconds;
+}
+
+struct engine_times {
+    double convert_ms, pfb_ms, phase_ms, beam_ms, h2d_ms;
+};
+
+//! Each engine alone on device-resident data for `batch` spectra (medians).
+engine_times time_engines(const station_size& s, const device_spec& gpu, size_t batch)
+{
+    cudaStream_t stream;
+    BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const size_t n_time = batch * s.channels; // raw samples per receiver
+    const size_t raw_bytes = n_time * s.receivers * 4;
+    const size_t spectra_bytes = n_time * s.receivers * 8;
+    device_memory raw(gpu, raw_bytes), volts(gpu, spectra_bytes), spectra(gpu, spectra_bytes),
+        shifted(gpu, spectra_bytes);
+    bench::fill_random_floats(raw.get(), raw_bytes / 4, 1);
+    bench::fill_random_floats(volts.get(), spectra_bytes / 4, 2);
+
+    convert_config cc;
+    cc.input = sample_format::sc16;
+    cc.n_receivers = s.receivers;
+    cc.scale.assign(s.receivers, 1.0f / 2048);
+    auto conv = convert_engine::make(cc, gpu);
+
+    pfb_channelizer_config pc;
+    pc.n_channels = s.channels;
+    pc.taps_per_branch = s.taps;
+    pc.input = sample_format::fc32;
+    pc.n_receivers = s.receivers;
+    auto pfb = pfb_channelizer_engine::make(pc, gpu);
+
+    phase_shift_config sc;
+    sc.n_channels = s.channels;
+    sc.n_receivers = s.receivers;
+    sc.channel_frequencies = channel_freqs(s);
+    sc.item_period = double(s.channels) / s.sample_rate;
+    phase_shift_delays delays;
+    delays.delays = random_delays(s);
+    auto phase = phase_shift_engine::make(sc, delays, gpu);
+
+    tensor_beamformer_config bc;
+    bc.n_channels = s.channels;
+    bc.n_receivers = s.receivers;
+    bc.n_beams = s.beams;
+    bc.output = beam_output::power;
+    bc.n_int = s.n_int;
+    auto beam = tensor_beamformer_engine::make(bc, random_weights(s), gpu);
+    device_memory powers(gpu, (batch / s.n_int) * bc.output_item_bytes());
+
+    auto* vin = volts.as<std::complex<float>>();
+    auto* spec = spectra.as<std::complex<float>>();
+    auto* shf = shifted.as<std::complex<float>>();
+    engine_times t{};
+    t.convert_ms = bench::time_gpu(
+                       [&] { conv->execute(raw.get(), vin, n_time, stream); }, stream, 20)
+                       .median_ms;
+    t.pfb_ms =
+        bench::time_gpu([&] { pfb->execute(vin, spec, batch, stream); }, stream, 20).median_ms;
+    uint64_t first = 0;
+    t.phase_ms = bench::time_gpu(
+                     [&] {
+                         phase->execute(spec, shf, batch, first, stream);
+                         first += batch;
+                     },
+                     stream,
+                     20)
+                     .median_ms;
+    t.beam_ms =
+        bench::time_gpu([&] { beam->execute(shf, powers.get(), batch, stream); }, stream, 20)
+            .median_ms;
+    pinned_memory host(backend::cuda, raw_bytes);
+    std::memset(host.get(), 1, raw_bytes);
+    t.h2d_ms = bench::time_gpu(
+                   [&] {
+                       BENCH_CHECK(cudaMemcpyAsync(
+                           raw.get(), host.get(), raw_bytes, cudaMemcpyHostToDevice, stream));
+                   },
+                   stream,
+                   10)
+                   .median_ms;
+    cudaStreamDestroy(stream);
+    return t;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    station_size s;
+    s.receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
+    s.channels = std::stoul(bench::option(argc, argv, "channels", "256"));
+    s.taps = std::stoul(bench::option(argc, argv, "taps", "16"));
+    s.beams = std::stoul(bench::option(argc, argv, "beams", "1024"));
+    s.n_int = std::stoul(bench::option(argc, argv, "n-int", "16"));
+    s.sample_rate = std::stod(bench::option(argc, argv, "rate", "100e6"));
+    const size_t spectra = std::stoul(bench::option(argc, argv, "spectra", "32768"));
+    const size_t cpu_spectra = std::stoul(bench::option(argc, argv, "cpu-spectra", "64"));
+    const std::string json = bench::option(argc, argv, "json", "station_bench.json");
+
+    const device_spec gpu = select_device("cuda:0");
+    std::printf("device: %s; station: %zu receivers, %zu channels x %zu taps, %zu beams, "
+                "Stokes I over %zu\n",
+                bench::device_name().c_str(),
+                s.receivers,
+                s.channels,
+                s.taps,
+                s.beams,
+                s.n_int);
+
+    const size_t batch = 1024; // spectra per engine call, as a GPU work call carries
+    const engine_times e = time_engines(s, gpu, batch);
+    const double per_batch_samples = double(batch * s.channels * s.receivers);
+    const double engines_ms = e.convert_ms + e.pfb_ms + e.phase_ms + e.beam_ms;
+
+    run_flowgraph(s, "cuda:0", 512); // warm-up: module load, first allocations
+    const double gpu_s = run_flowgraph(s, "cuda:0", spectra);
+    const double gpu_rate = double(spectra * s.channels * s.receivers) / gpu_s;
+    const double cpu_s = run_flowgraph(s, "cpu", cpu_spectra);
+    const double cpu_rate = double(cpu_spectra * s.channels * s.receivers) / cpu_s;
+
+    const double engines_rate = per_batch_samples / (engines_ms * 1e-3);
+    const double engines_h2d_rate = per_batch_samples / ((engines_ms + e.h2d_ms) * 1e-3);
+    const double needed = double(s.receivers) * s.sample_rate;
+
+    bench::report r("station_bench");
+    std::printf("\n%-52s %14s %10s\n", "input samples per second (all receivers)", "GS/s",
+                "realtime");
+    auto line = [&](const std::string& what, double rate) {
+        std::printf("%-52s %14.3f %9.2fx\n", what.c_str(), rate / 1e9, rate / needed);
+        r.row();
+        r.set("measurement", what);
+        r.set("samples_per_second", rate);
+        r.set("realtime_factor", rate / needed);
+    };
+    line("GPU flowgraph (input from the host)", gpu_rate);
+    line("engines alone, device-resident (sum of medians)", engines_rate);
+    line("engines + pinned host->device copy of the input", engines_h2d_rate);
+    line("CPU flowgraph (all blocks on the CPU backend)", cpu_rate);
+    char need[96];
+    std::snprintf(need, sizeof need, "real time: %zu receivers at %.0f MS/s", s.receivers,
+                  s.sample_rate / 1e6);
+    line(need, needed);
+    std::printf("\nengine medians per %zu spectra: convert %.3f ms, pfb %.3f ms, phase_shift "
+                "%.3f ms, beamformer %.3f ms (sum %.3f ms); host->device copy %.3f ms\n",
+                batch,
+                e.convert_ms,
+                e.pfb_ms,
+                e.phase_ms,
+                e.beam_ms,
+                engines_ms,
+                e.h2d_ms);
+    std::printf("flowgraph time / engines time: %.2f (device-resident), %.2f (with the "
+                "input copy)\n",
+                engines_rate / gpu_rate,
+                engines_h2d_rate / gpu_rate);
+    r.row();
+    r.set("measurement", "engine medians ms per batch");
+    r.set("batch_spectra", double(batch));
+    r.set("convert_ms", e.convert_ms);
+    r.set("pfb_ms", e.pfb_ms);
+    r.set("phase_shift_ms", e.phase_ms);
+    r.set("beamformer_ms", e.beam_ms);
+    r.set("h2d_ms", e.h2d_ms);
+    r.write_json(json);
+    return 0;
+}
