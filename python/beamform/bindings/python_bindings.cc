@@ -24,6 +24,7 @@ namespace py = pybind11;
 void bind_device(py::module& m);
 void bind_sample_format(py::module& m);
 void bind_convert(py::module& m);
+void bind_pfb_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -55,5 +56,6 @@ PYBIND11_MODULE(beamform_python, m)
     bind_device(m);
     bind_sample_format(m);
     bind_convert(m);
+    bind_pfb_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }
