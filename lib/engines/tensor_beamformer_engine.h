@@ -7,6 +7,7 @@
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_ENGINE_H
 
 #include "../runtime/gpu_api.h"
+#include <gnuradio/beamform/beam_types.h>
 #include <complex>
 #include <memory>
 #include <vector>
@@ -14,24 +15,8 @@
 namespace gr {
 namespace beamform {
 
-/*!
- * float16: samples and weights rounded to fp16, products accumulated in fp32.
- * int1: only the sign of each real and imaginary part is used (value >= 0 ->
- *       +1, else -1), for samples and weights; the input is the packed 1-bit
- *       stream of bit_packer. Results are exact integers (stored as float).
- */
-enum class beam_precision { float16, int1 };
-//! voltage: complex beams. power: |beam|^2 integrated over n_int time steps.
-enum class beam_output { voltage, power };
-/*!
- * single: every receiver is one input of one beam sum.
- * xy_pairs: receivers 2k and 2k+1 are the X and Y polarizations of one
- *           antenna; each beam is formed separately over the X receivers and
- *           over the Y receivers (weights still given per receiver).
- */
-enum class polarization_layout { single, xy_pairs };
-//! With xy_pairs: I = |X|^2+|Y|^2, or I, Q = |X|^2-|Y|^2, U = 2 Re(X Y*), V = 2 Im(X Y*).
-enum class stokes_mode { I, IQUV };
+// beam_precision, beam_output, polarization_layout, stokes_mode: the block API
+// shares them, so they live in the public header.
 
 /*!
  * Data layout (C order, last index fastest), per time step t of a batch of T:
@@ -108,6 +93,13 @@ protected:
     explicit tensor_beamformer_engine(const tensor_beamformer_config& c) : d_config(c) {}
     tensor_beamformer_config d_config;
 };
+
+/*!
+ * std::invalid_argument unless \p weights has config.weight_count() finite
+ * entries. make() and the block call it before any engine sees the weights.
+ */
+void check_tensor_beamformer_weights(const tensor_beamformer_config& config,
+                                     const std::vector<std::complex<float>>& weights);
 
 std::unique_ptr<tensor_beamformer_engine>
 make_tensor_beamformer_cpu(const tensor_beamformer_config& config,

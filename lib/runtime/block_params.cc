@@ -46,13 +46,16 @@ expand_per_receiver(const std::string&,
                     size_t,
                     std::complex<float>);
 
+size_t gpu_buffer_items(size_t item_size)
+{
+    constexpr size_t target_bytes = 8u << 20;
+    return std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
+}
+
 void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev)
 {
-    if (!dev.uses_device_buffers())
-        return;
-    constexpr size_t target_bytes = 8u << 20;
-    const size_t items = std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
-    block.set_min_output_buffer(static_cast<long>(items));
+    if (dev.uses_device_buffers())
+        block.set_min_output_buffer(static_cast<long>(gpu_buffer_items(item_size)));
 }
 
 } // namespace beamform

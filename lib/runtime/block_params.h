@@ -32,9 +32,12 @@ std::vector<T> expand_per_receiver(const std::string& name,
                                    size_t n_receivers,
                                    T fill);
 
+//! Items of \p item_size in a GPU-side buffer: at least 8 MiB, and 2 items.
+size_t gpu_buffer_items(size_t item_size);
+
 /*!
- * Size a block's output buffers for a GPU: at least 8 MiB (and 2 items), so that
- * each work call carries enough items to fill the device. No-op on the CPU.
+ * Size a block's output buffers for a GPU (gpu_buffer_items), so that each
+ * work call carries enough items to fill the device. No-op on the CPU.
  */
 void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev);
 

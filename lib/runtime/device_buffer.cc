@@ -4,7 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "device_buffer.h"
+#include "block_params.h"
 #include "device_block.h"
+#include <algorithm>
 #include <gnuradio/block.h>
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
@@ -90,6 +92,11 @@ device_buffer::device_buffer(int nitems,
     d_stream = owner->shared_stream();
     d_owner_alias = buf_owner->alias();
 
+    // A host block feeding a GPU block gets the same room as a GPU block's own
+    // output (GNU Radio sized it for host work calls: often only a few items),
+    // so that each copy and each kernel launch carries enough data.
+    if (d_replaced_host_output)
+        nitems = std::max<int>(nitems, static_cast<int>(gpu_buffer_items(sizeof_item)));
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
 
@@ -305,9 +312,11 @@ void device_buffer::end_orphaned_buffers()
 
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     for (device_buffer* other : g_registry) {
+        // The writer of a buffer from an earlier flowgraph may be gone: link()
+        // would throw on the expired pointer, so look at the weak one.
         if (other == this || !other->d_replaced_host_output ||
             other->d_link_port != d_link_port || other->nreaders() == 0 ||
-            other->link() != writer)
+            other->d_link.lock() != writer)
             continue;
         d_logger->error("output {:d} of host block '{:s}' feeds more than one GPU block "
                         "('{:s}' and '{:s}'); GNU Radio 3.10 cannot do that, so '{:s}' "

@@ -171,3 +171,22 @@ def test_gpu_output_may_feed_several_gpu_blocks(rng, device):
         out = np.array(snk.data()).reshape(-1, 3)
         np.testing.assert_allclose(out, x * 2.0 * k, rtol=1e-6)
     assert head.output_copy_stats().device_to_host == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_blocks_outliving_their_flowgraph_do_not_break_the_next(device):
+    """Regression: a GPU block kept alive after its flowgraph ran made the next
+    flowgraph's start abort (a destroyed writer's buffer was inspected)."""
+
+    def run():
+        conv = beamform.convert(beamform.fc32, 2, [], device)
+        tb = gr.top_block()
+        snk = blocks.vector_sink_c(2)
+        tb.connect(blocks.vector_source_c([1j] * 64, False, 2), conv, snk)
+        tb.run()
+        return conv, len(snk.data())
+
+    kept, n_first = run()
+    _, n_second = run()
+    assert n_first == n_second == 64
+    assert kept.device() == device

@@ -24,6 +24,12 @@ namespace py = pybind11;
 void bind_device(py::module& m);
 void bind_sample_format(py::module& m);
 void bind_convert(py::module& m);
+void bind_beam_types(py::module& m);
+void bind_steering(py::module& m);
+void bind_tensor_beamformer(py::module& m);
+void bind_bit_packer(py::module& m);
+void bind_bit_unpacker(py::module& m);
+void bind_filterbank_sink(py::module& m);
 void bind_pfb_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
@@ -56,6 +62,12 @@ PYBIND11_MODULE(beamform_python, m)
     bind_device(m);
     bind_sample_format(m);
     bind_convert(m);
+    bind_beam_types(m);
+    bind_steering(m);
+    bind_tensor_beamformer(m);
+    bind_bit_packer(m);
+    bind_bit_unpacker(m);
+    bind_filterbank_sink(m);
     bind_pfb_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }

@@ -1,0 +1,179 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "filterbank_sink_impl.h"
+#include "runtime/block_params.h"
+#include <gnuradio/io_signature.h>
+#include <pmt/pmt.h>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+namespace {
+
+const pmt::pmt_t rx_time_key = pmt::string_to_symbol("rx_time");
+
+//! GNU Radio's rx_time: (uint64 full seconds, double fractional seconds).
+bool parse_rx_time(const pmt::pmt_t& value, uint64_t& seconds, double& fraction)
+{
+    if (!pmt::is_tuple(value) || pmt::length(value) != 2)
+        return false;
+    const pmt::pmt_t whole = pmt::tuple_ref(value, 0);
+    const pmt::pmt_t part = pmt::tuple_ref(value, 1);
+    if (pmt::is_uint64(whole))
+        seconds = pmt::to_uint64(whole);
+    else if (pmt::is_integer(whole) && pmt::to_long(whole) >= 0)
+        seconds = static_cast<uint64_t>(pmt::to_long(whole));
+    else
+        return false;
+    if (pmt::is_real(part))
+        fraction = pmt::to_double(part);
+    else if (pmt::is_integer(part))
+        fraction = static_cast<double>(pmt::to_long(part));
+    else
+        return false;
+    return std::isfinite(fraction);
+}
+
+} // namespace
+
+filterbank_sink::sptr filterbank_sink::make(const std::string& directory,
+                                            const std::string& prefix,
+                                            int n_beams,
+                                            int n_channels,
+                                            int n_stokes,
+                                            const std::vector<double>& channel_frequencies,
+                                            double tsamp,
+                                            const std::string& source_name,
+                                            const std::vector<double>& beam_az_el,
+                                            double tstart_mjd,
+                                            int telescope_id,
+                                            int machine_id)
+{
+    filterbank_config config;
+    config.directory = directory;
+    config.prefix = prefix;
+    config.n_beams = check_count("n_beams", n_beams, 1, 65536);
+    config.n_channels = check_count("n_channels", n_channels, 2, 1 << 20);
+    config.n_stokes = check_count("n_stokes", n_stokes, 1, 4);
+    config.channel_frequencies_hz = channel_frequencies;
+    config.tsamp_s = tsamp;
+    config.source_name = source_name;
+    config.beam_az_el_deg = beam_az_el;
+    config.telescope_id = telescope_id;
+    config.machine_id = machine_id;
+    config.validate();
+    if (!std::isfinite(tstart_mjd) || tstart_mjd < 0)
+        throw std::invalid_argument("tstart_mjd must be a finite MJD >= 0");
+    return gnuradio::make_block_sptr<filterbank_sink_impl>(config, tstart_mjd);
+}
+
+filterbank_sink_impl::filterbank_sink_impl(const filterbank_config& config,
+                                           double tstart_mjd)
+    : gr::sync_block("filterbank_sink",
+                     gr::io_signature::make(1, 1, config.item_floats() * sizeof(float)),
+                     gr::io_signature::make(0, 0, 0)),
+      d_writer(config),
+      d_tstart_parameter(tstart_mjd),
+      d_tstart_mjd(tstart_mjd)
+{
+}
+
+filterbank_sink_impl::~filterbank_sink_impl() { finish("destructor"); }
+
+std::vector<int> filterbank_sink_impl::channel_order() const
+{
+    const auto& order = d_writer.channel_order();
+    return std::vector<int>(order.begin(), order.end());
+}
+
+bool filterbank_sink_impl::start()
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_writer.reopen(); // files closed by a previous stop(): append
+    return true;
+}
+
+bool filterbank_sink_impl::stop()
+{
+    finish("stop");
+    return true;
+}
+
+void filterbank_sink_impl::finish(const char* where) noexcept
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    try {
+        if (d_writer.is_open() && !d_writer.headers_written()) {
+            d_logger->info("no items arrived before {:s}; writing headers with "
+                           "tstart_mjd = {:.9f} and no samples",
+                           where,
+                           d_tstart_parameter);
+            d_writer.write_headers(d_tstart_parameter);
+        }
+        d_writer.close();
+    } catch (const std::exception& e) {
+        // stop() and destructors must not throw; say loudly what was lost.
+        d_logger->error("{:s}: {:s}", where, e.what());
+    }
+}
+
+void filterbank_sink_impl::write_headers_at(uint64_t first)
+{
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, first, first + 1, rx_time_key);
+    double tstart = d_tstart_parameter;
+    bool from_tag = false;
+    if (!tags.empty()) {
+        uint64_t seconds = 0;
+        double fraction = 0.0;
+        if (parse_rx_time(tags.front().value, seconds, fraction)) {
+            tstart = unix_time_to_mjd(seconds, fraction);
+            from_tag = true;
+        } else {
+            d_logger->warn("rx_time tag on the first item is not (uint64, double): {:s}; "
+                           "tstart = tstart_mjd parameter {:.9f}",
+                           pmt::write_string(tags.front().value),
+                           tstart);
+        }
+    } else {
+        d_logger->info("no rx_time tag on the first item; tstart = tstart_mjd "
+                       "parameter {:.9f}",
+                       tstart);
+    }
+    d_writer.write_headers(tstart);
+    d_header_item = first;
+    d_tstart_mjd = tstart;
+    d_tstart_from_rx_time = from_tag;
+}
+
+int filterbank_sink_impl::work(int noutput_items,
+                               gr_vector_const_void_star& input_items,
+                               gr_vector_void_star& output_items)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    const uint64_t first = nitems_read(0);
+    if (!d_writer.headers_written())
+        write_headers_at(first);
+
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, first, first + noutput_items, rx_time_key);
+    for (const auto& tag : tags)
+        if (tag.offset != d_header_item)
+            d_logger->warn("rx_time tag on item {:d} ignored: the header (tstart) is "
+                           "written already; value {:s}",
+                           tag.offset,
+                           pmt::write_string(tag.value));
+
+    d_writer.write(static_cast<const float*>(input_items[0]),
+                   static_cast<size_t>(noutput_items));
+    d_items_written = d_writer.items_written();
+    return noutput_items;
+}
+
+} // namespace beamform
+} // namespace gr

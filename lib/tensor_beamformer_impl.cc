@@ -1,0 +1,234 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "runtime/block_params.h"
+#include "tensor_beamformer_impl.h"
+#include <gnuradio/beamform/steering.h>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+namespace {
+const pmt::pmt_t weights_port = pmt::mp("weights");
+const pmt::pmt_t pointing_port = pmt::mp("pointing");
+const pmt::pmt_t update_tag_key = pmt::mp("weights_update");
+
+std::vector<double> f64_pairs(const pmt::pmt_t& value, const std::string& key)
+{
+    if (!pmt::is_f64vector(value))
+        throw std::invalid_argument("pointing: \"" + key +
+                                    "\" must be an f64vector of [n_beams][2] values");
+    return pmt::f64vector_elements(value);
+}
+} // namespace
+
+tensor_beamformer::sptr tensor_beamformer::make(int n_channels,
+                                                int n_receivers,
+                                                int n_beams,
+                                                const std::vector<gr_complex>& weights,
+                                                beam_precision precision,
+                                                beam_output output,
+                                                int n_int,
+                                                polarization_layout polarization,
+                                                stokes_mode stokes,
+                                                const std::string& device)
+{
+    tensor_beamformer_config config;
+    config.n_channels = check_count("n_channels", n_channels, 1, 1 << 16);
+    config.n_receivers = check_count("n_receivers", n_receivers, 1, 1 << 20);
+    config.n_beams = check_count("n_beams", n_beams, 1, 1 << 20);
+    config.n_int = check_count("n_int", n_int, 1, 1 << 20);
+    config.precision = precision;
+    config.output = output;
+    config.polarization = polarization;
+    config.stokes = stokes;
+    config.validate();
+    check_tensor_beamformer_weights(config, weights);
+    return gnuradio::make_block_sptr<tensor_beamformer_impl>(
+        config, weights, select_device(device));
+}
+
+tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& config,
+                                               const std::vector<gr_complex>& weights,
+                                               const device_spec& device)
+    : gr::sync_decimator(
+          "tensor_beamformer",
+          device_block::signature(1, 1, config.input_item_bytes(), device),
+          device_block::signature(1, 1, config.output_item_bytes(), device),
+          // power: one output item per n_int time steps; voltage: n_int = 1
+          static_cast<unsigned>(config.n_int)),
+      device_block(device),
+      d_config(config),
+      d_engine(tensor_beamformer_engine::make(config, weights, device)),
+      d_latest_weights(weights)
+{
+    // Tags are moved in work(): GNU Radio's own propagation rounds offset / n_int
+    // to the nearest item, which puts a tag from the second half of one
+    // integration onto the next power item; here it stays on its own.
+    set_tag_propagation_policy(TPP_DONT);
+    size_output_buffers(*this, config.output_item_bytes(), device);
+
+    message_port_register_in(weights_port);
+    set_msg_handler(weights_port,
+                    [this](const pmt::pmt_t& msg) { handle_weights_message(msg); });
+    message_port_register_in(pointing_port);
+    set_msg_handler(pointing_port,
+                    [this](const pmt::pmt_t& msg) { handle_pointing_message(msg); });
+}
+
+void tensor_beamformer_impl::set_weights(const std::vector<gr_complex>& weights)
+{
+    check_tensor_beamformer_weights(d_config, weights);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_latest_weights = weights;
+    d_queued_weights = weights;
+}
+
+std::vector<gr_complex> tensor_beamformer_impl::weights() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_latest_weights;
+}
+
+void tensor_beamformer_impl::set_geometry(const std::vector<double>& positions,
+                                          const std::vector<double>& frequencies,
+                                          const std::vector<gr_complex>& gains,
+                                          bool conjugate)
+{
+    if (positions.size() != 3 * d_config.n_receivers)
+        throw std::invalid_argument("positions must have 3 * n_receivers = " +
+                                    std::to_string(3 * d_config.n_receivers) +
+                                    " values ([receivers][east, north, up]), got " +
+                                    std::to_string(positions.size()));
+    if (frequencies.size() != d_config.n_channels)
+        throw std::invalid_argument(
+            "frequencies must have n_channels = " + std::to_string(d_config.n_channels) +
+            " values (Hz), got " + std::to_string(frequencies.size()));
+    geometry g{ positions,
+                frequencies,
+                expand_per_receiver(
+                    "gains", gains, d_config.n_receivers, gr_complex(1.0f, 0.0f)),
+                conjugate };
+    // Steer once towards the zenith so that bad positions or frequencies fail
+    // here, not later in a message handler.
+    steering_weights(g.positions, { 0.0, 90.0 }, g.frequencies, g.gains, g.conjugate);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_geometry = std::move(g);
+}
+
+std::vector<gr_complex> tensor_beamformer_impl::steer(const std::vector<double>& pairs,
+                                                      bool as_lm) const
+{
+    const char* name = as_lm ? "lm" : "az_el";
+    if (pairs.size() != 2 * d_config.n_beams)
+        throw std::invalid_argument(std::string(name) + " must have 2 * n_beams = " +
+                                    std::to_string(2 * d_config.n_beams) +
+                                    " values, got " + std::to_string(pairs.size()));
+    geometry g;
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!d_geometry)
+            throw std::invalid_argument(
+                std::string(name) +
+                ": pointing needs the array geometry; call set_geometry() first");
+        g = *d_geometry;
+    }
+    return as_lm ? steering_weights_lm(
+                       g.positions, pairs, g.frequencies, g.gains, g.conjugate)
+                 : steering_weights(
+                       g.positions, pairs, g.frequencies, g.gains, g.conjugate);
+}
+
+void tensor_beamformer_impl::set_pointing_az_el(const std::vector<double>& az_el)
+{
+    set_weights(steer(az_el, false));
+}
+
+void tensor_beamformer_impl::set_pointing_lm(const std::vector<double>& lm)
+{
+    set_weights(steer(lm, true));
+}
+
+uint64_t tensor_beamformer_impl::weight_updates_applied() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_updates_applied;
+}
+
+void tensor_beamformer_impl::handle_weights_message(const pmt::pmt_t& msg)
+{
+    try {
+        pmt::pmt_t value = msg;
+        if (pmt::is_dict(msg))
+            value = pmt::dict_ref(msg, weights_port, pmt::PMT_NIL);
+        if (!pmt::is_c32vector(value))
+            throw std::invalid_argument(
+                "weights: expected a c32vector or a dict with key \"weights\" "
+                "holding one");
+        set_weights(pmt::c32vector_elements(value));
+    } catch (const std::exception& e) {
+        d_logger->error("dropped a message on port weights: {:s}", e.what());
+    }
+}
+
+void tensor_beamformer_impl::handle_pointing_message(const pmt::pmt_t& msg)
+{
+    try {
+        if (!pmt::is_dict(msg))
+            throw std::invalid_argument(
+                "pointing: expected a dict with key \"az_el\" or \"lm\"");
+        const pmt::pmt_t az_el = pmt::dict_ref(msg, pmt::mp("az_el"), pmt::PMT_NIL);
+        const pmt::pmt_t lm = pmt::dict_ref(msg, pmt::mp("lm"), pmt::PMT_NIL);
+        if (!pmt::is_null(az_el))
+            set_pointing_az_el(f64_pairs(az_el, "az_el"));
+        else if (!pmt::is_null(lm))
+            set_pointing_lm(f64_pairs(lm, "lm"));
+        else
+            throw std::invalid_argument(
+                "pointing: expected a dict with key \"az_el\" or \"lm\"");
+    } catch (const std::exception& e) {
+        d_logger->error("dropped a message on port pointing: {:s}", e.what());
+    }
+}
+
+void tensor_beamformer_impl::apply_queued_weights()
+{
+    std::optional<std::vector<gr_complex>> queued;
+    uint64_t update_number;
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!d_queued_weights)
+            return;
+        queued.swap(d_queued_weights);
+        update_number = ++d_updates_applied;
+    }
+    d_engine->set_weights(*queued);
+    add_item_tag(0, nitems_written(0), update_tag_key, pmt::from_uint64(update_number));
+}
+
+int tensor_beamformer_impl::work(int noutput_items,
+                                 gr_vector_const_void_star& input_items,
+                                 gr_vector_void_star& output_items)
+{
+    // Weight updates land here, on the first item of a work call.
+    apply_queued_weights();
+    const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
+    d_engine->execute(input_items[0], output_items[0], n_in, stream());
+    finish_work();
+
+    // Every input tag goes to the output item made from its time step:
+    // offset / n_int, rounded down (the same offset in voltage mode).
+    std::vector<gr::tag_t> tags;
+    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + n_in);
+    for (gr::tag_t tag : tags) {
+        tag.offset /= d_config.n_int;
+        add_item_tag(0, tag);
+    }
+    return noutput_items;
+}
+
+} // namespace beamform
+} // namespace gr

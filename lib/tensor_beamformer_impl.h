@@ -1,0 +1,79 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
+#define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
+
+#include "engines/tensor_beamformer_engine.h"
+#include "runtime/device_block.h"
+#include <gnuradio/beamform/tensor_beamformer.h>
+#include <pmt/pmt.h>
+#include <mutex>
+#include <optional>
+
+namespace gr {
+namespace beamform {
+
+class tensor_beamformer_impl : public tensor_beamformer, public device_block
+{
+public:
+    tensor_beamformer_impl(const tensor_beamformer_config& config,
+                           const std::vector<gr_complex>& weights,
+                           const device_spec& device);
+
+    void set_weights(const std::vector<gr_complex>& weights) override;
+    std::vector<gr_complex> weights() const override;
+    void set_geometry(const std::vector<double>& positions,
+                      const std::vector<double>& frequencies,
+                      const std::vector<gr_complex>& gains,
+                      bool conjugate) override;
+    void set_pointing_az_el(const std::vector<double>& az_el) override;
+    void set_pointing_lm(const std::vector<double>& lm) override;
+    uint64_t weight_updates_applied() const override;
+
+    int n_channels() const override { return int(d_config.n_channels); }
+    int n_receivers() const override { return int(d_config.n_receivers); }
+    int n_beams() const override { return int(d_config.n_beams); }
+    int n_int() const override { return int(d_config.n_int); }
+    beam_precision precision() const override { return d_config.precision; }
+    beam_output output() const override { return d_config.output; }
+    polarization_layout polarization() const override { return d_config.polarization; }
+    stokes_mode stokes() const override { return d_config.stokes; }
+    size_t input_item_bytes() const override { return d_config.input_item_bytes(); }
+    size_t output_item_bytes() const override { return d_config.output_item_bytes(); }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    struct geometry {
+        std::vector<double> positions;
+        std::vector<double> frequencies;
+        std::vector<gr_complex> gains;
+        bool conjugate = false;
+    };
+
+    void handle_weights_message(const pmt::pmt_t& msg);
+    void handle_pointing_message(const pmt::pmt_t& msg);
+    //! Weights for a pointing (az_el or lm pairs) from the stored geometry.
+    std::vector<gr_complex> steer(const std::vector<double>& pairs, bool as_lm) const;
+    //! Called at the start of work(): hand queued weights to the engine.
+    void apply_queued_weights();
+
+    const tensor_beamformer_config d_config;
+    std::unique_ptr<tensor_beamformer_engine> d_engine;
+
+    mutable std::mutex d_mutex; // guards everything below
+    std::vector<gr_complex> d_latest_weights;
+    std::optional<std::vector<gr_complex>> d_queued_weights;
+    std::optional<geometry> d_geometry;
+    uint64_t d_updates_applied = 0;
+};
+
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,82 @@
+# Copyright 2026 gr-beamform authors.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Array geometries, geometric delays and gain calibration (numpy only)."""
+import numpy as np
+import pytest
+from gnuradio.beamform import arrays, calibration
+
+C = arrays.SPEED_OF_LIGHT
+
+
+def test_ula_is_centred_and_spaced_along_its_azimuth():
+    p = arrays.ula(4, 0.5)  # west to east
+    np.testing.assert_allclose(p[:, 0], [-0.75, -0.25, 0.25, 0.75], atol=1e-12)
+    np.testing.assert_allclose(p[:, 1:], 0, atol=1e-12)
+    q = arrays.ula(3, 2.0, azimuth_deg=0)  # south to north
+    np.testing.assert_allclose(q[:, 1], [-2, 0, 2], atol=1e-12)
+
+
+def test_uca_elements_lie_on_the_circle():
+    p = arrays.uca(7, 1.5, first_azimuth_deg=10)
+    np.testing.assert_allclose(np.hypot(p[:, 0], p[:, 1]), 1.5)
+    az = np.degrees(np.arctan2(p[:, 0], p[:, 1])) % 360
+    np.testing.assert_allclose(np.diff(az) % 360, 360 / 7, atol=1e-9)
+    assert abs(az[0] - 10) < 1e-9
+
+
+def test_positions_file_round_trip(tmp_path, rng):
+    p = rng.normal(size=(5, 3))
+    path = tmp_path / "array.txt"
+    arrays.save_positions(path, p)
+    np.testing.assert_allclose(arrays.load_positions(path), p, rtol=1e-8)
+    (tmp_path / "two.txt").write_text("# comment\n1, 2\n3 4 5  # trailing\n")
+    np.testing.assert_allclose(arrays.load_positions(tmp_path / "two.txt"), [[1, 2, 0], [3, 4, 5]])
+    (tmp_path / "bad.txt").write_text("1 2 3 4\n")
+    with pytest.raises(ValueError, match="bad.txt:1"):
+        arrays.load_positions(tmp_path / "bad.txt")
+
+
+def test_geometric_delay_hand_computed():
+    # Two elements 10 m apart west-east, source due east on the horizon: the
+    # eastern element sees the wave 10 m / c earlier.
+    p = np.array([[0.0, 0, 0], [10.0, 0, 0]])
+    np.testing.assert_allclose(arrays.geometric_delays(p, 90, 0), [0, 10 / C])
+    np.testing.assert_allclose(arrays.geometric_delays(p, 270, 0), [0, -10 / C])
+    np.testing.assert_allclose(arrays.geometric_delays(p, 0, 0), [0, 0], atol=1e-20)
+    # At the zenith only height matters.
+    q = np.array([[0.0, 0, 0], [3.0, 4.0, 2.0]])
+    np.testing.assert_allclose(arrays.geometric_delays(q, 123, 90), [0, 2 / C], rtol=1e-12)
+
+
+@pytest.mark.parametrize("geometry", ["ula", "uca"])
+def test_calibration_recovers_receiver_gains(rng, geometry):
+    n, f = 8, 433e6
+    lam = C / f
+    p = arrays.ula(n, lam / 2) if geometry == "ula" else arrays.uca(n, lam / 2)
+    h = rng.uniform(0.7, 1.3, n) * np.exp(2j * np.pi * rng.uniform(0, 1, n))
+    s = rng.normal(size=4000) + 1j * rng.normal(size=4000)
+    steer = arrays.plane_wave_phases(p, 40, 20, f)
+    noise = 0.3 * (rng.normal(size=(4000, n)) + 1j * rng.normal(size=(4000, n)))
+    x = s[:, None] * (h * steer)[None, :] + noise
+    g = calibration.estimate_gains(x, p, 40, 20, f)
+    corrected = g * h  # should be one common complex factor
+    common = corrected / corrected[0]
+    assert np.max(np.abs(np.angle(common))) < 0.02
+    assert np.max(np.abs(np.abs(common) - 1)) < 0.05
+
+
+def test_gains_file_round_trip(tmp_path, rng):
+    g = (rng.normal(size=5) + 1j * rng.normal(size=5)).astype(np.complex64)
+    calibration.save_gains(tmp_path / "g.json", g, frequency=1e9, direction=[1, 2])
+    back, meta = calibration.load_gains(tmp_path / "g.json")
+    np.testing.assert_array_equal(back, g)
+    assert meta == {"frequency": 1e9, "direction": [1, 2]}
+
+
+def test_bad_inputs_raise_naming_the_parameter():
+    with pytest.raises(ValueError, match="spacing"):
+        arrays.ula(4, 0)
+    with pytest.raises(ValueError, match="radius"):
+        arrays.uca(4, -1)
+    with pytest.raises(ValueError, match="samples"):
+        calibration.estimate_gains(np.ones((10, 3)), arrays.ula(4, 1), 0, 0, 1e9)
