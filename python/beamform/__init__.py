@@ -20,12 +20,8 @@ except ModuleNotFoundError:
     pass
 
 # import any pure python here
-<<<<<<< HEAD
-from . import pfb_taps
-#
-=======
 from . import arrays, calibration
 from . import steering_helpers
 from .filterbank import read_filterbank, read_filterbank_header, filterbank_frequencies, filterbank_times
 from .plots import plot_dynamic_spectrum, plot_beam_map
->>>>>>> main
+from . import pfb_taps
