@@ -152,9 +152,6 @@ pfb_block_fft(float2* a, float2* b, const float2* twiddle, int log2_n, int rows,
     return src;
 }
 
-//! Shared-memory row stride: one extra element so that rows start in different banks.
-__host__ __device__ inline int pfb_row_stride(int n) { return n + 1; }
-
 /*!
  * The fused channelizer; see the file comment. Grid: x = receiver groups of
  * RB = RBT * (blockDim.x / (M / BQ)) receivers, y = runs of \p steps_per_block
@@ -176,7 +173,7 @@ __global__ void __launch_bounds__(NT, 1)
     const int q_threads = m / BQ;
     const int groups = blockDim.x / q_threads;
     const int rb_count = groups * RBT;
-    const int ld = pfb_row_stride(n);
+    const int ld = pfb_fft::row_stride(n);
     float2* twiddle = pfb_smem;
     float2* buf_a = twiddle + n;
     float2* buf_b = buf_a + rb_count * ld;

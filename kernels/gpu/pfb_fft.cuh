@@ -20,7 +20,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_PFB_FFT_CUH
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
-#define BF_HOST_DEVICE __host__ __device__ __forceinline__
+#define BF_HOST_DEVICE __host__ __device__ inline
 #else
 #define BF_HOST_DEVICE inline
 #endif
@@ -113,6 +113,10 @@ BF_HOST_DEVICE int stockham_radix(int log2_n, int pass)
     return (2 * pass + 1 == log2_n) ? 2 : 4;
 }
 BF_HOST_DEVICE int stockham_log2_ns(int pass) { return 2 * pass; }
+
+//! Shared-memory row stride of the channelizer's FFT rows: one extra element
+//! so that the rows of different receivers start in different banks.
+BF_HOST_DEVICE int row_stride(int n) { return n + 1; }
 
 } // namespace pfb_fft
 } // namespace beamform

@@ -8,6 +8,7 @@
  */
 #include "../runtime/gpu_memory.h"
 #include "pfb_channelizer_engine.h"
+#include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
@@ -21,41 +22,9 @@ namespace beamform {
 namespace BF_GPU_NS {
 namespace {
 
-constexpr int fused_max_taps = 16;        // T_MAX of the fused kernel
-constexpr int fused_max_channels = 1024;  // register windows of one block
-constexpr int fft_kernel_max_channels = 4096;
+using namespace pfb_plan;
+
 constexpr size_t workspace_budget = size_t(64) << 20;
-
-bool is_power_of_two(size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
-
-int log2_exact(size_t n)
-{
-    int l = 0;
-    while ((size_t(1) << l) < n)
-        l++;
-    return l;
-}
-
-//! How a fused launch splits the work (see pfb_fused_kernel).
-struct fused_shape {
-    int bq;      //!< base branches per thread
-    int rbt;     //!< receivers per thread
-    int nt;      //!< maximum threads per block (the kernel's launch bound)
-};
-
-fused_shape fused_shape_for(size_t n, unsigned oversample)
-{
-    if (oversample == 1) {
-        if (n >= 1024)
-            return { 4, 1, 256 };
-        if (n >= 256)
-            return { 1, 2, 512 };
-        return { 1, 4, 256 };
-    }
-    if (n >= 1024)
-        return { 2, 1, 256 };
-    return { 1, 2, 256 };
-}
 
 class pfb_channelizer_gpu final : public pfb_channelizer_engine
 {
@@ -68,8 +37,7 @@ public:
           d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
           d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
           d_twiddle(dev, c.n_channels * sizeof(float2)),
-          d_fused(is_power_of_two(c.n_channels) && c.n_channels <= fused_max_channels &&
-                  c.taps_per_branch <= fused_max_taps)
+          d_path(path_for(c))
     {
         BF_GPU_CHECK(gpuSetDevice(dev.index));
         d_history[0] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
@@ -94,8 +62,7 @@ public:
         BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
         d_sm_count = prop.multiProcessorCount;
 
-        if (!d_fused && is_power_of_two(c.n_channels) &&
-            c.n_channels <= fft_kernel_max_channels) {
+        if (d_path == path::fir_smem_fft) {
             BF_GPU_CHECK(gpuFuncSetAttribute(pfb_fft_kernel,
                                              gpuFuncAttributeMaxDynamicSharedMemorySize,
                                              int(3 * c.n_channels * sizeof(float2))));
@@ -165,7 +132,7 @@ private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        if (d_fused)
+        if (d_path == path::fused)
             run_fused(in, out, n_out, s);
         else
             run_general(in, out, n_out, s);
@@ -174,54 +141,16 @@ private:
     template <typename Tin, int O, int BQ, int RBT, int NT>
     void launch_fused(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        const int n = int(d_config.n_channels);
-        const int q_threads = int(d_step) / BQ;
-        const int receivers = int(d_config.n_receivers);
-        const int groups =
-            std::max(1, std::min(NT / q_threads, (receivers + RBT - 1) / RBT));
-        const int rb_count = groups * RBT;
-        const int threads = q_threads * groups;
-        const long long receiver_blocks = (receivers + rb_count - 1) / rb_count;
-        const long long runs = step_runs(receiver_blocks, n_out, O * fused_max_taps);
-        const long long steps_per_block = ((long long)n_out + runs - 1) / runs;
-        const size_t smem = size_t(n + 2 * rb_count * pfb_row_stride(n)) * sizeof(float2);
-        dim3 grid(unsigned(receiver_blocks),
-                  unsigned(((long long)n_out + steps_per_block - 1) / steps_per_block));
+        const fused_launch l = plan_fused(d_config, n_out, d_sm_count);
+        dim3 grid(unsigned(l.receiver_blocks), unsigned(l.runs));
         pfb_fused_kernel<Tin, fused_max_taps, O, BQ, RBT, NT>
-            <<<grid, threads, smem, s>>>(stream_of(in),
-                                         d_taps.as<float>(),
-                                         d_twiddle.as<float2>(),
-                                         out,
-                                         geometry(n_out),
-                                         steps_per_block);
+            <<<grid, l.threads, l.shared_bytes, s>>>(stream_of(in),
+                                                     d_taps.as<float>(),
+                                                     d_twiddle.as<float2>(),
+                                                     out,
+                                                     geometry(n_out),
+                                                     l.steps_per_block);
         BF_GPU_CHECK_LAUNCH("pfb_fused_kernel");
-    }
-
-    /*!
-     * Runs of consecutive steps per receiver block: enough blocks to fill the
-     * GPU in whole waves, but runs long against the warm-up of each run
-     * (ring - 1 steps read twice).
-     */
-    long long step_runs(long long receiver_blocks, size_t n_out, int ring) const
-    {
-        const long long slots = std::max(1, d_sm_count); // one block per SM (registers)
-        long long best = 1;
-        double best_score = -1.0;
-        for (long long runs = 1; runs <= 512; runs++) {
-            const double run_len = double(n_out) / double(runs);
-            if (runs > 1 && run_len < double(ring))
-                break;
-            const long long blocks = receiver_blocks * runs;
-            const long long waves = (blocks + slots - 1) / slots;
-            const double fill = double(blocks) / double(waves * slots);
-            const double useful = run_len / (run_len + double(ring - 1));
-            const double score = fill * useful;
-            if (score > best_score + 1e-9) {
-                best_score = score;
-                best = runs;
-            }
-        }
-        return best;
     }
 
     template <typename Tin>
@@ -252,7 +181,7 @@ private:
         if (d_workspace.size() < chunk * row_bytes)
             d_workspace = device_memory(d_device, chunk * row_bytes);
         const pfb_geometry g = geometry(n_out);
-        const bool pow2_fft = is_power_of_two(n) && n <= fft_kernel_max_channels;
+        const bool pow2_fft = d_path == path::fir_smem_fft;
         for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
             const size_t steps = std::min(chunk, n_out - t0);
             const long long elements = (long long)(steps * n * d_config.n_receivers);
@@ -294,30 +223,19 @@ private:
     //! The next history: the last H samples of (history, this call's input).
     void update_history(const void* in, size_t n_in, gpuStream_t s)
     {
-        if (d_history_len == 0)
-            return;
         const size_t sample_bytes = d_config.n_receivers * sample_size(d_config.input);
         const auto* input = static_cast<const char*>(in);
-        char* next = d_history[1 - d_current].as<char>();
         const char* current = d_history[d_current].as<char>();
-        if (n_in >= d_history_len) {
-            BF_GPU_CHECK(gpuMemcpyAsync(next,
-                                        input + (n_in - d_history_len) * sample_bytes,
-                                        d_history_bytes,
+        char* next = d_history[1 - d_current].as<char>();
+        const auto copies = history_update(d_history_len, n_in, sample_bytes);
+        for (const auto& c : copies)
+            BF_GPU_CHECK(gpuMemcpyAsync(next + c.dst_offset,
+                                        (c.from_input ? input : current) + c.src_offset,
+                                        c.bytes,
                                         gpuMemcpyDeviceToDevice,
                                         s));
-        } else {
-            const size_t kept = d_history_len - n_in;
-            BF_GPU_CHECK(gpuMemcpyAsync(
-                next, current + n_in * sample_bytes, kept * sample_bytes,
-                gpuMemcpyDeviceToDevice, s));
-            BF_GPU_CHECK(gpuMemcpyAsync(next + kept * sample_bytes,
-                                        input,
-                                        n_in * sample_bytes,
-                                        gpuMemcpyDeviceToDevice,
-                                        s));
-        }
-        d_current = 1 - d_current;
+        if (!copies.empty())
+            d_current = 1 - d_current;
     }
 
     pfb_channelizer_config d_config;
@@ -330,7 +248,7 @@ private:
     device_memory d_history[2]; //!< ping-pong: the kernels read d_current
     int d_current = 0;
     device_memory d_workspace;
-    bool d_fused;
+    path d_path;
     int d_sm_count = 1;
     size_t d_steps_done = 0;
 #ifdef BF_BACKEND_CUDA

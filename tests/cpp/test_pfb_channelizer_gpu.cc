@@ -15,6 +15,7 @@
  * (relative error norm ||gpu - cpu|| / ||cpu|| over all outputs).
  */
 #include "engines/pfb_channelizer_engine.h"
+#include "engines/pfb_channelizer_plan.h"
 #include "test_util.h"
 #include <gpu/pfb_fft.cuh>
 #include <cstdint>
@@ -149,10 +150,7 @@ size_t count_not_finite(const std::vector<cfloat>& v)
 std::string describe(const pfb_channelizer_config& c, const std::vector<size_t>& calls)
 {
     std::ostringstream s;
-    const bool pow2 = (c.n_channels & (c.n_channels - 1)) == 0;
-    const char* path = pow2 && c.n_channels <= 1024 && c.taps_per_branch <= 16
-                           ? "fused"
-                           : (pow2 && c.n_channels <= 4096 ? "fir+smem_fft" : "fir+cufft");
+    const char* path = gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
     s << "pfb_channelizer N=" << c.n_channels << " T=" << c.taps_per_branch
       << " O=" << c.oversample << " fmt=" << format_name(c.input) << " R=" << c.n_receivers
       << " shift=" << c.fft_shift << " path=" << path << " calls=[";
