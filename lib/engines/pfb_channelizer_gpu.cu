@@ -160,8 +160,8 @@ private:
         if (d_config.oversample == 1) {
             if (shape.bq == 4)
                 launch_fused<Tin, 1, 4, 1, 256>(in, out, n_out, s);
-            else if (shape.rbt == 2)
-                launch_fused<Tin, 1, 1, 2, 512>(in, out, n_out, s);
+            else if (shape.bq == 2)
+                launch_fused<Tin, 1, 2, 2, 256>(in, out, n_out, s);
             else
                 launch_fused<Tin, 1, 1, 4, 256>(in, out, n_out, s);
         } else {

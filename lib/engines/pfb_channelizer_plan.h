@@ -15,6 +15,7 @@
 #include <gpu/pfb_fft.cuh>
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 namespace gr {
@@ -60,8 +61,10 @@ inline const char* path_name(path p)
 /*!
  * Template shape of a fused launch: each thread owns bq base branches of rbt
  * receivers; nt is the launch bound. Chosen so that the register windows
- * (2 * O * T_MAX floats per branch and receiver) plus taps fit: about 128
- * registers at 512 threads, 255 at 256 threads.
+ * (2 * O * T_MAX floats per branch and receiver) plus taps fit in 255
+ * registers at 256 threads without spilling, with as many receivers per block
+ * as fit (4 receivers of fc32 = one 32-byte sector per input row and output
+ * channel).
  */
 struct fused_shape {
     int bq;
@@ -74,8 +77,8 @@ inline fused_shape fused_shape_for(size_t n, unsigned oversample)
     if (oversample == 1) {
         if (n >= 1024)
             return { 4, 1, 256 };
-        if (n >= 256)
-            return { 1, 2, 512 };
+        if (n >= 512)
+            return { 2, 2, 256 };
         return { 1, 4, 256 };
     }
     if (n >= 1024)
@@ -123,6 +126,8 @@ inline fused_launch plan_fused(const pfb_channelizer_config& c, size_t n_out, in
 {
     const fused_shape shape = fused_shape_for(c.n_channels, c.oversample);
     const int q_threads = int(c.input_per_output()) / shape.bq;
+    if (q_threads > shape.nt)
+        throw std::logic_error("pfb_channelizer: fused launch shape does not fit its block");
     const int receivers = int(c.n_receivers);
     const int groups =
         std::max(1, std::min(shape.nt / q_threads, (receivers + shape.rbt - 1) / shape.rbt));

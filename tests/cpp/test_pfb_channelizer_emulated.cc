@@ -130,8 +130,8 @@ private:
             if (d_config.oversample == 1) {
                 if (shape.bq == 4)
                     fused<Tin, 1, 4, 1, 256>(in, out, n_out);
-                else if (shape.rbt == 2)
-                    fused<Tin, 1, 1, 2, 512>(in, out, n_out);
+                else if (shape.bq == 2)
+                    fused<Tin, 1, 2, 2, 256>(in, out, n_out);
                 else
                     fused<Tin, 1, 1, 4, 256>(in, out, n_out);
             } else {
@@ -260,8 +260,8 @@ TEST(PfbChannelizerEmulated, FusedKernelEveryShapeBothOversamplings)
 {
     unsigned seed = 1;
     const auto f32 = sample_format::fc32;
-    // N = 2 .. 128: shape (1 branch, 4 receivers) / O=2 (1, 2); 256, 512: (1, 2, 512 threads);
-    // 1024: (4 branches, 1 receiver) / O=2 (2, 1). sm=2 forces several runs of steps.
+    // Shapes (branches x receivers per thread): O=1: N <= 256 (1, 4), 512 (2, 2),
+    // 1024 (4, 1); O=2: N <= 512 (1, 2), 1024 (2, 1).
     for (unsigned o : { 1u, 2u }) {
         check_case({ 2, 16, o, f32, 3, false, { 20, 1, 19 }, 2 }, seed++);
         check_case({ 16, 16, o, f32, 5, true, { 33, 2, 5 }, 2 }, seed++);
