@@ -6,6 +6,7 @@
 #include "pfb_channelizer_impl.h"
 #include "runtime/block_params.h"
 #include <pmt/pmt.h>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -66,6 +67,11 @@ pfb_channelizer_impl::pfb_channelizer_impl(const pfb_channelizer_config& config,
     set_tag_propagation_policy(TPP_DONT);
     size_output_buffers(
         *this, config.n_channels * config.n_receivers * sizeof(gr_complex), device);
+    // Each work call reads the filter history (N T samples per receiver) once:
+    // give it at least 8 T steps to spread that over.
+    if (device.uses_device_buffers())
+        set_min_output_buffer(
+            std::max<long>(min_output_buffer(0), 8 * long(config.taps_per_branch)));
 }
 
 std::vector<double> pfb_channelizer_impl::channel_frequencies() const
