@@ -19,7 +19,6 @@
 #include "bench_common.h"
 #include "engines/pfb_channelizer_engine.h"
 #include "runtime/gpu_memory.h"
-#include <cufft.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/interleaved_short_to_complex.h>
 #include <gnuradio/blocks/null_sink.h>
@@ -27,6 +26,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/top_block.h>
+#include <cufft.h>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -84,7 +84,8 @@ double relative_error(const std::vector<std::complex<float>>& a,
     return std::sqrt(num / den);
 }
 
-gpu_figures run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, cudaStream_t s)
+gpu_figures
+run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, cudaStream_t s)
 {
     pfb_channelizer_config c;
     c.n_channels = k.channels;
@@ -106,20 +107,26 @@ gpu_figures run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, 
     {
         const size_t steps = 6;
         std::vector<uint8_t> host_in(steps * in_item);
-        BENCH_CHECK(cudaMemcpy(host_in.data(), in.ptr, host_in.size(), cudaMemcpyDeviceToHost));
+        BENCH_CHECK(
+            cudaMemcpy(host_in.data(), in.ptr, host_in.size(), cudaMemcpyDeviceToHost));
         auto cpu = make_pfb_channelizer_cpu(c);
         auto dev = pfb_channelizer_engine::make(c, gpu);
-        std::vector<std::complex<float>> expected(steps * c.n_channels * receivers), got(expected.size());
+        std::vector<std::complex<float>> expected(steps * c.n_channels * receivers),
+            got(expected.size());
         cpu->execute(host_in.data(), expected.data(), steps, nullptr);
         dev->execute(in.ptr, out.as<std::complex<float>>(), steps, s);
         BENCH_CHECK(cudaStreamSynchronize(s));
-        BENCH_CHECK(cudaMemcpy(got.data(), out.ptr, got.size() * sizeof(got[0]), cudaMemcpyDeviceToHost));
+        BENCH_CHECK(cudaMemcpy(
+            got.data(), out.ptr, got.size() * sizeof(got[0]), cudaMemcpyDeviceToHost));
         g.check_rel_err = relative_error(got, expected);
     }
 
     auto engine = pfb_channelizer_engine::make(c, gpu);
     bench::timing t = bench::time_gpu(
-        [&] { engine->execute(in.ptr, out.as<std::complex<float>>(), g.n_out, s); }, s, 20, 3);
+        [&] { engine->execute(in.ptr, out.as<std::complex<float>>(), g.n_out, s); },
+        s,
+        20,
+        3);
     g.ms = t.median_ms;
 
     // cuFFT alone on the same transforms: N points, one per receiver and step,
@@ -127,7 +134,16 @@ gpu_figures run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, 
     cufftHandle plan;
     int dims[1] = { int(c.n_channels) };
     const int n = int(c.n_channels);
-    if (cufftPlanMany(&plan, 1, dims, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C,
+    if (cufftPlanMany(&plan,
+                      1,
+                      dims,
+                      nullptr,
+                      1,
+                      n,
+                      nullptr,
+                      1,
+                      n,
+                      CUFFT_C2C,
                       int(g.n_out * receivers)) != CUFFT_SUCCESS)
         throw std::runtime_error("cufftPlanMany failed");
     cufftSetStream(plan, s);
@@ -137,7 +153,9 @@ gpu_figures run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, 
             if (cufftExecC2C(plan, data, data, CUFFT_INVERSE) != CUFFT_SUCCESS)
                 throw std::runtime_error("cufftExecC2C failed");
         },
-        s, 20, 3);
+        s,
+        20,
+        3);
     cufftDestroy(plan);
     g.cufft_ms = tf.median_ms;
     return g;
@@ -145,8 +163,8 @@ gpu_figures run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, 
 
 struct cpu_figures {
     double seconds;
-    double samples;    // input samples, all receivers
-    size_t chains;     // receiver chains run at once
+    double samples; // input samples, all receivers
+    size_t chains;  // receiver chains run at once
 };
 
 /*!
@@ -174,7 +192,9 @@ size_t chains_that_fit(size_t n_channels, size_t receivers, unsigned cores)
  * batches; the time is the sum over the batches of the streaming time (from
  * the end of start(), which allocates the buffers, to the end of wait()).
  */
-cpu_figures run_gnuradio(const bench_case& k, size_t receivers, size_t samples_per_receiver,
+cpu_figures run_gnuradio(const bench_case& k,
+                         size_t receivers,
+                         size_t samples_per_receiver,
                          size_t chains)
 {
     const std::vector<float> taps = default_pfb_taps(k.channels, k.taps_per_branch);
@@ -199,20 +219,23 @@ cpu_figures run_gnuradio(const bench_case& k, size_t receivers, size_t samples_p
             gr::basic_block_sptr tail;
             if (k.format == sample_format::sc16) {
                 auto src = gr::blocks::vector_source_s::make(pattern_s, true);
-                auto head = gr::blocks::head::make(sizeof(short), 2 * samples_per_receiver);
-                auto conv = gr::blocks::interleaved_short_to_complex::make(false, false, 1.0f);
+                auto head =
+                    gr::blocks::head::make(sizeof(short), 2 * samples_per_receiver);
+                auto conv =
+                    gr::blocks::interleaved_short_to_complex::make(false, false, 1.0f);
                 tb->connect(src, 0, head, 0);
                 tb->connect(head, 0, conv, 0);
                 tail = conv;
             } else {
                 auto src = gr::blocks::vector_source_c::make(pattern_c, true);
-                auto head = gr::blocks::head::make(sizeof(gr_complex), samples_per_receiver);
+                auto head =
+                    gr::blocks::head::make(sizeof(gr_complex), samples_per_receiver);
                 tb->connect(src, 0, head, 0);
                 tail = head;
             }
             auto commutator = gr::blocks::stream_to_streams::make(sizeof(gr_complex), n);
-            auto pfb =
-                gr::filter::pfb_channelizer_ccf::make(unsigned(n), taps, float(k.oversample));
+            auto pfb = gr::filter::pfb_channelizer_ccf::make(
+                unsigned(n), taps, float(k.oversample));
             auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
             tb->connect(tail, 0, commutator, 0);
             for (size_t c = 0; c < n; c++) {
@@ -258,7 +281,8 @@ int main(int argc, char** argv)
         const size_t cpu_samples =
             std::stoul(bench::option(argc, argv, "cpu-samples", "2097152"));
         const bool skip_cpu = bench::option(argc, argv, "skip-cpu", "0") == "1";
-        const std::string json = bench::option(argc, argv, "json", "channelizer_bench.json");
+        const std::string json =
+            bench::option(argc, argv, "json", "channelizer_bench.json");
         if (!skip_cpu)
             prefer_shm_open_buffers(); // before GNU Radio makes its first buffer
 
@@ -266,19 +290,38 @@ int main(int argc, char** argv)
         BENCH_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         const double copy_gbps = bench::copy_ceiling_gbps(s);
         const unsigned cores = std::thread::hardware_concurrency();
-        std::printf("channelizer_bench on %s, %zu receivers, output ~%zu MiB per call; "
-                    "device-to-device copy %.0f GB/s (read + write); CPU: %u hardware threads\n",
-                    bench::device_name().c_str(), receivers, gpu_mib, copy_gbps, cores);
-        std::printf("GB/s counts input read once + output written once. floor = those bytes at "
-                    "the copy rate. cuFFT = the same N-point inverse C2C FFTs alone (in place).\n"
-                    "GNU Radio = pfb_channelizer_ccf (gr-filter, FFTW + VOLK), one flowgraph branch "
-                    "per receiver, as many branches at once as its buffers allow (JSON: "
-                    "gnuradio_receiver_chains_at_once), %u hardware threads, same byte accounting "
-                    "(%s samples per receiver).\n\n",
-                    cores, std::to_string(cpu_samples).c_str());
+        std::printf(
+            "channelizer_bench on %s, %zu receivers, output ~%zu MiB per call; "
+            "device-to-device copy %.0f GB/s (read + write); CPU: %u hardware threads\n",
+            bench::device_name().c_str(),
+            receivers,
+            gpu_mib,
+            copy_gbps,
+            cores);
+        std::printf(
+            "GB/s counts input read once + output written once. floor = those bytes at "
+            "the copy rate. cuFFT = the same N-point inverse C2C FFTs alone (in place).\n"
+            "GNU Radio = pfb_channelizer_ccf (gr-filter, FFTW + VOLK), one flowgraph "
+            "branch "
+            "per receiver, as many branches at once as its buffers allow (JSON: "
+            "gnuradio_receiver_chains_at_once), %u hardware threads, same byte "
+            "accounting "
+            "(%s samples per receiver).\n\n",
+            cores,
+            std::to_string(cpu_samples).c_str());
         std::printf("%-22s %8s %9s %9s %8s %7s %9s %8s %10s %9s %8s %10s\n",
-                    "case", "steps", "MB moved", "floor ms", "GPU ms", "GB/s", "% copy",
-                    "cuFFT ms", "GPU/cuFFT", "GR GB/s", "GPU/GR", "check err");
+                    "case",
+                    "steps",
+                    "MB moved",
+                    "floor ms",
+                    "GPU ms",
+                    "GB/s",
+                    "% copy",
+                    "cuFFT ms",
+                    "GPU/cuFFT",
+                    "GR GB/s",
+                    "GPU/GR",
+                    "check err");
 
         bench::report rep("channelizer_bench");
         const std::vector<bench_case> cases = {
@@ -294,11 +337,15 @@ int main(int argc, char** argv)
 
             double gr_gbps = NAN, gr_seconds = NAN, gr_msps = NAN, gr_chains = NAN;
             if (!skip_cpu && k.oversample == 1) {
-                const cpu_figures cf = run_gnuradio(
-                    k, receivers, cpu_samples, chains_that_fit(k.channels, receivers, cores));
+                const cpu_figures cf =
+                    run_gnuradio(k,
+                                 receivers,
+                                 cpu_samples,
+                                 chains_that_fit(k.channels, receivers, cores));
                 const double seconds = cf.seconds, samples = cf.samples;
                 gr_chains = double(cf.chains);
-                // Same accounting as the GPU: input bytes + output bytes per input sample.
+                // Same accounting as the GPU: input bytes + output bytes per input
+                // sample.
                 const double bytes_per_sample =
                     double(sample_size(k.format)) + 8.0 * double(k.oversample);
                 gr_seconds = seconds;
@@ -306,12 +353,27 @@ int main(int argc, char** argv)
                 gr_gbps = samples * bytes_per_sample / seconds / 1e9;
             }
             char name[64];
-            std::snprintf(name, sizeof(name), "%zux%zu %s%s", k.channels, k.taps_per_branch,
-                          format_name(k.format).c_str(), k.oversample == 2 ? " os2" : "");
-            std::printf("%-22s %8zu %9.1f %9.3f %8.3f %7.0f %8.1f%% %9.3f %9.2f %9.2f %8.0f %10.2e\n",
-                        name, g.n_out, g.bytes / 1e6, floor_ms, g.ms, gbps,
-                        100.0 * gbps / copy_gbps, g.cufft_ms, g.ms / g.cufft_ms, gr_gbps,
-                        gbps / gr_gbps, g.check_rel_err);
+            std::snprintf(name,
+                          sizeof(name),
+                          "%zux%zu %s%s",
+                          k.channels,
+                          k.taps_per_branch,
+                          format_name(k.format).c_str(),
+                          k.oversample == 2 ? " os2" : "");
+            std::printf("%-22s %8zu %9.1f %9.3f %8.3f %7.0f %8.1f%% %9.3f %9.2f %9.2f "
+                        "%8.0f %10.2e\n",
+                        name,
+                        g.n_out,
+                        g.bytes / 1e6,
+                        floor_ms,
+                        g.ms,
+                        gbps,
+                        100.0 * gbps / copy_gbps,
+                        g.cufft_ms,
+                        g.ms / g.cufft_ms,
+                        gr_gbps,
+                        gbps / gr_gbps,
+                        g.check_rel_err);
             std::fflush(stdout);
 
             rep.row();

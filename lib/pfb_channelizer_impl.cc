@@ -99,7 +99,8 @@ void pfb_channelizer_impl::propagate_tags(uint64_t n_in)
                 if (pmt::is_real(frac)) {
                     int64_t full = pmt::is_uint64(secs) ? int64_t(pmt::to_uint64(secs))
                                                         : int64_t(pmt::to_long(secs));
-                    double f = pmt::to_double(frac) - double(samples_late) / d_sample_rate;
+                    double f =
+                        pmt::to_double(frac) - double(samples_late) / d_sample_rate;
                     const double whole = std::floor(f);
                     full += int64_t(whole);
                     f -= whole;

@@ -86,14 +86,14 @@ struct pfb_stream {
 };
 
 struct pfb_geometry {
-    int n_channels;      //!< N, a power of two for the fused and FFT kernels
+    int n_channels; //!< N, a power of two for the fused and FFT kernels
     int log2_n;
     int taps_per_branch; //!< T
     int step;            //!< M = N / O
     int n_receivers;
     int fft_shift;
-    int first_parity;    //!< (output steps before this call) mod O
-    long long n_out;     //!< output steps of this call
+    int first_parity; //!< (output steps before this call) mod O
+    long long n_out;  //!< output steps of this call
 };
 
 //! FFT input position of branch p at local step t: (p - t M) mod N.
@@ -219,8 +219,8 @@ __global__ void __launch_bounds__(NT, 1)
             const long long newest = (t_begin + 1) * m - 1 - q;
 #pragma unroll
             for (int j = 1; j < W; j++)
-                window[b][rr][W - j] =
-                    live ? in.load(newest - (long long)j * m, rx[rr]) : make_float2(0.f, 0.f);
+                window[b][rr][W - j] = live ? in.load(newest - (long long)j * m, rx[rr])
+                                            : make_float2(0.f, 0.f);
             window[b][rr][0] = make_float2(0.f, 0.f);
             next[b][rr] = live ? in.load(newest, rx[rr]) : make_float2(0.f, 0.f);
         }
@@ -233,52 +233,55 @@ __global__ void __launch_bounds__(NT, 1)
         for (int u = 0; u < W; u++) {
             const long long t = t0 + u;
             if (t < t_end) { // uniform over the block: __syncthreads inside is safe
-            // The newest sample enters the ring; fetch the one for step t+1.
+                // The newest sample enters the ring; fetch the one for step t+1.
 #pragma unroll
-            for (int b = 0; b < BQ; b++) {
-                const int q = q0 + b * q_threads;
-#pragma unroll
-                for (int rr = 0; rr < RBT; rr++) {
-                    window[b][rr][u] = next[b][rr];
-                    if (t + 1 < t_end && rx[rr] < g.n_receivers)
-                        next[b][rr] = in.load((t + 2) * m - 1 - q, rx[rr]);
-                }
-            }
-            // Branch outputs y_p = sum_k h[p + kN] z_(i + kO), p = q + i M.
-#pragma unroll
-            for (int b = 0; b < BQ; b++) {
-                const int q = q0 + b * q_threads;
-#pragma unroll
-                for (int i = 0; i < O; i++) {
-                    const int pos = pfb_fft_position<O>(q + i * m, t, g);
+                for (int b = 0; b < BQ; b++) {
+                    const int q = q0 + b * q_threads;
 #pragma unroll
                     for (int rr = 0; rr < RBT; rr++) {
-                        float2 acc = make_float2(0.f, 0.f);
-#pragma unroll
-                        for (int k = 0; k < TMAX; k++) {
-                            const float2 z = window[b][rr][(u - (i + k * O) + 2 * W) % W];
-                            acc.x = fmaf(tap[b][i][k], z.x, acc.x);
-                            acc.y = fmaf(tap[b][i][k], z.y, acc.y);
-                        }
-                        buf_a[(group * RBT + rr) * ld + pos] = acc;
+                        window[b][rr][u] = next[b][rr];
+                        if (t + 1 < t_end && rx[rr] < g.n_receivers)
+                            next[b][rr] = in.load((t + 2) * m - 1 - q, rx[rr]);
                     }
                 }
-            }
-            __syncthreads();
-            const float2* spectrum = pfb_block_fft(buf_a, buf_b, twiddle, g.log2_n, rb_count, ld);
-            // Spectra out: [t][channel][receiver], receivers of a channel contiguous.
-            float2* item = out + t * (long long)n * g.n_receivers;
-            const int r_count = min(rb_count, g.n_receivers - r_first);
-            for (int idx = threadIdx.x; idx < n * rb_count; idx += blockDim.x) {
-                const int k = idx / rb_count;
-                const int rb = idx - k * rb_count;
-                if (rb < r_count)
-                    item[(long long)k * g.n_receivers + r_first + rb] =
-                        spectrum[rb * ld + pfb_natural_channel(k, g)];
-            }
-            // The next step's branch outputs go to buf_a: wait if the result is there.
-            if ((passes & 1) == 0)
+                // Branch outputs y_p = sum_k h[p + kN] z_(i + kO), p = q + i M.
+#pragma unroll
+                for (int b = 0; b < BQ; b++) {
+                    const int q = q0 + b * q_threads;
+#pragma unroll
+                    for (int i = 0; i < O; i++) {
+                        const int pos = pfb_fft_position<O>(q + i * m, t, g);
+#pragma unroll
+                        for (int rr = 0; rr < RBT; rr++) {
+                            float2 acc = make_float2(0.f, 0.f);
+#pragma unroll
+                            for (int k = 0; k < TMAX; k++) {
+                                const float2 z =
+                                    window[b][rr][(u - (i + k * O) + 2 * W) % W];
+                                acc.x = fmaf(tap[b][i][k], z.x, acc.x);
+                                acc.y = fmaf(tap[b][i][k], z.y, acc.y);
+                            }
+                            buf_a[(group * RBT + rr) * ld + pos] = acc;
+                        }
+                    }
+                }
                 __syncthreads();
+                const float2* spectrum =
+                    pfb_block_fft(buf_a, buf_b, twiddle, g.log2_n, rb_count, ld);
+                // Spectra out: [t][channel][receiver], receivers of a channel contiguous.
+                float2* item = out + t * (long long)n * g.n_receivers;
+                const int r_count = min(rb_count, g.n_receivers - r_first);
+                for (int idx = threadIdx.x; idx < n * rb_count; idx += blockDim.x) {
+                    const int k = idx / rb_count;
+                    const int rb = idx - k * rb_count;
+                    if (rb < r_count)
+                        item[(long long)k * g.n_receivers + r_first + rb] =
+                            spectrum[rb * ld + pfb_natural_channel(k, g)];
+                }
+                // The next step's branch outputs go to buf_a: wait if the result is
+                // there.
+                if ((passes & 1) == 0)
+                    __syncthreads();
             }
         }
     }

@@ -77,8 +77,8 @@ stockham_butterfly(const C* src, C* dst, const C* twiddle, int n, int log2_ns, i
 {
     static_assert(R == 2 || R == 4, "radix 2 or 4");
     const int ns = 1 << log2_ns;
-    const int stride = n / R;            // distance of the inputs of a butterfly
-    const int jm = j & (ns - 1);         // position inside the sub-transform
+    const int stride = n / R;                     // distance of the inputs of a butterfly
+    const int jm = j & (ns - 1);                  // position inside the sub-transform
     const int tw_step = jm * (stride >> log2_ns); // jm * N / (Ns * R)
     C v[R];
 #pragma unroll

@@ -37,9 +37,10 @@ void pfb_inverse_fft::run(void* data, int n, long long batch, void* stream)
         release();
         cufftHandle plan;
         int dims[1] = { n };
-        check_cufft(cufftPlanMany(
-                        &plan, 1, dims, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C, int(batch)),
-                    "cufftPlanMany");
+        check_cufft(
+            cufftPlanMany(
+                &plan, 1, dims, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C, int(batch)),
+            "cufftPlanMany");
         d_plan = int(plan);
         d_have_plan = true;
         d_n = n;

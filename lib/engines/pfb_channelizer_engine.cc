@@ -33,7 +33,8 @@ void pfb_channelizer_config::validate() const
     require(n_channels >= 2 && n_channels <= max_channels,
             "n_channels must be in [2, 65536], got " + std::to_string(n_channels));
     require(taps_per_branch >= 1 && taps_per_branch <= max_taps_per_branch,
-            "taps_per_branch must be in [1, 1024], got " + std::to_string(taps_per_branch));
+            "taps_per_branch must be in [1, 1024], got " +
+                std::to_string(taps_per_branch));
     require(n_channels * taps_per_branch <= max_prototype,
             "n_channels * taps_per_branch must be at most 16777216, got " +
                 std::to_string(n_channels * taps_per_branch));
@@ -92,7 +93,8 @@ std::vector<float> default_pfb_taps(size_t n_channels, size_t taps_per_branch)
         const double x = (double(n) - centre) / double(n_channels);
         const double sinc = x == 0.0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
         // Kaiser window, as numpy.kaiser(length, beta).
-        const double ratio = length > 1 ? 2.0 * double(n) / double(length - 1) - 1.0 : 0.0;
+        const double ratio =
+            length > 1 ? 2.0 * double(n) / double(length - 1) - 1.0 : 0.0;
         const double window =
             bessel_i0(beta * std::sqrt(std::max(0.0, 1.0 - ratio * ratio))) / norm;
         h[n] = sinc * window;
@@ -204,7 +206,8 @@ private:
                 const gr_complex* spectrum = d_fft.get_outbuf();
                 std::complex<float>* item = out + t * n_ch * n_rx;
                 for (size_t k = 0; k < n_ch; k++) {
-                    const size_t c = d_config.fft_shift ? (k + n_ch - n_ch / 2) % n_ch : k;
+                    const size_t c =
+                        d_config.fft_shift ? (k + n_ch - n_ch / 2) % n_ch : k;
                     item[k * n_rx + r] = spectrum[c];
                 }
             }
@@ -231,7 +234,8 @@ make_pfb_channelizer_cpu(const pfb_channelizer_config& config)
 }
 
 std::unique_ptr<pfb_channelizer_engine>
-pfb_channelizer_engine::make(const pfb_channelizer_config& config, const device_spec& device)
+pfb_channelizer_engine::make(const pfb_channelizer_config& config,
+                             const device_spec& device)
 {
     config.validate();
     switch (device.kind) {
@@ -247,8 +251,8 @@ pfb_channelizer_engine::make(const pfb_channelizer_config& config, const device_
         return hip::make_pfb_channelizer_gpu(config, device);
 #endif
     default:
-        throw std::runtime_error("pfb_channelizer: no engine for device " + device.name() +
-                                 " in this build");
+        throw std::runtime_error("pfb_channelizer: no engine for device " +
+                                 device.name() + " in this build");
     }
 }
 

@@ -51,10 +51,18 @@ public:
             twiddle[k] = make_float2(float(std::cos(a)), float(std::sin(a)));
         }
         const gpu_api& api = gpu_api_for(dev.kind);
-        api.copy_async(dev.index, d_taps.get(), taps.data(), d_taps.size(),
-                       copy_kind::host_to_device, nullptr);
-        api.copy_async(dev.index, d_twiddle.get(), twiddle.data(), d_twiddle.size(),
-                       copy_kind::host_to_device, nullptr);
+        api.copy_async(dev.index,
+                       d_taps.get(),
+                       taps.data(),
+                       d_taps.size(),
+                       copy_kind::host_to_device,
+                       nullptr);
+        api.copy_async(dev.index,
+                       d_twiddle.get(),
+                       twiddle.data(),
+                       d_twiddle.size(),
+                       copy_kind::host_to_device,
+                       nullptr);
         api.synchronize(dev.index, nullptr);
         reset();
 
@@ -156,7 +164,8 @@ private:
     template <typename Tin>
     void run_fused(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        const fused_shape shape = fused_shape_for(d_config.n_channels, d_config.oversample);
+        const fused_shape shape =
+            fused_shape_for(d_config.n_channels, d_config.oversample);
         if (d_config.oversample == 1) {
             if (shape.bq == 4)
                 launch_fused<Tin, 1, 4, 1, 256>(in, out, n_out, s);
@@ -177,7 +186,8 @@ private:
     {
         const size_t n = d_config.n_channels;
         const size_t row_bytes = n * d_config.n_receivers * sizeof(float2);
-        const size_t chunk = std::max<size_t>(1, std::min(n_out, workspace_budget / row_bytes));
+        const size_t chunk =
+            std::max<size_t>(1, std::min(n_out, workspace_budget / row_bytes));
         if (d_workspace.size() < chunk * row_bytes)
             d_workspace = device_memory(d_device, chunk * row_bytes);
         const pfb_geometry g = geometry(n_out);
@@ -186,8 +196,8 @@ private:
             const size_t steps = std::min(chunk, n_out - t0);
             const long long elements = (long long)(steps * n * d_config.n_receivers);
             const unsigned threads = 256;
-            const unsigned blocks =
-                unsigned(std::min<long long>((elements + threads - 1) / threads, 1 << 20));
+            const unsigned blocks = unsigned(
+                std::min<long long>((elements + threads - 1) / threads, 1 << 20));
             pfb_fir_kernel<Tin><<<blocks, threads, 0, s>>>(stream_of(in),
                                                            d_taps.as<float>(),
                                                            d_workspace.as<float2>(),
@@ -199,14 +209,21 @@ private:
             if (pow2_fft) {
                 const size_t smem = 3 * n * sizeof(float2);
                 const unsigned fft_threads = unsigned(std::min<size_t>(256, n / 2));
-                pfb_fft_kernel<<<unsigned(steps * d_config.n_receivers), fft_threads, smem, s>>>(
-                    d_workspace.as<float2>(), d_twiddle.as<float2>(), out, g, (long long)t0);
+                pfb_fft_kernel<<<unsigned(steps * d_config.n_receivers),
+                                 fft_threads,
+                                 smem,
+                                 s>>>(d_workspace.as<float2>(),
+                                      d_twiddle.as<float2>(),
+                                      out,
+                                      g,
+                                      (long long)t0);
                 BF_GPU_CHECK_LAUNCH("pfb_fft_kernel");
                 continue;
             }
             int direct_dft = 1;
 #ifdef BF_BACKEND_CUDA
-            d_cufft.run(d_workspace.get(), int(n), (long long)(steps * d_config.n_receivers), s);
+            d_cufft.run(
+                d_workspace.get(), int(n), (long long)(steps * d_config.n_receivers), s);
             direct_dft = 0;
 #endif
             pfb_reorder_kernel<<<blocks, threads, 0, s>>>(d_workspace.as<float2>(),

@@ -22,7 +22,7 @@ namespace gr {
 namespace beamform {
 namespace pfb_plan {
 
-constexpr int fused_max_taps = 16;       //!< T_MAX: the register window of the fused kernel
+constexpr int fused_max_taps = 16; //!< T_MAX: the register window of the fused kernel
 constexpr int fused_max_channels = 1024; //!< register windows of one block
 constexpr int fft_kernel_max_channels = 4096;
 
@@ -37,8 +37,8 @@ inline int log2_exact(size_t n)
 }
 
 enum class path {
-    fused,       //!< pfb_fused_kernel: FIR + FFT in one pass
-    fir_smem_fft, //!< pfb_fir_kernel -> workspace -> pfb_fft_kernel
+    fused,          //!< pfb_fused_kernel: FIR + FFT in one pass
+    fir_smem_fft,   //!< pfb_fir_kernel -> workspace -> pfb_fft_kernel
     fir_library_fft //!< pfb_fir_kernel -> workspace -> cuFFT (HIP: direct DFT) -> reorder
 };
 
@@ -54,8 +54,9 @@ inline path path_for(const pfb_channelizer_config& c)
 
 inline const char* path_name(path p)
 {
-    return p == path::fused ? "fused" : p == path::fir_smem_fft ? "fir+smem_fft"
-                                                       : "fir+cufft(hip: direct dft)";
+    return p == path::fused          ? "fused"
+           : p == path::fir_smem_fft ? "fir+smem_fft"
+                                     : "fir+cufft(hip: direct dft)";
 }
 
 /*!
@@ -100,7 +101,8 @@ struct fused_launch {
  * waves (one block per SM: the kernels are register bound), but runs long
  * against their warm-up (ring - 1 steps whose input is read a second time).
  */
-inline long long step_runs(long long receiver_blocks, size_t n_out, int ring, int sm_count)
+inline long long
+step_runs(long long receiver_blocks, size_t n_out, int ring, int sm_count)
 {
     const long long slots = std::max(1, sm_count);
     long long best = 1;
@@ -122,15 +124,17 @@ inline long long step_runs(long long receiver_blocks, size_t n_out, int ring, in
     return best;
 }
 
-inline fused_launch plan_fused(const pfb_channelizer_config& c, size_t n_out, int sm_count)
+inline fused_launch
+plan_fused(const pfb_channelizer_config& c, size_t n_out, int sm_count)
 {
     const fused_shape shape = fused_shape_for(c.n_channels, c.oversample);
     const int q_threads = int(c.input_per_output()) / shape.bq;
     if (q_threads > shape.nt)
-        throw std::logic_error("pfb_channelizer: fused launch shape does not fit its block");
+        throw std::logic_error(
+            "pfb_channelizer: fused launch shape does not fit its block");
     const int receivers = int(c.n_receivers);
-    const int groups =
-        std::max(1, std::min(shape.nt / q_threads, (receivers + shape.rbt - 1) / shape.rbt));
+    const int groups = std::max(
+        1, std::min(shape.nt / q_threads, (receivers + shape.rbt - 1) / shape.rbt));
     fused_launch l;
     l.threads = q_threads * groups;
     l.receivers_per_block = groups * shape.rbt;
@@ -140,8 +144,8 @@ inline fused_launch plan_fused(const pfb_channelizer_config& c, size_t n_out, in
     l.steps_per_block = ((long long)n_out + runs - 1) / runs;
     l.runs = ((long long)n_out + l.steps_per_block - 1) / l.steps_per_block;
     const int n = int(c.n_channels);
-    l.shared_bytes =
-        size_t(n + 2 * l.receivers_per_block * pfb_fft::row_stride(n)) * 2 * sizeof(float);
+    l.shared_bytes = size_t(n + 2 * l.receivers_per_block * pfb_fft::row_stride(n)) * 2 *
+                     sizeof(float);
     return l;
 }
 
@@ -163,7 +167,9 @@ history_update(size_t history_len, size_t n_in, size_t sample_bytes)
     if (history_len == 0)
         return {};
     if (n_in >= history_len)
-        return { { true, (n_in - history_len) * sample_bytes, 0, history_len * sample_bytes } };
+        return {
+            { true, (n_in - history_len) * sample_bytes, 0, history_len * sample_bytes }
+        };
     const size_t kept = history_len - n_in;
     return { { false, n_in * sample_bytes, 0, kept * sample_bytes },
              { true, 0, kept * sample_bytes, n_in * sample_bytes } };

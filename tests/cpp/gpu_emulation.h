@@ -60,8 +60,8 @@ namespace beamform {
 namespace emulated {
 
 using std::fmaf;
-using std::min;
 using std::max;
+using std::min;
 
 inline thread_local dim3 threadIdx;
 inline thread_local dim3 blockIdx;
@@ -79,7 +79,8 @@ inline void __syncthreads() { pthread_barrier_wait(&block_barrier); }
  * Run \p kernel (a callable without arguments that calls the kernel) over
  * \p grid blocks of \p block threads, with \p shared_bytes of shared memory.
  */
-inline void launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& kernel)
+inline void
+launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& kernel)
 {
     if (shared_bytes > sizeof(pfb_smem))
         throw std::runtime_error("emulated launch: more shared memory than emulated");

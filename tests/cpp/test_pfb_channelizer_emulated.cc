@@ -126,7 +126,8 @@ private:
     {
         const auto p = pfb_plan::path_for(d_config);
         if (p == pfb_plan::path::fused) {
-            const auto shape = pfb_plan::fused_shape_for(d_config.n_channels, d_config.oversample);
+            const auto shape =
+                pfb_plan::fused_shape_for(d_config.n_channels, d_config.oversample);
             if (d_config.oversample == 1) {
                 if (shape.bq == 4)
                     fused<Tin, 1, 4, 1, 256>(in, out, n_out);
@@ -148,18 +149,24 @@ private:
         const auto st = stream_of(in);
         const auto g = geometry(n_out);
         launch(dim3(3), dim3(64), 0, [&] {
-            pfb_fir_kernel<Tin>(st, d_taps.data(), workspace.data(), g,
-                                int(d_config.oversample), 0, (long long)n_out);
+            pfb_fir_kernel<Tin>(st,
+                                d_taps.data(),
+                                workspace.data(),
+                                g,
+                                int(d_config.oversample),
+                                0,
+                                (long long)n_out);
         });
         if (p == pfb_plan::path::fir_smem_fft) {
-            launch(dim3(unsigned(n_out * d_config.n_receivers)),
-                   dim3(unsigned(std::min<size_t>(256, n / 2))),
-                   3 * n * sizeof(float2),
-                   [&] { pfb_fft_kernel(workspace.data(), d_twiddle.data(), out, g, 0); });
+            launch(
+                dim3(unsigned(n_out * d_config.n_receivers)),
+                dim3(unsigned(std::min<size_t>(256, n / 2))),
+                3 * n * sizeof(float2),
+                [&] { pfb_fft_kernel(workspace.data(), d_twiddle.data(), out, g, 0); });
         } else {
             launch(dim3(4), dim3(32), 0, [&] {
-                pfb_reorder_kernel(workspace.data(), d_twiddle.data(), out, g, 0,
-                                   (long long)n_out, 1);
+                pfb_reorder_kernel(
+                    workspace.data(), d_twiddle.data(), out, g, 0, (long long)n_out, 1);
             });
         }
     }
@@ -175,7 +182,8 @@ private:
     size_t d_steps_done = 0;
 };
 
-std::vector<uint8_t> random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
+std::vector<uint8_t>
+random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
 {
     const size_t values = 2 * n_items * c.n_receivers;
     std::vector<uint8_t> bytes(values * (sample_size(c.input) / 2));
@@ -244,7 +252,8 @@ void check_case(const emulated_case& k, unsigned seed)
          << " fmt=" << to_string(k.f) << " R=" << k.r << " shift=" << k.shift
          << " path=" << pfb_plan::path_name(pfb_plan::path_for(c)) << " sm=" << k.sm_count
          << " runs_of_longest_call="
-         << pfb_plan::plan_fused(c, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count)
+         << pfb_plan::plan_fused(
+                c, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count)
                 .runs
          << " calls=[";
     for (size_t i = 0; i < k.calls.size(); i++)

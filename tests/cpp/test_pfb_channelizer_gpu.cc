@@ -24,10 +24,10 @@
 #include <sstream>
 
 using namespace beamform_test;
+using gr::beamform::make_pfb_channelizer_cpu;
 using gr::beamform::pfb_channelizer_config;
 using gr::beamform::pfb_channelizer_engine;
 using gr::beamform::sample_format;
-using gr::beamform::make_pfb_channelizer_cpu;
 using cfloat = std::complex<float>;
 
 namespace {
@@ -69,7 +69,8 @@ std::string format_name(sample_format f)
 }
 
 //! Random raw input of n_items items (non-zero, full range for integers).
-std::vector<uint8_t> random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
+std::vector<uint8_t>
+random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
 {
     const size_t values = 2 * n_items * c.n_receivers;
     std::vector<uint8_t> bytes(values * (gr::beamform::sample_size(c.input) / 2));
@@ -150,23 +151,20 @@ size_t count_not_finite(const std::vector<cfloat>& v)
 std::string describe(const pfb_channelizer_config& c, const std::vector<size_t>& calls)
 {
     std::ostringstream s;
-    const char* path = gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
+    const char* path =
+        gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
     s << "pfb_channelizer N=" << c.n_channels << " T=" << c.taps_per_branch
-      << " O=" << c.oversample << " fmt=" << format_name(c.input) << " R=" << c.n_receivers
-      << " shift=" << c.fft_shift << " path=" << path << " calls=[";
+      << " O=" << c.oversample << " fmt=" << format_name(c.input)
+      << " R=" << c.n_receivers << " shift=" << c.fft_shift << " path=" << path
+      << " calls=[";
     for (size_t i = 0; i < calls.size(); i++)
         s << (i ? "," : "") << calls[i];
     s << "]";
     return s.str();
 }
 
-pfb_channelizer_config make_config(size_t n,
-                                   size_t t,
-                                   unsigned o,
-                                   sample_format f,
-                                   size_t r,
-                                   bool shift,
-                                   unsigned seed)
+pfb_channelizer_config make_config(
+    size_t n, size_t t, unsigned o, sample_format f, size_t r, bool shift, unsigned seed)
 {
     pfb_channelizer_config c;
     c.n_channels = n;
@@ -285,7 +283,8 @@ void compare_gpu_with_cpu(const device_spec& gpu, const gpu_case& k, unsigned se
     const auto got = run_gpu(gpu, *dev, c, input, k.calls);
     const size_t bad = count_not_finite(got);
     const double err = relative_error(got, expected);
-    std::cout << describe(c, k.calls) << " rel_err=" << err << " not_finite=" << bad << "\n";
+    std::cout << describe(c, k.calls) << " rel_err=" << err << " not_finite=" << bad
+              << "\n";
     EXPECT_EQ(bad, 0u) << describe(c, k.calls);
     EXPECT_LT(err, 1e-5) << describe(c, k.calls);
 }
@@ -300,7 +299,8 @@ TEST(PfbChannelizerGpu, FusedKernelMatchesCpuForEveryShape)
     unsigned seed = 100;
     for (unsigned o : { 1u, 2u })
         for (size_t n : { 2, 4, 8, 32, 128, 256, 512, 1024 })
-            compare_gpu_with_cpu(gpu, { n, 16, o, f32, 5, false, { 37, 3, 1, 40 } }, seed++);
+            compare_gpu_with_cpu(
+                gpu, { n, 16, o, f32, 5, false, { 37, 3, 1, 40 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
@@ -310,9 +310,11 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
     for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
         for (size_t r : { 1, 3, 7, 33 })
             for (unsigned o : { 1u, 2u })
-                compare_gpu_with_cpu(gpu, { 256, 16, o, f, r, r == 7, { 50, 29 } }, seed++);
+                compare_gpu_with_cpu(
+                    gpu, { 256, 16, o, f, r, r == 7, { 50, 29 } }, seed++);
     // Receivers that do not fill the last block of 1024-channel launches.
-    compare_gpu_with_cpu(gpu, { 1024, 16, 1, sample_format::sc16, 3, true, { 20, 13 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 1024, 16, 1, sample_format::sc16, 3, true, { 20, 13 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)
@@ -332,12 +334,18 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
     // Not powers of two (cuFFT on CUDA, direct DFT on HIP).
     for (size_t n : { 3, 6, 12, 100, 1000 })
         compare_gpu_with_cpu(
-            gpu, { n, 8, n % 2 ? 1u : 2u, sample_format::sc16, 5, n == 12, { 21, 4 } }, seed++);
+            gpu,
+            { n, 8, n % 2 ? 1u : 2u, sample_format::sc16, 5, n == 12, { 21, 4 } },
+            seed++);
     // Powers of two beyond the fused kernel: more taps, more channels.
-    compare_gpu_with_cpu(gpu, { 64, 24, 1, sample_format::fc32, 3, false, { 30, 9 } }, seed++);
-    compare_gpu_with_cpu(gpu, { 64, 24, 2, sample_format::sc8, 3, true, { 30, 9 } }, seed++);
-    compare_gpu_with_cpu(gpu, { 2048, 16, 1, sample_format::fc32, 3, false, { 20, 3 } }, seed++);
-    compare_gpu_with_cpu(gpu, { 4096, 4, 2, sample_format::sc16, 2, true, { 9, 8 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 64, 24, 1, sample_format::fc32, 3, false, { 30, 9 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 64, 24, 2, sample_format::sc8, 3, true, { 30, 9 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 2048, 16, 1, sample_format::fc32, 3, false, { 20, 3 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 4096, 4, 2, sample_format::sc16, 2, true, { 9, 8 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, StateCarriesAcrossCallsOfAnySize)
@@ -345,7 +353,8 @@ TEST(PfbChannelizerGpu, StateCarriesAcrossCallsOfAnySize)
     REQUIRE_GPU(gpu);
     for (unsigned o : { 1u, 2u }) {
         for (size_t n : { 16, 256, 1024, 100 }) {
-            auto c = make_config(n, 16, o, sample_format::sc16, 5, false, 500 + unsigned(n));
+            auto c =
+                make_config(n, 16, o, sample_format::sc16, 5, false, 500 + unsigned(n));
             if (n % o)
                 continue;
             const size_t n_out = 64;
