@@ -93,16 +93,16 @@ std::vector<gr_complex> tensor_beamformer_impl::weights() const
     return d_latest_weights;
 }
 
-void tensor_beamformer_impl::set_geometry(const std::vector<double>& positions,
-                                          const std::vector<double>& frequencies,
-                                          const std::vector<gr_complex>& gains,
-                                          bool conjugate)
+void tensor_beamformer_impl::set_geometry(
+    const std::vector<std::array<double, 3>>& positions,
+    const std::vector<double>& frequencies,
+    const std::vector<gr_complex>& gains,
+    bool conjugate)
 {
-    if (positions.size() != 3 * d_config.n_receivers)
-        throw std::invalid_argument("positions must have 3 * n_receivers = " +
-                                    std::to_string(3 * d_config.n_receivers) +
-                                    " values ([receivers][east, north, up]), got " +
-                                    std::to_string(positions.size()));
+    if (positions.size() != d_config.n_receivers)
+        throw std::invalid_argument(
+            "positions must have n_receivers = " + std::to_string(d_config.n_receivers) +
+            " (east, north, up) triples, got " + std::to_string(positions.size()));
     if (frequencies.size() != d_config.n_channels)
         throw std::invalid_argument(
             "frequencies must have n_channels = " + std::to_string(d_config.n_channels) +

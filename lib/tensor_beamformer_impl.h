@@ -25,7 +25,7 @@ public:
 
     void set_weights(const std::vector<gr_complex>& weights) override;
     std::vector<gr_complex> weights() const override;
-    void set_geometry(const std::vector<double>& positions,
+    void set_geometry(const std::vector<std::array<double, 3>>& positions,
                       const std::vector<double>& frequencies,
                       const std::vector<gr_complex>& gains,
                       bool conjugate) override;
@@ -50,7 +50,7 @@ public:
 
 private:
     struct geometry {
-        std::vector<double> positions;
+        std::vector<std::array<double, 3>> positions;
         std::vector<double> frequencies;
         std::vector<gr_complex> gains;
         bool conjugate = false;

@@ -68,7 +68,7 @@ public:
 };
 
 //! The runtime of a backend; std::runtime_error if this build lacks it.
-const gpu_api& gpu_api_for(backend kind);
+BEAMFORM_API const gpu_api& gpu_api_for(backend kind);
 
 //! Bookkeeping shared by the backends' allocation paths (allocated_device_bytes()).
 void count_device_allocation(backend kind, long long bytes);

@@ -17,7 +17,7 @@ namespace beamform {
  * \brief Owners of GPU resources: each releases what it holds when destroyed,
  * and is movable but not copyable.
  */
-class device_memory
+class BEAMFORM_API device_memory
 {
 public:
     device_memory() = default;

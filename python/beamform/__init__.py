@@ -24,4 +24,8 @@ from . import arrays, calibration
 from . import steering_helpers
 from .filterbank import read_filterbank, read_filterbank_header, filterbank_frequencies, filterbank_times
 from .plots import plot_dynamic_spectrum, plot_beam_map
+from . import rca_sim
+from .rca_sim import rca_emission_source
+from . import rca_views
+from .rca_views import rca_volume_views
 from . import pfb_taps

@@ -2,8 +2,16 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Antenna array geometries: positions as an (n, 3) array of east, north, up
 metres (the convention of design.md), for uniform linear and circular arrays or
-read from a text file."""
+read from a text file.
+
+Directions and geometric delays are computed in C++ (array_geometry.h), bound
+as gnuradio.beamform.direction_vector, direction_lm, geometric_delays and
+geometric_delays_lm; they take these arrays as they are. plane_wave_phases
+below is the narrow-band phase those delays imply.
+"""
 import numpy as np
+
+from . import beamform_python as _bf
 
 
 def ula(n, spacing, azimuth_deg=90.0):
@@ -58,26 +66,33 @@ def save_positions(path, positions):
             f.write(f"{e:.9g} {n:.9g} {u:.9g}\n")
 
 
-def direction_vector(azimuth_deg, elevation_deg):
-    """Unit vector towards (azimuth, elevation) in east-north-up (design.md):
-    (cos el sin az, cos el cos az, sin el)."""
-    az, el = np.radians(azimuth_deg), np.radians(elevation_deg)
-    return np.stack(np.broadcast_arrays(np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.sin(el)), axis=-1)
-
-
-SPEED_OF_LIGHT = 299_792_458.0
-
-
-def geometric_delays(positions, azimuth_deg, elevation_deg, reference=0):
-    """tau_a = (r_a - r_ref) . s / c in seconds (design.md): how much earlier
-    receiver a sees a plane wave from (azimuth, elevation) than the reference."""
-    positions = np.asarray(positions, dtype=float)
-    s = direction_vector(azimuth_deg, elevation_deg)
-    return (positions - positions[reference]) @ s / SPEED_OF_LIGHT
+def as_positions(positions):
+    """(n, 3) array or list of (east, north, up), or a flat [e0, n0, u0, e1, ...]
+    (as GRC's real vectors are) -> list of [e, n, u] lists, the form the C++
+    bindings take. Raises ValueError naming positions otherwise."""
+    try:
+        p = np.asarray(positions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("positions must be numbers: (east, north, up) metres per "
+                         "receiver") from None
+    if p.ndim == 1 and p.size % 3 == 0:
+        p = p.reshape(-1, 3)
+    if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] < 1:
+        raise ValueError("positions must have shape (n_receivers, 3) or be a flat list of "
+                         f"(east, north, up) triples in metres, got shape {np.shape(positions)}")
+    return p.tolist()
 
 
 def plane_wave_phases(positions, azimuth_deg, elevation_deg, frequency, reference=0):
-    """exp(+2 pi i f tau_a): the relative phase a narrowband plane wave has on
-    each receiver. The steering weights exp(-2 pi i f tau_a) undo it."""
-    tau = geometric_delays(positions, azimuth_deg, elevation_deg, reference)
-    return np.exp(2j * np.pi * frequency * tau)
+    """exp(+2 pi i f tau_a): the relative phase a narrowband plane wave from
+    (azimuth, elevation) has on each receiver, tau_a = geometric_delays(...)
+    (C++). The steering weights exp(-2 pi i f tau_a) undo it.
+
+    frequency: Hz, a number (result: (receivers,)) or an array of any shape
+    (result: frequency.shape + (receivers,)). reference: receiver index or an
+    (east, north, up) phase centre.
+    """
+    tau = np.array(_bf.geometric_delays(as_positions(positions), float(azimuth_deg),
+                                        float(elevation_deg), reference))
+    f = np.asarray(frequency, dtype=np.float64)
+    return np.exp(2j * np.pi * f[..., None] * tau)

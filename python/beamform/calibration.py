@@ -7,7 +7,8 @@ from direction s as x_a(t) = h_a exp(+2 pi i f tau_a) s(t) + noise, with h_a the
 receiver's unknown complex gain (cable, LO phase, amplifier). The calibration
 gain is g_a = 1 / h_a, normalised so that the reference receiver has phase 0 and
 the gains have unit mean amplitude; phase_shift (gains) or the beamformer's
-weights apply it.
+weights apply it. The expected plane-wave phases exp(+2 pi i f tau_a) come from
+arrays.plane_wave_phases, i.e. from the C++ geometric_delays.
 """
 import json
 

@@ -3,8 +3,11 @@
 """numpy-friendly helpers around the steering functions (steering.h).
 
 Convention (design.md): direction s = (cos el sin az, cos el cos az, sin el)
-in east-north-up, tau_a = (r_a - r_ref) . s / c with r_ref = receiver 0,
-w_a(f) = g_a exp(-2 pi i f tau_a); weights are [channels][beams][receivers].
+in east-north-up, tau_a = (r_a - r_ref) . s / c with r_ref = receiver 0 unless
+a reference is given, w_a(f) = g_a exp(-2 pi i f tau_a); weights are
+[channels][beams][receivers]. The delays come from the C++ geometry module
+(array_geometry.h: gnuradio.beamform.geometric_delays and friends; the speed
+of light is gnuradio.beamform.speed_of_light).
 
     from gnuradio.beamform import steering_helpers as sh
     w = sh.weights_for(positions, freqs, az_el=[(0, 90), (30, 60)])
@@ -12,24 +15,14 @@ w_a(f) = g_a exp(-2 pi i f tau_a); weights are [channels][beams][receivers].
 
 Array layouts (ULA, UCA, from a file) are in gnuradio.beamform.arrays.
 """
+import numbers
+
 import numpy as np
 
 from . import beamform_python as _bf
-
-SPEED_OF_LIGHT = _bf.speed_of_light  # m/s
+from .arrays import as_positions, plane_wave_phases
 
 _ORDERS = {"pfb": _bf.channel_order.pfb, "fft_shift": _bf.channel_order.fft_shift}
-
-
-def _flat_positions(positions):
-    """(n_receivers, 3) or flat [e0, n0, u0, e1, ...] -> flat list."""
-    p = np.asarray(positions, dtype=np.float64)
-    if p.ndim == 1 and p.size % 3 == 0:
-        p = p.reshape(-1, 3)
-    if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] < 1:
-        raise ValueError("positions must have shape (n_receivers, 3) or be a flat list of "
-                         "(east, north, up) triples in metres")
-    return p.ravel().tolist()
 
 
 def _flat_pairs(pairs, name):
@@ -40,6 +33,20 @@ def _flat_pairs(pairs, name):
     if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] < 1:
         raise ValueError(f"{name} must have shape (n_beams, 2) or be a flat list of pairs")
     return p.ravel().tolist()
+
+
+def _reference(reference):
+    """None -> receiver 0; an integer -> that receiver; else an (east, north, up)
+    phase centre."""
+    if reference is None:
+        return 0
+    if isinstance(reference, numbers.Integral):
+        return int(reference)
+    ref = np.asarray(reference, dtype=np.float64).ravel()
+    if ref.size != 3:
+        raise ValueError("reference must be a receiver index or an (east, north, up) "
+                         f"position in metres, got {reference!r}")
+    return ref.tolist()
 
 
 def channel_frequencies(center_freq, n_channels, channel_spacing=None, sample_rate=None,
@@ -65,23 +72,24 @@ def weights_for(positions, frequencies, az_el=None, lm=None, gains=None, conjuga
     """Steering weights, complex64 array of shape (channels, beams, receivers).
 
     positions (n_receivers, 3) ENU metres; frequencies (n_channels,) Hz;
-    az_el (n_beams, 2) degrees or lm (n_beams, 2) direction cosines (both also
-    accepted flat, as GRC's vectors are); gains one
-    complex gain per receiver (or one for all); conjugate flips the phase sign.
+    az_el (n_beams, 2) degrees or lm (n_beams, 2) direction cosines (all three
+    also accepted flat, as GRC's vectors are); gains one complex gain per
+    receiver (or one for all); conjugate flips the phase sign; reference the
+    phase centre: a receiver index (default 0) or an (east, north, up) position.
     """
-    flat = _flat_positions(positions)
-    n_rx = len(flat) // 3
+    pos = as_positions(positions)
+    n_rx = len(pos)
     freqs = [float(f) for f in np.atleast_1d(np.asarray(frequencies, dtype=np.float64))]
     g = [] if gains is None else [complex(v) for v in np.atleast_1d(gains)]
-    ref = [] if reference is None else [float(v) for v in reference]
+    ref = _reference(reference)
     if (az_el is None) == (lm is None):
         raise ValueError("az_el: give exactly one of az_el, lm")
     if az_el is not None:
         pairs = _flat_pairs(az_el, "az_el")
-        w = _bf.steering_weights(flat, pairs, freqs, g, bool(conjugate), ref)
+        w = _bf.steering_weights(pos, pairs, freqs, g, bool(conjugate), ref)
     else:
         pairs = _flat_pairs(lm, "lm")
-        w = _bf.steering_weights_lm(flat, pairs, freqs, g, bool(conjugate), ref)
+        w = _bf.steering_weights_lm(pos, pairs, freqs, g, bool(conjugate), ref)
     return np.array(w, dtype=np.complex64).reshape(len(freqs), len(pairs) // 2, n_rx)
 
 
@@ -97,7 +105,7 @@ def steered_beamformer(positions, frequencies, az_el=None, lm=None, gains=None,
     n_ch, n_beams, n_rx = w.shape
     block = _bf.tensor_beamformer(n_ch, n_rx, n_beams, w.ravel(), **block_args)
     g = [] if gains is None else [complex(v) for v in np.atleast_1d(gains)]
-    block.set_geometry(_flat_positions(positions),
+    block.set_geometry(as_positions(positions),
                        [float(f) for f in np.atleast_1d(frequencies)], g, bool(conjugate))
     return block
 
@@ -116,8 +124,6 @@ def plane_wave(positions, frequencies, az_el, signal):
 
     signal: (T, channels) complex amplitudes at the reference (receiver 0).
     """
-    tau = np.array(_bf.geometric_delays(_flat_positions(positions), float(az_el[0]),
-                                        float(az_el[1])))
-    f = np.asarray(frequencies, dtype=np.float64)
-    phase = np.exp(2j * np.pi * f[:, None] * tau[None, :])
+    phase = plane_wave_phases(positions, az_el[0], az_el[1],
+                              np.atleast_1d(np.asarray(frequencies, dtype=np.float64)))
     return (np.asarray(signal)[:, :, None] * phase[None]).astype(np.complex64)

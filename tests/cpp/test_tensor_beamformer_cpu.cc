@@ -371,11 +371,12 @@ TEST(Steering, TwoElementsByHand)
     // r1 a quarter wavelength east of r0 at 150 MHz; source on the east
     // horizon: w1 = exp(-i pi/2) = -i.
     const double f = 150e6, d = 0.25 * speed_of_light / f;
-    const auto w = steering_weights({ 0, 0, 0, d, 0, 0 }, { 90.0, 0.0 }, { f });
+    const std::vector<std::array<double, 3>> positions = { { 0, 0, 0 }, { d, 0, 0 } };
+    const auto w = steering_weights(positions, { 90.0, 0.0 }, { f });
     ASSERT_EQ(w.size(), 2u);
     EXPECT_NEAR(std::abs(w[0] - cf(1, 0)), 0.0, 1e-7);
     EXPECT_NEAR(std::abs(w[1] - cf(0, -1)), 0.0, 1e-7);
-    const auto tau = geometric_delays({ 0, 0, 0, d, 0, 0 }, 90.0, 0.0);
+    const auto tau = geometric_delays(positions, 90.0, 0.0);
     EXPECT_DOUBLE_EQ(tau[1], d / speed_of_light);
 }
 
@@ -384,9 +385,9 @@ TEST(TensorBeamformerCpu, SteeredBeamAddsAPlaneWaveCoherently)
     // 24 receivers on a line, a plane wave from (az 60, el 30): the steered
     // beam's voltage is n_receivers times the wave at receiver 0.
     const size_t R = 24;
-    std::vector<double> positions;
+    std::vector<std::array<double, 3>> positions;
     for (size_t a = 0; a < R; a++)
-        positions.insert(positions.end(), { 0.7 * a, 0.3 * a, 0.0 });
+        positions.push_back({ 0.7 * a, 0.3 * a, 0.0 });
     const std::vector<double> freqs = { 150e6 };
     const auto tau = geometric_delays(positions, 60.0, 30.0);
     std::vector<cf> x(R);

@@ -1,11 +1,14 @@
 # Copyright 2026 gr-beamform authors.
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Array geometries, geometric delays and gain calibration (numpy only)."""
+"""Array geometries, plane-wave phases and gain calibration (gnuradio.beamform
+.arrays and .calibration; the geometric delays themselves are tested in
+test_array_geometry.py)."""
 import numpy as np
 import pytest
+from gnuradio import beamform
 from gnuradio.beamform import arrays, calibration
 
-C = arrays.SPEED_OF_LIGHT
+C = beamform.speed_of_light
 
 
 def test_ula_is_centred_and_spaced_along_its_azimuth():
@@ -36,16 +39,34 @@ def test_positions_file_round_trip(tmp_path, rng):
         arrays.load_positions(tmp_path / "bad.txt")
 
 
-def test_geometric_delay_hand_computed():
-    # Two elements 10 m apart west-east, source due east on the horizon: the
-    # eastern element sees the wave 10 m / c earlier.
-    p = np.array([[0.0, 0, 0], [10.0, 0, 0]])
-    np.testing.assert_allclose(arrays.geometric_delays(p, 90, 0), [0, 10 / C])
-    np.testing.assert_allclose(arrays.geometric_delays(p, 270, 0), [0, -10 / C])
-    np.testing.assert_allclose(arrays.geometric_delays(p, 0, 0), [0, 0], atol=1e-20)
-    # At the zenith only height matters.
-    q = np.array([[0.0, 0, 0], [3.0, 4.0, 2.0]])
-    np.testing.assert_allclose(arrays.geometric_delays(q, 123, 90), [0, 2 / C], rtol=1e-12)
+def test_as_positions_takes_arrays_lists_and_flat_vectors():
+    p = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert arrays.as_positions(np.array(p)) == p
+    assert arrays.as_positions(p) == p
+    assert arrays.as_positions([0, 1, 2, 3, 4, 5]) == p  # flat, as GRC's real vectors
+    for bad in ([], np.zeros((3, 2)), [0.0, 1.0], [[0, 1, 2], [3, 4]], "east"):
+        with pytest.raises(ValueError, match="positions"):
+            arrays.as_positions(bad)
+
+
+def test_plane_wave_phases_hand_computed():
+    # Two elements a quarter wavelength apart west-east, source due east on the
+    # horizon: the eastern element leads by exp(+i pi/2) = i; at twice the
+    # frequency by exp(+i pi) = -1; due north: in phase.
+    f = 150e6
+    p = arrays.ula(2, 0.25 * C / f)
+    np.testing.assert_allclose(arrays.plane_wave_phases(p, 90, 0, f), [1, 1j], atol=1e-12)
+    np.testing.assert_allclose(arrays.plane_wave_phases(p, 90, 0, [f, 2 * f]),
+                               [[1, 1j], [1, -1]], atol=1e-12)
+    np.testing.assert_allclose(arrays.plane_wave_phases(p, 0, 0, f), [1, 1], atol=1e-12)
+    # Reference at the eastern element: the western one lags by -i.
+    np.testing.assert_allclose(arrays.plane_wave_phases(p, 90, 0, f, reference=1), [-1j, 1],
+                               atol=1e-12)
+    # The phases are exp(+2 pi i f tau) of the C++ geometric delays.
+    q = np.array([[0.0, 0, 0], [3.0, 4.0, 2.0], [-1.0, 0.5, 0.2]])
+    tau = np.array(beamform.geometric_delays(q, 40, 20))
+    np.testing.assert_allclose(arrays.plane_wave_phases(q, 40, 20, f),
+                               np.exp(2j * np.pi * f * tau), rtol=1e-14)
 
 
 @pytest.mark.parametrize("geometry", ["ula", "uca"])

@@ -107,7 +107,7 @@ def test_uniform_linear_array_matches_the_analytic_array_factor(device):
     power = beamform_flowgraph(spectra, weights, device, O.power, n_int)[0] / n_int  # (B, C)
     n = np.arange(n_el)
     for c, f in enumerate(freqs):
-        k = 2 * np.pi * f / sh.SPEED_OF_LIGHT
+        k = 2 * np.pi * f / beamform.speed_of_light
         af = np.abs(np.exp(1j * k * spacing * n[None, :]
                            * (sin_th[:, None] - sin_th0)).sum(axis=1)) ** 2
         err = np.abs(power[:, c] - af).max() / n_el ** 2

@@ -33,7 +33,7 @@ def block(name, block_id, x, y, **params):
 
 
 def flowgraph(out_dir):
-    positions = "[0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0]"
+    positions = "[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]"
     blocks = [
         block("src", "blocks_vector_source_x", 0, 100, type="complex",
               vector=f"[1 + 0.5j] * {N_CH * N_RX}", repeat="True", vlen=N_CH * N_RX,

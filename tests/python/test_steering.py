@@ -1,8 +1,9 @@
 # Copyright 2026 gr-beamform authors.
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Steering weights and geometric delays (steering.h): against a hand-computed
-2-element case, against numpy in double precision, and against the shipped
-test vectors in data/steering_vectors.json.
+"""Steering weights and channel frequencies (steering.h): against a
+hand-computed 2-element case, against numpy in double precision, and against
+the shipped test vectors in data/steering_vectors.json. The geometric delays
+the weights are built on are tested in test_array_geometry.py.
 
 Regenerate the vectors (numpy only) with:
     python3 tests/python/test_steering.py --write-vectors
@@ -105,7 +106,7 @@ def load_vectors():
 # f = 150 MHz the east-west path difference is a quarter wavelength.
 F = 150e6
 D = 0.25 * C / F  # 0.49965409... m
-TWO = [0.0, 0.0, 0.0, D, 0.0, 0.0]
+TWO = [[0.0, 0.0, 0.0], [D, 0.0, 0.0]]
 
 
 def test_two_elements_by_hand():
@@ -127,17 +128,13 @@ def test_two_elements_by_hand():
     np.testing.assert_allclose(w, [1, -1j, 1, -1], atol=1e-7)
 
 
-def test_two_element_delays_by_hand():
-    tau = beamform.geometric_delays(TWO, 90.0, 0.0)
-    assert tau[0] == 0.0
-    assert tau[1] == pytest.approx(D / C, rel=1e-15)  # 3.3333... ns
-    assert beamform.geometric_delays(TWO, 270.0, 0.0)[1] == pytest.approx(-D / C, rel=1e-15)
-    assert beamform.geometric_delays(TWO, 90.0, 30.0)[1] == pytest.approx(
-        D * np.cos(np.radians(30)) / C, rel=1e-14)
-    # lm (1, 0) is the east horizon; reference at r1 moves the zero there.
-    assert beamform.geometric_delays_lm(TWO, 1.0, 0.0)[1] == pytest.approx(D / C, rel=1e-15)
-    tau = beamform.geometric_delays(TWO, 90.0, 0.0, [D, 0.0, 0.0])
-    assert tau[0] == pytest.approx(-D / C, rel=1e-15) and tau[1] == 0.0
+def test_two_elements_reference_by_hand():
+    # Phase centre at r1 (by index or by position): w0 = exp(+i pi/2) = i, w1 = 1.
+    for reference in (1, [D, 0.0, 0.0]):
+        w = np.array(beamform.steering_weights(TWO, [90.0, 0.0], [F], [], False, reference))
+        np.testing.assert_allclose(w, [1j, 1], atol=1e-7)
+        w = np.array(beamform.steering_weights_lm(TWO, [1.0, 0.0], [F], [], False, reference))
+        np.testing.assert_allclose(w, [1j, 1], atol=1e-7)
 
 
 # ---------------------------------------------------------------- test vectors
@@ -155,25 +152,17 @@ def test_shipped_vectors_agree_with_numpy_float64():
 def test_cpp_weights_match_shipped_vectors():
     for case in load_vectors():
         gains = list(np.array(case["gains_re"]) + 1j * np.array(case["gains_im"]))
+        positions = np.reshape(case["positions"], (-1, 3))  # stored flat
         if "az_el" in case:
-            w = beamform.steering_weights(case["positions"], case["az_el"], case["frequencies"],
+            w = beamform.steering_weights(positions, case["az_el"], case["frequencies"],
                                           gains, case["conjugate"])
         else:
-            w = beamform.steering_weights_lm(case["positions"], case["lm"],
+            w = beamform.steering_weights_lm(positions, case["lm"],
                                              case["frequencies"], gains, case["conjugate"])
         stored = np.array(case["weights_re"]) + 1j * np.array(case["weights_im"])
         # complex64 output: 2^-24 relative to |g| <= 2.
         np.testing.assert_allclose(np.array(w), stored, rtol=0, atol=3e-7, err_msg=case["name"])
         assert len(w) == np.prod(case["shape"])
-
-
-def test_cpp_delays_match_numpy(rng):
-    pos = rng.uniform(-100, 100, (9, 3))
-    ref = rng.uniform(-10, 10, 3)
-    for az, el in [(0, 90), (13.3, 45.1), (271.0, -5.0)]:
-        expected = (pos - ref) @ numpy_directions(az_el=[(az, el)])[0] / C
-        got = beamform.geometric_delays(pos.ravel().tolist(), az, el, list(ref))
-        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-22)
 
 
 def test_lm_and_az_el_give_the_same_weights(rng):
@@ -193,6 +182,13 @@ def test_helpers_shape_and_numpy_agreement(rng):
     assert w.shape == (4, 6, 5) and w.dtype == np.complex64
     np.testing.assert_allclose(w, numpy_weights(pos, freqs, [0.5j] * 5, False, az_el=az_el),
                                atol=2e-7)
+    # Positions also flat (as GRC's vectors are); a phase centre by index or position.
+    np.testing.assert_array_equal(sh.weights_for(pos.ravel(), freqs, az_el=az_el, gains=[0.5j]), w)
+    centre = rng.uniform(-5, 5, 3)
+    for reference, r_ref in [(2, pos[2]), (centre, centre)]:
+        np.testing.assert_allclose(
+            sh.weights_for(pos, freqs, az_el=az_el, reference=reference, conjugate=True),
+            numpy_weights(pos, freqs, [1] * 5, True, az_el=az_el, reference=r_ref), atol=2e-7)
 
 
 # ---------------------------------------------------------------- channel frequencies
@@ -219,28 +215,43 @@ def test_channel_frequencies_by_hand():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: beamform.steering_weights([0.0, 0.0], [0.0, 90.0], [1e8]), "positions"),
         (lambda: beamform.steering_weights([], [0.0, 90.0], [1e8]), "positions"),
-        (lambda: beamform.steering_weights([0.0, 0, float("nan")], [0.0, 90.0], [1e8]),
+        (lambda: beamform.steering_weights([[0.0, 0, float("nan")]], [0.0, 90.0], [1e8]),
          "positions"),
-        (lambda: beamform.steering_weights([0.0] * 3, [0.0], [1e8]), "az_el"),
-        (lambda: beamform.steering_weights([0.0] * 3, [0.0, 91.0], [1e8]), "elevation"),
-        (lambda: beamform.steering_weights([0.0] * 3, [float("inf"), 10.0], [1e8]), "azimuth"),
-        (lambda: beamform.steering_weights([0.0] * 3, [0.0, 90.0], []), "frequencies"),
-        (lambda: beamform.steering_weights([0.0] * 3, [0.0, 90.0], [float("nan")]),
+        (lambda: beamform.steering_weights([[0.0] * 3], [0.0], [1e8]), "az_el"),
+        (lambda: beamform.steering_weights([[0.0] * 3], [0.0, 91.0], [1e8]), "elevation"),
+        (lambda: beamform.steering_weights([[0.0] * 3], [float("inf"), 10.0], [1e8]), "azimuth"),
+        (lambda: beamform.steering_weights([[0.0] * 3], [0.0, 90.0], []), "frequencies"),
+        (lambda: beamform.steering_weights([[0.0] * 3], [0.0, 90.0], [float("nan")]),
          "frequencies"),
-        (lambda: beamform.steering_weights([0.0] * 6, [0.0, 90.0], [1e8], [1, 2, 3]), "gains"),
-        (lambda: beamform.steering_weights([0.0] * 3, [0.0, 90.0], [1e8], [], False, [1.0]),
-         "reference"),
-        (lambda: beamform.steering_weights_lm([0.0] * 3, [0.8, 0.8], [1e8]), "lm"),
-        (lambda: beamform.geometric_delays_lm([0.0] * 3, 1.1, 0.0), "lm"),
+        (lambda: beamform.steering_weights([[0.0] * 3] * 2, [0.0, 90.0], [1e8], [1, 2, 3]),
+         "gains"),
+        (lambda: beamform.steering_weights([[0.0] * 3], [0.0, 90.0], [1e8], [], False, 1),
+         "reference_index"),
+        (lambda: beamform.steering_weights([[0.0] * 3], [0.0, 90.0], [1e8], [], False,
+                                           [0.0, float("nan"), 0.0]), "reference_position"),
+        (lambda: beamform.steering_weights_lm([[0.0] * 3], [0.8, 0.8], [1e8]), "lm"),
+        (lambda: beamform.steering_weights_lm([[0.0] * 3], [0.0], [1e8]), "lm"),
         (lambda: beamform.channel_frequencies(1e8, 0.0, 4), "channel_spacing"),
         (lambda: beamform.channel_frequencies(float("nan"), 1.0, 4), "center_freq"),
         (lambda: beamform.channel_frequencies(1e8, 1.0, 0), "n_channels"),
         (lambda: sh.channel_frequencies(1e8, 4), "channel_spacing"),
         (lambda: sh.weights_for(np.zeros((3, 2)), [1e8], az_el=[(0, 90)]), "positions"),
+        (lambda: sh.weights_for(np.zeros((3, 3)), [1e8], az_el=[(0, 90)], reference=[1.0]),
+         "reference"),
     ],
 )
 def test_bad_input_raises_naming_the_parameter(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_positions_and_reference_types_are_enforced():
+    # One (east, north, up) per receiver, reference 3 values: wrong shapes are
+    # refused by the binding's type conversion.
+    with pytest.raises(TypeError):
+        beamform.steering_weights([[0.0, 0.0]], [0.0, 90.0], [1e8])
+    with pytest.raises(TypeError):
+        beamform.steering_weights([0.0] * 6, [0.0, 90.0], [1e8])
+    with pytest.raises(TypeError):
+        beamform.steering_weights([[0.0] * 3], [0.0, 90.0], [1e8], [], False, [1.0])

@@ -424,12 +424,16 @@ def test_set_weights_and_pointing_check_their_arguments(rng):
     with pytest.raises(ValueError, match="az_el.*set_geometry"):
         bf.set_pointing_az_el([0.0, 90.0] * 4)
     with pytest.raises(ValueError, match="positions"):
-        bf.set_geometry([0.0] * 8, [1e8, 2e8], [], False)
+        bf.set_geometry([[0.0] * 3] * 2, [1e8, 2e8], [], False)
+    with pytest.raises(ValueError, match="positions"):
+        bf.set_geometry([[0.0, 0.0, float("nan")]] * 3, [1e8, 2e8], [], False)
+    with pytest.raises(TypeError):  # one (east, north, up) per receiver, not flat
+        bf.set_geometry([0.0] * 9, [1e8, 2e8], [], False)
     with pytest.raises(ValueError, match="frequencies"):
-        bf.set_geometry([0.0] * 9, [1e8], [], False)
+        bf.set_geometry([[0.0] * 3] * 3, [1e8], [], False)
     with pytest.raises(ValueError, match="gains"):
-        bf.set_geometry([0.0] * 9, [1e8, 2e8], [1, 2], False)
-    bf.set_geometry([0.0, 0, 0, 1, 0, 0, 2, 0, 0], [1e8, 2e8], [], False)
+        bf.set_geometry([[0.0] * 3] * 3, [1e8, 2e8], [1, 2], False)
+    bf.set_geometry([[0.0, 0, 0], [1, 0, 0], [2, 0, 0]], [1e8, 2e8], [], False)
     with pytest.raises(ValueError, match="az_el"):
         bf.set_pointing_az_el([0.0, 90.0] * 3)
     with pytest.raises(ValueError, match="elevation"):

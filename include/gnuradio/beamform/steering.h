@@ -7,6 +7,8 @@
 #define INCLUDED_BEAMFORM_STEERING_H
 
 #include <gnuradio/beamform/api.h>
+#include <gnuradio/beamform/array_geometry.h>
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <vector>
@@ -15,21 +17,17 @@ namespace gr {
 namespace beamform {
 
 /*!
- * \brief Steering weights and geometric delays for arrays of receivers.
+ * \brief Steering weights for arrays of receivers, and the sky frequency of
+ * every channel of a channelizer.
  * \ingroup beamform
  *
  * Convention (design.md), all in double precision:
- *  - positions: per receiver (east, north, up) in metres, flattened
- *    [receivers][3]. A receiver is one antenna polarization, so X and Y of one
- *    antenna share a position.
- *  - direction: s = (cos el sin az, cos el cos az, sin el) in east-north-up,
- *    azimuth from north through east, elevation above the horizon, degrees.
- *    Direction cosines: l = s_east, m = s_north, s_up = sqrt(1 - l^2 - m^2)
- *    (the hemisphere above the horizon).
- *  - geometric delay: tau_a = (r_a - r_ref) . s / c, r_ref = the first
- *    receiver's position unless \p reference is given. A receiver with
- *    tau_a > 0 lies closer to the source and sees the wavefront tau_a earlier,
- *    so a narrow-band plane wave arrives as x_a = x_ref exp(+2 pi i f tau_a).
+ *  - positions, directions and geometric delays tau_a = (r_a - r_ref) . s / c
+ *    as in array_geometry.h (which computes the delays); the phase centre
+ *    r_ref is receiver \p reference_index (default 0) or \p reference_position.
+ *    A receiver with tau_a > 0 lies closer to the source and sees the
+ *    wavefront tau_a earlier, so a narrow-band plane wave arrives as
+ *    x_a = x_ref exp(+2 pi i f tau_a).
  *  - weight: w_a(f) = g_a exp(-2 pi i f tau_a) with f the channel's sky
  *    frequency and g_a the receiver's complex calibration gain; the beam
  *    sum_a w_a x_a then adds the plane wave from s coherently.
@@ -39,9 +37,6 @@ namespace beamform {
  *    tensor_beamformer.
  * Bad input throws std::invalid_argument naming the parameter.
  */
-
-//! Speed of light in vacuum, m/s.
-constexpr double speed_of_light = 299792458.0;
 
 /*!
  * Channel order of a channelizer's output.
@@ -63,58 +58,50 @@ channel_frequencies(double center_freq,
                     size_t n_channels,
                     channel_order order = channel_order::pfb);
 
-//! Unit vector (east, north, up) towards (azimuth, elevation) in degrees.
-BEAMFORM_API std::vector<double> direction_az_el(double azimuth_deg,
-                                                 double elevation_deg);
-
-//! Unit vector (east, north, up) for direction cosines (l, m), l^2 + m^2 <= 1.
-BEAMFORM_API std::vector<double> direction_lm(double l, double m);
-
-/*!
- * Geometric delay of every receiver in seconds towards (azimuth, elevation):
- * tau_a = (r_a - r_ref) . s / c.
- * \param positions [receivers][3] (east, north, up) metres, flattened
- * \param reference (east, north, up) of the phase centre; empty: receiver 0
- */
-BEAMFORM_API std::vector<double>
-geometric_delays(const std::vector<double>& positions,
-                 double azimuth_deg,
-                 double elevation_deg,
-                 const std::vector<double>& reference = {});
-
-//! geometric_delays() for a direction given as direction cosines (l, m).
-BEAMFORM_API std::vector<double>
-geometric_delays_lm(const std::vector<double>& positions,
-                    double l,
-                    double m,
-                    const std::vector<double>& reference = {});
-
 /*!
  * Weights [channels][beams][receivers] for beams pointed at (azimuth,
  * elevation) pairs.
- * \param positions   [receivers][3] (east, north, up) metres, flattened
+ * \param positions   one (east, north, up) triple in metres per receiver
  * \param az_el       [beams][2] (azimuth, elevation) degrees, flattened
  * \param frequencies sky frequency of each channel, Hz (see channel_frequencies)
  * \param gains       complex calibration gain per receiver; empty = 1, one = all
  * \param conjugate   flip the sign of the phase (the opposite convention)
- * \param reference   phase centre (east, north, up); empty = receiver 0
+ * \param reference_index receiver at the phase centre (delay 0)
  */
 BEAMFORM_API std::vector<std::complex<float>>
-steering_weights(const std::vector<double>& positions,
+steering_weights(const std::vector<std::array<double, 3>>& positions,
                  const std::vector<double>& az_el,
                  const std::vector<double>& frequencies,
                  const std::vector<std::complex<float>>& gains = {},
                  bool conjugate = false,
-                 const std::vector<double>& reference = {});
+                 int reference_index = 0);
+
+//! steering_weights() with an explicit phase centre (east, north, up) in metres.
+BEAMFORM_API std::vector<std::complex<float>>
+steering_weights(const std::vector<std::array<double, 3>>& positions,
+                 const std::vector<double>& az_el,
+                 const std::vector<double>& frequencies,
+                 const std::vector<std::complex<float>>& gains,
+                 bool conjugate,
+                 const std::array<double, 3>& reference_position);
 
 //! steering_weights() for beams given as direction cosines, lm = [beams][2] (l, m).
 BEAMFORM_API std::vector<std::complex<float>>
-steering_weights_lm(const std::vector<double>& positions,
+steering_weights_lm(const std::vector<std::array<double, 3>>& positions,
                     const std::vector<double>& lm,
                     const std::vector<double>& frequencies,
                     const std::vector<std::complex<float>>& gains = {},
                     bool conjugate = false,
-                    const std::vector<double>& reference = {});
+                    int reference_index = 0);
+
+//! steering_weights_lm() with an explicit phase centre (east, north, up) in metres.
+BEAMFORM_API std::vector<std::complex<float>>
+steering_weights_lm(const std::vector<std::array<double, 3>>& positions,
+                    const std::vector<double>& lm,
+                    const std::vector<double>& frequencies,
+                    const std::vector<std::complex<float>>& gains,
+                    bool conjugate,
+                    const std::array<double, 3>& reference_position);
 
 } // namespace beamform
 } // namespace gr

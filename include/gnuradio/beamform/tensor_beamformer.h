@@ -10,6 +10,7 @@
 #include <gnuradio/beamform/beam_types.h>
 #include <gnuradio/beamform/device.h>
 #include <gnuradio/sync_decimator.h>
+#include <array>
 #include <cstdint>
 
 namespace gr {
@@ -96,12 +97,13 @@ public:
 
     /*!
      * Array geometry for pointing updates (the "pointing" port and
-     * set_pointing_*): positions [n_receivers][3] (east, north, up) metres,
-     * frequencies [n_channels] sky frequency in Hz, gains one complex gain per
-     * receiver (empty = 1, one value = all), conjugate as in steering.h. The
-     * phase centre is receiver 0.
+     * set_pointing_*): positions one (east, north, up) triple in metres per
+     * receiver (n_receivers, as in array_geometry.h), frequencies
+     * [n_channels] sky frequency in Hz, gains one complex gain per receiver
+     * (empty = 1, one value = all), conjugate as in steering.h. The phase
+     * centre is receiver 0.
      */
-    virtual void set_geometry(const std::vector<double>& positions,
+    virtual void set_geometry(const std::vector<std::array<double, 3>>& positions,
                               const std::vector<double>& frequencies,
                               const std::vector<gr_complex>& gains = {},
                               bool conjugate = false) = 0;

@@ -30,6 +30,10 @@ void bind_tensor_beamformer(py::module& m);
 void bind_bit_packer(py::module& m);
 void bind_bit_unpacker(py::module& m);
 void bind_filterbank_sink(py::module& m);
+void bind_array_geometry(py::module& m);
+void bind_phase_shift(py::module& m);
+void bind_array_source(py::module& m);
+void bind_rca_das(py::module& m);
 void bind_pfb_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
@@ -68,6 +72,10 @@ PYBIND11_MODULE(beamform_python, m)
     bind_bit_packer(m);
     bind_bit_unpacker(m);
     bind_filterbank_sink(m);
+    bind_array_geometry(m);
+    bind_phase_shift(m);
+    bind_array_source(m);
+    bind_rca_das(m);
     bind_pfb_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }

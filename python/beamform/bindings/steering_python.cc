@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(steering.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(376b9bf0b0349dc83708c2a387ff7d6d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5b372e65413bf023dc5bafb4b5c4a16f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -29,9 +29,6 @@ namespace py = pybind11;
 
 void bind_steering(py::module& m)
 {
-    m.attr("speed_of_light") = ::gr::beamform::speed_of_light;
-
-
     py::enum_<::gr::beamform::channel_order>(m, "channel_order")
         .value("pfb", ::gr::beamform::channel_order::pfb)             // 0
         .value("fft_shift", ::gr::beamform::channel_order::fft_shift) // 1
@@ -49,56 +46,70 @@ void bind_steering(py::module& m)
           D(channel_frequencies));
 
 
-    m.def("direction_az_el",
-          &::gr::beamform::direction_az_el,
-          py::arg("azimuth_deg"),
-          py::arg("elevation_deg"),
-          D(direction_az_el));
-
-
-    m.def("direction_lm",
-          &::gr::beamform::direction_lm,
-          py::arg("l"),
-          py::arg("m"),
-          D(direction_lm));
-
-
-    m.def("geometric_delays",
-          &::gr::beamform::geometric_delays,
-          py::arg("positions"),
-          py::arg("azimuth_deg"),
-          py::arg("elevation_deg"),
-          py::arg("reference") = std::vector<double>(),
-          D(geometric_delays));
-
-
-    m.def("geometric_delays_lm",
-          &::gr::beamform::geometric_delays_lm,
-          py::arg("positions"),
-          py::arg("l"),
-          py::arg("m"),
-          py::arg("reference") = std::vector<double>(),
-          D(geometric_delays_lm));
-
-
     m.def("steering_weights",
-          &::gr::beamform::steering_weights,
+          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
+                                               std::vector<double> const&,
+                                               std::vector<double> const&,
+                                               std::vector<std::complex<float>> const&,
+                                               bool,
+                                               int)) &
+              ::gr::beamform::steering_weights,
           py::arg("positions"),
           py::arg("az_el"),
           py::arg("frequencies"),
           py::arg("gains") = std::vector<std::complex<float>>(),
           py::arg("conjugate") = false,
-          py::arg("reference") = std::vector<double>(),
-          D(steering_weights));
+          py::arg("reference_index") = 0,
+          D(steering_weights, 0));
+
+
+    m.def("steering_weights",
+          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
+                                               std::vector<double> const&,
+                                               std::vector<double> const&,
+                                               std::vector<std::complex<float>> const&,
+                                               bool,
+                                               std::array<double, 3> const&)) &
+              ::gr::beamform::steering_weights,
+          py::arg("positions"),
+          py::arg("az_el"),
+          py::arg("frequencies"),
+          py::arg("gains"),
+          py::arg("conjugate"),
+          py::arg("reference_position"),
+          D(steering_weights, 1));
 
 
     m.def("steering_weights_lm",
-          &::gr::beamform::steering_weights_lm,
+          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
+                                               std::vector<double> const&,
+                                               std::vector<double> const&,
+                                               std::vector<std::complex<float>> const&,
+                                               bool,
+                                               int)) &
+              ::gr::beamform::steering_weights_lm,
           py::arg("positions"),
           py::arg("lm"),
           py::arg("frequencies"),
           py::arg("gains") = std::vector<std::complex<float>>(),
           py::arg("conjugate") = false,
-          py::arg("reference") = std::vector<double>(),
-          D(steering_weights_lm));
+          py::arg("reference_index") = 0,
+          D(steering_weights_lm, 0));
+
+
+    m.def("steering_weights_lm",
+          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
+                                               std::vector<double> const&,
+                                               std::vector<double> const&,
+                                               std::vector<std::complex<float>> const&,
+                                               bool,
+                                               std::array<double, 3> const&)) &
+              ::gr::beamform::steering_weights_lm,
+          py::arg("positions"),
+          py::arg("lm"),
+          py::arg("frequencies"),
+          py::arg("gains"),
+          py::arg("conjugate"),
+          py::arg("reference_position"),
+          D(steering_weights_lm, 1));
 }

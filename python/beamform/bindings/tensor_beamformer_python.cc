@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(54c979043e50d0eb5bcbc5251b901ff4)                     */
+/* BINDTOOL_HEADER_FILE_HASH(dd8f0cfdce442681ff54743fc1aef1f1)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

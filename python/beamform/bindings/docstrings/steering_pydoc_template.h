@@ -18,19 +18,13 @@
 static const char* __doc_gr_beamform_channel_frequencies = R"doc()doc";
 
 
-static const char* __doc_gr_beamform_direction_az_el = R"doc()doc";
+static const char* __doc_gr_beamform_steering_weights_0 = R"doc()doc";
 
 
-static const char* __doc_gr_beamform_direction_lm = R"doc()doc";
+static const char* __doc_gr_beamform_steering_weights_1 = R"doc()doc";
 
 
-static const char* __doc_gr_beamform_geometric_delays = R"doc()doc";
+static const char* __doc_gr_beamform_steering_weights_lm_0 = R"doc()doc";
 
 
-static const char* __doc_gr_beamform_geometric_delays_lm = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_steering_weights = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_steering_weights_lm = R"doc()doc";
+static const char* __doc_gr_beamform_steering_weights_lm_1 = R"doc()doc";

@@ -1,0 +1,166 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Index arithmetic of the tensor-core beamformer kernels, shared by the CUDA
+ * kernel (kernels/cuda/tensor_beamformer_mma.cuh) and by the host-side model
+ * of its data movement in tests/cpp/test_tensor_beamformer_tiles.cc, which
+ * checks these mappings against a plain product on this machine (no GPU).
+ *
+ * Vocabulary (one channel c, one polarization p):
+ *   A  expanded weights, real [rows][row_bytes]; 16-row tiles of 8 beams:
+ *      rows 0-7 give the real parts of beams 0-7, rows 8-15 the imaginary
+ *      parts, so that the accumulator fragment of an mma.sync holds the real
+ *      and imaginary part of one beam in one thread (rows g and g+8).
+ *   B  the samples, [time][k]: for fp16 the interleaved (re, im) pairs of the
+ *      receivers converted to half, for int1 the packed words of bit_packer.
+ *   One mma.sync step consumes 32 bytes of k per row in both precisions
+ *   (m16n8k16 fp16 = 16 halves; m16n8k256 b1 = 256 bits).
+ */
+#ifndef INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_TILES_H
+#define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_TILES_H
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define BF_HD __host__ __device__ inline
+#else
+#define BF_HD inline
+#endif
+
+namespace gr {
+namespace beamform {
+namespace tb {
+
+//! Row of the expanded weight matrix that holds part (0 real, 1 imaginary) of a beam.
+BF_HD int a_row_of(int beam, int part)
+{
+    return (beam >> 3) * 16 + part * 8 + (beam & 7);
+}
+
+/*!
+ * Byte offset of (row, byte) in a shared-memory tile whose rows are
+ * row_bytes long (32, 64 or 128). The 16-byte chunks of a row are permuted
+ * (XOR swizzle) so that the 8 row addresses of one ldmatrix phase, 8
+ * consecutive rows at the same logical chunk, land in 8 different 16-byte
+ * bank groups: no bank conflicts, no padding.
+ */
+BF_HD int swizzle_offset(int row, int byte, int row_bytes)
+{
+    const int chunks = row_bytes >> 4; // 2, 4 or 8
+    const int rows_per_line =
+        chunks >= 8 ? 1 : 8 / chunks; // rows sharing one 128-byte line
+    const int x = (row / rows_per_line) % chunks;
+    return row * row_bytes + (((byte >> 4) ^ x) << 4) + (byte & 15);
+}
+
+/*!
+ * ldmatrix.x4 row addresses. Lane L supplies the address of row L%8 of matrix
+ * L/8. For an A fragment (16 rows x 32 bytes) the matrices are
+ * (rows 0-7, bytes 0-15), (rows 8-15, bytes 0-15), (rows 0-7, bytes 16-31),
+ * (rows 8-15, bytes 16-31), which become registers a0..a3 of mma.sync.
+ */
+BF_HD int a_frag_row(int lane) { return ((lane >> 3) & 1) * 8 + (lane & 7); }
+BF_HD int a_frag_byte(int lane) { return (lane >> 4) * 16; }
+/*!
+ * For B (two n8 tiles j, j+1, [n][k] in shared memory, 32 bytes of k) the
+ * matrices are (n 0-7, bytes 0-15), (n 0-7, bytes 16-31), (n 8-15, bytes
+ * 0-15), (n 8-15, bytes 16-31): registers b[j][0], b[j][1], b[j+1][0], b[j+1][1].
+ */
+BF_HD int b_frag_row(int lane) { return (lane >> 4) * 8 + (lane & 7); }
+BF_HD int b_frag_byte(int lane) { return ((lane >> 3) & 1) * 16; }
+
+//! Accumulator register r (0..3) of lane L: row and column inside the m16n8 tile.
+BF_HD int acc_row(int lane, int r) { return (lane >> 2) + 8 * (r >> 1); }
+BF_HD int acc_col(int lane, int r) { return 2 * (lane & 3) + (r & 1); }
+
+//! Everything a launch of the beamformer kernel needs (filled by plan_launch).
+struct kernel_args {
+    const unsigned char* weights; //!< [C][npol][rows][row_bytes]
+    const void* input;
+    void* out;
+    const int* row_popc; //!< int1: [C][npol][rows]
+    const int* col_popc; //!< int1: [T][C][npol]
+    int n_channels;
+    int n_beams;
+    int n_times;
+    int n_receivers;
+    int rows;         //!< padded rows per matrix (multiple of BM)
+    int row_bytes;    //!< padded k bytes per row (multiple of BKB)
+    int k_tiles;      //!< row_bytes / BKB
+    int in_row_words; //!< int1: uint32 words per (t, c) row of the input
+    int m_tiles;
+    int n_tiles;
+    int channel_group;
+    int m_group;
+    int power; //!< 0: voltage output, 1: power
+    int iquv;  //!< power with xy_pairs: 4 Stokes instead of I
+    int n_int;
+    int windows; //!< power: integration windows a block's time range can touch
+    int k_valid; //!< int1: ±1 terms per output value
+};
+
+//! Which channel and which (m, n) tile a thread block computes.
+struct tile_coord {
+    int channel;
+    int m_tile;
+    int n_tile;
+};
+
+/*!
+ * Block order: channels in groups of channel_group (so that the power output,
+ * [..][beams][channels], is written by neighbouring blocks at about the same
+ * time and its sectors fill in L2), and inside a channel the tiles in bands
+ * of m_group m-tiles (so that concurrently running blocks share A and B
+ * slices in L2).
+ */
+BF_HD tile_coord map_block(long long block,
+                           int n_channels,
+                           int m_tiles,
+                           int n_tiles,
+                           int channel_group,
+                           int m_group)
+{
+    const long long tiles = (long long)m_tiles * n_tiles;
+    const long long group_blocks = (long long)channel_group * tiles;
+    const int cg = int(block / group_blocks);
+    const int c_first = cg * channel_group;
+    const int c_left = n_channels - c_first;
+    const int c_count = c_left < channel_group ? c_left : channel_group;
+    const long long rem = block - (long long)cg * group_blocks;
+    const long long tile = rem / c_count;
+    tile_coord tc;
+    tc.channel = c_first + int(rem % c_count);
+    const long long width = (long long)m_group * n_tiles;
+    const int band = int(tile / width);
+    const int first_m = band * m_group;
+    const int m_left = m_tiles - first_m;
+    const int band_m = m_left < m_group ? m_left : m_group;
+    const long long in_band = tile - (long long)band * width;
+    tc.m_tile = first_m + int(in_band % band_m);
+    tc.n_tile = int(in_band / band_m);
+    return tc;
+}
+
+/*!
+ * Two sign bits (bit 0: Re >= 0, bit 1: Im >= 0) of the random weight
+ * (c, b, r) that the int1 benchmark draws on the device; the host recomputes
+ * them to check sampled outputs.
+ */
+BF_HD unsigned random_weight_bits(unsigned long long seed,
+                                  unsigned long long c,
+                                  unsigned long long b,
+                                  unsigned long long r)
+{
+    unsigned long long z =
+        seed + 0x9e3779b97f4a7c15ull * (1 + r + 0x100000000ull * (b + 0x10000ull * c));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return unsigned(z >> 62);
+}
+
+} // namespace tb
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,56 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The tile shapes compiled for the tensor-core beamformer (the CUDA engine
+ * instantiates each; the emulated test runs each once). Each list is
+ * X(BM, BN, WM, WN, BKB, STAGES): BM rows per polarization (2 per beam) and
+ * BN time steps per thread block, WM x WN per warp, BKB bytes of k per
+ * pipeline stage (64 = 32 halves = 16 complex receivers, or 512 bits).
+ * Every thread block runs BM/WM * BN/WN warps.
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_TILE_LISTS_H
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_TILE_LISTS_H
+
+// float16, single polarization: large GEMMs (256x128, 128x256), mid-size
+// products (128x128) and few beams (64 rows = 32 beams, LOFAR's 155 beams).
+#define BF_TB_FP16_SINGLE_TILES(X) \
+    X(256, 128, 64, 64, 64, 3)     \
+    X(128, 256, 64, 64, 64, 4)     \
+    X(256, 128, 64, 64, 128, 3)    \
+    X(128, 128, 64, 64, 64, 4)     \
+    X(128, 128, 64, 32, 64, 4)     \
+    X(64, 128, 32, 64, 64, 4)
+
+// float16, xy_pairs: two accumulator sets (X and Y) per warp.
+#define BF_TB_FP16_XY_TILES(X) \
+    X(128, 128, 32, 64, 64, 3) \
+    X(128, 64, 32, 32, 64, 4)  \
+    X(64, 128, 32, 32, 64, 4)
+
+// int1 (k tile of 1024 or 512 bits).
+#define BF_TB_INT1_SINGLE_TILES(X) \
+    X(256, 128, 64, 64, 128, 3)    \
+    X(128, 256, 64, 64, 128, 3)    \
+    X(128, 128, 64, 64, 128, 4)    \
+    X(64, 128, 32, 64, 64, 4)
+
+#define BF_TB_INT1_XY_TILES(X)  \
+    X(128, 128, 32, 64, 128, 3) \
+    X(64, 64, 32, 32, 64, 4)
+
+// wgmma (sm_90a, single polarization; opt-in: never the built-in choice, the
+// tuner keeps one only where it checked its output). X(BM, BN, STAGES), 128-byte
+// k tiles, BM / 64 warpgroups.
+#define BF_TB_WGMMA_FP16_TILES(X) \
+    X(128, 256, 4)                \
+    X(256, 128, 4)                \
+    X(128, 128, 4)
+
+#define BF_TB_WGMMA_INT1_TILES(X) \
+    X(128, 256, 4)                \
+    X(256, 128, 4)                \
+    X(128, 128, 4)
+
+#endif

@@ -1,0 +1,669 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The two stages of the dual-stage RCA beamformer (Algorithms 1 and 2 with the
+ * optimizations of section III).
+ *
+ * Both stages are the same 2D delay-and-sum over "frames" that share every
+ * time of flight, apodization and interpolation weight (multi-frame
+ * beamforming, section III-A):
+ *   stage 1: pixels (lateral, z) of the xz image; terms = receivers;
+ *            frames = emissions (eq. 21 does not depend on the emission);
+ *   stage 2: voxels (elevation, z) of one yz plane; terms = emissions;
+ *            frames = lateral planes (eq. 22 does not depend on it).
+ *
+ * Work split. A block is W warps over the same 32 "pixel groups" (P adjacent
+ * pixels each, one per lane); warp w accumulates frames w*B .. w*B + B - 1 of
+ * the block's W*B frames. The per-term setup (square roots, apodization,
+ * Lagrange weights, phase rotation; ~60 instructions a pixel) is the same for
+ * all frames, so the warps take turns: for each run of W terms, warp w sets up
+ * term w for the 32 pixel groups into shared memory (double-buffered), and
+ * after one barrier all warps accumulate their frames over the W terms. The
+ * setup is amortized over W*B frames while each thread holds only B frames of
+ * accumulators, so registers stay low and many warps hide the load latency.
+ * W and B are template parameters: the accumulators are registers, indexed by
+ * compile-time constants only (section III-F).
+ *
+ * Multi-pixel (section III-C): the P = 3 pixels of a group are adjacent along
+ * the axis where their sample addresses differ by at most one, so one window of
+ * six samples (the middle pixel's four plus one on each side) serves all three.
+ * Stage 1 puts them along the lateral axis (|d| <= 1 where the lateral sampling
+ * criterion, eq. 7, holds), stage 2 along z (the look-up f(y, z) of eq. 22
+ * grows by (0.5, 1] image samples per voxel, so the first pixel is at d in
+ * {-1, 0} and the last at d in {0, 1}: five-slot weights). Each side pixel's
+ * four weights are placed once per term into the window's slots (zeros
+ * elsewhere): two extra FMAs per slot, but no selects in the frame loop. A
+ * pixel whose samples fall outside its slots (a grid coarser than criterion 11)
+ * takes a separate path with its own four loads, so results never depend on
+ * the criterion, only the speed does.
+ *
+ * Early exit (section III-D): a pixel group skips a term when all its pixels
+ * have zero apodization or a look-up outside the data.
+ *
+ * Rows of the inputs carry one zero guard sample at each end (stored index =
+ * sample + 1), so the window loads never leave the row; the last, partly
+ * filled frames of a launch read padding frames (max_batch_padding) and are
+ * not stored.
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_RCA_DAS_BEAMFORM_CUH
+#define INCLUDED_BEAMFORM_KERNELS_RCA_DAS_BEAMFORM_CUH
+
+#include "rca_das_common.cuh"
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace gr {
+namespace beamform {
+namespace BF_GPU_NS {
+namespace rca {
+
+//! Pixel groups of a block (one per lane of a warp).
+constexpr int stage_groups = 32;
+/*!
+ * (warps per block, frames per warp) pairs the kernels are built for. A block
+ * of W warps takes W * B frames; W terms are set up per barrier.
+ */
+struct stage_shape {
+    int warps, batch;
+};
+constexpr stage_shape stage_shapes[] = { { 4, 8 }, { 4, 4 }, { 8, 4 }, { 8, 2 }, { 16, 2 }, { 16, 1 }, { 4, 1 } };
+//! Frames of padding after the last frame of the filtered data and of the images.
+constexpr int max_batch_padding = 15;
+
+// ---------------------------------------------------------------------------
+// The setup of one term for one pixel group, and its trip through shared memory
+// ---------------------------------------------------------------------------
+
+template <int P>
+struct window_shape {
+    static constexpr int MID = P / 2;
+    //! Window: samples first[MID] - 1 .. first[MID] + 4 for P = 3; the pixel's four for P = 1.
+    static constexpr int WIN = (P == 1) ? 4 : 6;
+    //! Window slot of first[MID].
+    static constexpr int SLOT0 = (P == 1) ? 0 : 1;
+};
+
+//! Flags of a term setup.
+enum : int { term_used = 1, term_stray0 = 2, term_stray2 = 4 };
+
+template <int P>
+struct term_setup {
+    using shape = window_shape<P>;
+    float w[P][shape::WIN]; //!< interpolation weights placed in the window's slots
+    float2 rot[P];          //!< apodization x phase rotation (real processing: .x only)
+    int first_mid;          //!< first-sample index of the middle pixel
+    int flags;
+    int first[2];           //!< side pixels' first samples (stray path)
+    float fa[2];            //!< side pixels' fractional addresses (stray path)
+
+    //! float4 groups in shared memory.
+    static constexpr int groups = (P == 1) ? 2 : 7;
+};
+
+//! Side pixel s (0: first, 1: last) may sit at offsets [lo, hi] from the middle one.
+template <int LO0, int HI0, int LO2, int HI2>
+struct side_offsets {
+    static __device__ __forceinline__ constexpr int lo(int s) { return s == 0 ? LO0 : LO2; }
+    static __device__ __forceinline__ constexpr int hi(int s) { return s == 0 ? HI0 : HI2; }
+};
+
+/*!
+ * Fill a term setup from each pixel's fractional address, apodization, phase
+ * and validity (n: samples in the row).
+ */
+template <typename S, int P, class Offsets>
+__device__ __forceinline__ void make_setup(term_setup<P>& ts,
+                                           const float fa[P],
+                                           const float apo[P],
+                                           const float cycles[P],
+                                           const bool good[P],
+                                           int n)
+{
+    using shape = window_shape<P>;
+    constexpr int WIN = shape::WIN, SLOT0 = shape::SLOT0, MID = shape::MID;
+    float lw[P][4];
+    int first[P];
+    bool any = false;
+#pragma unroll
+    for (int p = 0; p < P; p++) {
+        first[p] = first_sample(fa[p], n);
+        lagrange_weights(fa[p] - float(first[p]), lw[p]);
+        if constexpr (std::is_same_v<S, float2>) {
+            const float2 r = cis(cycles[p]);
+            ts.rot[p] = good[p] ? make_float2(apo[p] * r.x, apo[p] * r.y) : make_float2(0.f, 0.f);
+        } else {
+            ts.rot[p] = make_float2(good[p] ? apo[p] : 0.0f, 0.0f);
+        }
+        if (!good[p]) // keep skipped pixels' terms exactly zero
+#pragma unroll
+            for (int m = 0; m < 4; m++)
+                lw[p][m] = 0.0f;
+        any |= good[p];
+    }
+    ts.first_mid = first[MID];
+    ts.flags = any ? term_used : 0;
+#pragma unroll
+    for (int p = 0; p < P; p++) {
+        if (p == MID) {
+#pragma unroll
+            for (int k = 0; k < WIN; k++)
+                ts.w[p][k] = (k >= SLOT0 && k < SLOT0 + 4) ? lw[p][k - SLOT0] : 0.0f;
+            continue;
+        }
+        const int s = p == 0 ? 0 : 1;
+        const int d = first[p] - first[MID];
+        const bool stray = good[p] && (d < Offsets::lo(s) || d > Offsets::hi(s));
+        if (stray)
+            ts.flags |= (s == 0 ? term_stray0 : term_stray2);
+        ts.first[s] = first[p];
+        ts.fa[s] = fa[p];
+#pragma unroll
+        for (int k = 0; k < WIN; k++) {
+            float v = 0.0f;
+#pragma unroll
+            for (int dd = -1; dd <= 1; dd++) {
+                const int m = k - SLOT0 - dd; // weight index if d == dd
+                if (dd >= Offsets::lo(s) && dd <= Offsets::hi(s) && m >= 0 && m < 4)
+                    v = (d == dd && !stray) ? lw[p][m] : v;
+            }
+            ts.w[p][k] = v;
+        }
+    }
+}
+
+template <int P>
+__device__ __forceinline__ void pack_setup(const term_setup<P>& ts, float4* g, int stride)
+{
+    if constexpr (P == 1) {
+        g[0] = make_float4(ts.w[0][0], ts.w[0][1], ts.w[0][2], ts.w[0][3]);
+        g[stride] = make_float4(ts.rot[0].x, ts.rot[0].y, __int_as_float(ts.first_mid), __int_as_float(ts.flags));
+    } else {
+        g[0] = make_float4(ts.w[0][0], ts.w[0][1], ts.w[0][2], ts.w[0][3]);
+        g[stride] = make_float4(ts.w[0][4], ts.w[0][5], ts.w[1][1], ts.w[1][2]);
+        g[2 * stride] = make_float4(ts.w[1][3], ts.w[1][4], ts.w[2][0], ts.w[2][1]);
+        g[3 * stride] = make_float4(ts.w[2][2], ts.w[2][3], ts.w[2][4], ts.w[2][5]);
+        g[4 * stride] = make_float4(ts.rot[0].x, ts.rot[0].y, ts.rot[1].x, ts.rot[1].y);
+        g[5 * stride] = make_float4(ts.rot[2].x, ts.rot[2].y, __int_as_float(ts.first_mid), __int_as_float(ts.flags));
+        g[6 * stride] = make_float4(__int_as_float(ts.first[0]), __int_as_float(ts.first[1]), ts.fa[0], ts.fa[1]);
+    }
+}
+
+//! Read the flags only (the early exit needs nothing else).
+template <int P>
+__device__ __forceinline__ int setup_flags(const float4* g, int stride)
+{
+    return __float_as_int(g[(P == 1 ? 1 : 5) * stride].w);
+}
+
+template <int P>
+__device__ __forceinline__ void unpack_setup(term_setup<P>& ts, const float4* g, int stride)
+{
+    if constexpr (P == 1) {
+        const float4 a = g[0], b = g[stride];
+        ts.w[0][0] = a.x, ts.w[0][1] = a.y, ts.w[0][2] = a.z, ts.w[0][3] = a.w;
+        ts.rot[0] = make_float2(b.x, b.y);
+        ts.first_mid = __float_as_int(b.z);
+        ts.flags = __float_as_int(b.w);
+    } else {
+        const float4 a = g[0], b = g[stride], c = g[2 * stride], d = g[3 * stride];
+        const float4 e = g[4 * stride], f = g[5 * stride];
+        ts.w[0][0] = a.x, ts.w[0][1] = a.y, ts.w[0][2] = a.z, ts.w[0][3] = a.w;
+        ts.w[0][4] = b.x, ts.w[0][5] = b.y;
+        ts.w[1][0] = 0.f, ts.w[1][1] = b.z, ts.w[1][2] = b.w, ts.w[1][3] = c.x, ts.w[1][4] = c.y;
+        ts.w[1][5] = 0.f;
+        ts.w[2][0] = c.z, ts.w[2][1] = c.w, ts.w[2][2] = d.x, ts.w[2][3] = d.y;
+        ts.w[2][4] = d.z, ts.w[2][5] = d.w;
+        ts.rot[0] = make_float2(e.x, e.y);
+        ts.rot[1] = make_float2(e.z, e.w);
+        ts.rot[2] = make_float2(f.x, f.y);
+        ts.first_mid = __float_as_int(f.z);
+        ts.flags = __float_as_int(f.w);
+    }
+}
+
+template <typename S>
+__device__ __forceinline__ S rotate_add(S acc, S d, float2 rot)
+{
+    if constexpr (std::is_same_v<S, float2>)
+        return ops<float2>::rotate_add(acc, d, rot);
+    else
+        return fmaf(d, rot.x, acc);
+}
+
+//! acc += rot[p] * sum over pixel p's slots of w[p][k] * s[k] (slots fixed at compile time).
+template <int p, typename S, int P, class Offsets>
+__device__ __forceinline__ void accumulate_pixel(const term_setup<P>& ts,
+                                                 const S (&s)[window_shape<P>::WIN],
+                                                 S& acc)
+{
+    using O = ops<S>;
+    using shape = window_shape<P>;
+    constexpr int side = p == 0 ? 0 : 1;
+    constexpr int k0 = p == shape::MID ? shape::SLOT0 : shape::SLOT0 + Offsets::lo(side);
+    constexpr int k1 = p == shape::MID ? shape::SLOT0 + 4 : shape::SLOT0 + Offsets::hi(side) + 4;
+    S d = O::scale(ts.w[p][k0], s[k0]);
+#pragma unroll
+    for (int k = k0 + 1; k < k1; k++)
+        d = O::madd(d, ts.w[p][k], s[k]);
+    acc = rotate_add(acc, d, ts.rot[p]);
+}
+
+/*!
+ * acc[p][b] += rot[p] * sum_k w[p][k] * window_b[k] for the frames of one
+ * term; window_b starts at \p row + b * frame_stride.
+ */
+template <typename S, int B, int P, class Offsets>
+__device__ __forceinline__ void
+accumulate(const term_setup<P>& ts, const S* __restrict__ row, int frame_stride, S (&acc)[P][B])
+{
+    constexpr int WIN = window_shape<P>::WIN;
+#pragma unroll
+    for (int b = 0; b < B; b++) {
+        const S* __restrict__ rb = row + b * frame_stride;
+        S s[WIN];
+#pragma unroll
+        for (int k = 0; k < WIN; k++)
+            s[k] = __ldg(rb + k);
+        if constexpr (P == 3) {
+            accumulate_pixel<0, S, P, Offsets>(ts, s, acc[0][b]);
+            accumulate_pixel<1, S, P, Offsets>(ts, s, acc[1][b]);
+            accumulate_pixel<2, S, P, Offsets>(ts, s, acc[2][b]);
+        } else {
+            accumulate_pixel<0, S, P, Offsets>(ts, s, acc[0][b]);
+        }
+    }
+}
+
+//! The rare side pixel outside its slots: its own four samples per frame.
+template <typename S, int B, int P>
+__device__ __forceinline__ void accumulate_strays(const term_setup<P>& ts,
+                                                  const S* __restrict__ term_row,
+                                                  int frame_stride,
+                                                  S (&acc)[P][B])
+{
+    using O = ops<S>;
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+        if (!(ts.flags & (s == 0 ? term_stray0 : term_stray2)))
+            continue;
+        const int p = s == 0 ? 0 : P - 1;
+        float lw[4];
+        lagrange_weights(ts.fa[s] - float(ts.first[s]), lw);
+#pragma unroll
+        for (int b = 0; b < B; b++) {
+            const S* __restrict__ rb = term_row + b * frame_stride + ts.first[s] + 1;
+            S d = O::scale(lw[0], __ldg(rb));
+            d = O::madd(d, lw[1], __ldg(rb + 1));
+            d = O::madd(d, lw[2], __ldg(rb + 2));
+            d = O::madd(d, lw[3], __ldg(rb + 3));
+            acc[p][b] = rotate_add(acc[p][b], d, ts.rot[p]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Stage 1: one xz image per emission (Algorithm 1, eq. 21)
+// ---------------------------------------------------------------------------
+
+struct stage1_params {
+    const void* data;   //!< filtered RF [emission][receiver][row_stride]
+    void* lri;          //!< [lateral][n_tx][lri_stride]
+    int frame_stride;   //!< n_rx * row_stride (elements)
+    int row_stride;     //!< n_t + 2
+    int n_t;
+    int n_rx;
+    int n_lat;
+    int n_zl;           //!< depth samples of the images
+    int lri_stride;     //!< n_zl + 2
+    int n_tx;
+    int frame0;         //!< first emission of this launch
+    int frame_end;      //!< one past its last emission
+    int tile_z;         //!< pixel groups along z in a block's 32 (the rest along lateral)
+    float lat0, dlat;   //!< lateral grid
+    float z0, dz;       //!< image depth grid
+    float rx0, pitch;   //!< receiver i at rx0 + i * pitch
+    float f_number;
+    float fs_over_c;    //!< fs_eff / c: fractional samples per metre of path
+    float t0_fs;        //!< t0 * fs_eff
+    float cycles_per_m; //!< f_d / c: phase of (r - z) [cycles / m]
+};
+
+//! Stage 1's pixel group: P lateral pixels at one depth.
+template <int P>
+struct stage1_pixels {
+    using offsets = side_offsets<-1, 1, -1, 1>;
+    static constexpr bool is_stage1 = true;
+    int iz, lat_first;
+    bool in_grid[P];
+    float z, z2, inv_z, fa_of_z;
+    float x[P];
+
+    __device__ __forceinline__ stage1_pixels(const stage1_params& prm, int group)
+    {
+        const int groups_lat = stage_groups / prm.tile_z;
+        iz = blockIdx.x * prm.tile_z + group % prm.tile_z;
+        lat_first = (blockIdx.y * groups_lat + group / prm.tile_z) * P;
+        z = fmaf(float(iz), prm.dz, prm.z0);
+        z2 = z * z;
+        inv_z = fast_rcp(z);
+        fa_of_z = fmaf(z, prm.fs_over_c, -prm.t0_fs); // (z / c - t0) fs
+#pragma unroll
+        for (int p = 0; p < P; p++) {
+            x[p] = fmaf(float(lat_first + p), prm.dlat, prm.lat0);
+            in_grid[p] = iz < prm.n_zl && lat_first + p < prm.n_lat;
+        }
+    }
+
+    template <typename S>
+    __device__ __forceinline__ void setup(const stage1_params& prm, int i, term_setup<P>& ts) const
+    {
+        const float xr = fmaf(float(i), prm.pitch, prm.rx0);
+        const float last = float(prm.n_t - 1);
+        float fa[P], apo[P], cycles[P];
+        bool good[P];
+#pragma unroll
+        for (int p = 0; p < P; p++) {
+            const float dx = x[p] - xr;
+            const float u = prm.f_number * dx * inv_z;
+            const float r = fast_sqrt(fmaf(dx, dx, z2));
+            fa[p] = fmaf(r, prm.fs_over_c, fa_of_z);
+            good[p] = in_grid[p] && fabsf(u) <= 0.5f && fa[p] >= 0.0f && fa[p] <= last;
+            apo[p] = hann(u);
+            cycles[p] = prm.cycles_per_m * dx * dx * fast_rcp(r + z); // (r - z) f_d / c
+        }
+        make_setup<S, P, offsets>(ts, fa, apo, cycles, good, prm.n_t);
+    }
+
+    static __device__ __forceinline__ int n_terms(const stage1_params& prm) { return prm.n_rx; }
+    static __device__ __forceinline__ int frame_stride(const stage1_params& prm)
+    {
+        return prm.frame_stride;
+    }
+    template <typename S>
+    static __device__ __forceinline__ const S* frame(const stage1_params& prm, int f)
+    {
+        return static_cast<const S*>(prm.data) + size_t(f) * prm.frame_stride;
+    }
+    static __device__ __forceinline__ int term_offset(const stage1_params& prm, int i)
+    {
+        return i * prm.row_stride;
+    }
+
+    template <typename S, int B>
+    __device__ __forceinline__ void
+    store(const stage1_params& prm, int frame, int valid, const S (&acc)[P][B]) const
+    {
+        S* lri = static_cast<S*>(prm.lri);
+#pragma unroll
+        for (int p = 0; p < P; p++) {
+            if (!in_grid[p])
+                continue;
+#pragma unroll
+            for (int b = 0; b < B; b++)
+                if (b < valid)
+                    lri[(size_t(lat_first + p) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz] =
+                        acc[p][b];
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Stage 2: extrapolate and sum the images (Algorithm 2, eqs. 5 and 22)
+// ---------------------------------------------------------------------------
+
+struct stage2_params {
+    const void* lri;       //!< [lateral][n_tx][lri_stride]
+    int lat_stride;        //!< n_tx * lri_stride: from one lateral plane to the next
+    int lri_stride;
+    int n_zl;
+    int n_tx;
+    int n_lat, n_elev, n_z;
+    int frame0;            //!< first lateral plane of this launch
+    int frame_end;         //!< one past its last lateral plane
+    int tile_elev;         //!< pixel groups along elevation in a block's 32 (the rest along z)
+    float elev0, delev;
+    float z0, dz, inv_dz;
+    float f_number;
+    float cycles_per_m;    //!< 2 f_d / c: phase of f(y, z) - z [cycles / m]
+    const float2* sources; //!< [n_tx] (elevation position, depth)
+    volume_store store;
+};
+
+//! Stage 2's pixel group: P voxels along z at one elevation.
+template <int P>
+struct stage2_pixels {
+    // Along z the look-up grows by (0.5, 1] image samples per voxel.
+    using offsets = side_offsets<-1, 0, 0, 1>;
+    static constexpr bool is_stage1 = false;
+    int elev, iz_first;
+    bool in_grid[P];
+    float y;
+    float z[P];
+
+    __device__ __forceinline__ stage2_pixels(const stage2_params& prm, int group)
+    {
+        const int groups_z = stage_groups / prm.tile_elev;
+        elev = blockIdx.x * prm.tile_elev + group % prm.tile_elev;
+        iz_first = (blockIdx.y * groups_z + group / prm.tile_elev) * P;
+        y = fmaf(float(elev), prm.delev, prm.elev0);
+#pragma unroll
+        for (int p = 0; p < P; p++) {
+            z[p] = fmaf(float(iz_first + p), prm.dz, prm.z0);
+            in_grid[p] = elev < prm.n_elev && iz_first + p < prm.n_z;
+        }
+    }
+
+    template <typename S>
+    __device__ __forceinline__ void setup(const stage2_params& prm, int j, term_setup<P>& ts) const
+    {
+        const float2 src = __ldg(prm.sources + j);
+        const float dy = y - src.x;
+        const float dy2 = dy * dy;
+        const float last = float(prm.n_zl - 1);
+        float fa[P], apo[P], cycles[P];
+        bool good[P];
+#pragma unroll
+        for (int p = 0; p < P; p++) {
+            const float dz = z[p] - src.y;
+            const float u = prm.f_number * dy * fast_rcp(dz);
+            const float r = fast_sqrt(fmaf(dz, dz, dy2));
+            const float shift = 0.5f * dy2 * fast_rcp(r + dz); // f(y, z) - z
+            fa[p] = fmaf(shift, prm.inv_dz, float(iz_first + p));
+            good[p] = in_grid[p] && fabsf(u) <= 0.5f && fa[p] <= last;
+            apo[p] = hann(u);
+            cycles[p] = prm.cycles_per_m * shift;
+        }
+        make_setup<S, P, offsets>(ts, fa, apo, cycles, good, prm.n_zl);
+    }
+
+    static __device__ __forceinline__ int n_terms(const stage2_params& prm) { return prm.n_tx; }
+    static __device__ __forceinline__ int frame_stride(const stage2_params& prm)
+    {
+        return prm.lat_stride;
+    }
+    template <typename S>
+    static __device__ __forceinline__ const S* frame(const stage2_params& prm, int f)
+    {
+        return static_cast<const S*>(prm.lri) + size_t(f) * prm.lat_stride;
+    }
+    static __device__ __forceinline__ int term_offset(const stage2_params& prm, int j)
+    {
+        return j * prm.lri_stride;
+    }
+
+    template <typename S, int B>
+    __device__ __forceinline__ void
+    store(const stage2_params& prm, int frame, int valid, const S (&acc)[P][B]) const
+    {
+        float peak = 0.0f;
+#pragma unroll
+        for (int b = 0; b < B; b++) {
+            if (b < valid) {
+                const size_t base = size_t(frame + b) * prm.store.stride_lat +
+                                    size_t(elev) * prm.store.stride_elev;
+#pragma unroll
+                for (int p = 0; p < P; p++)
+                    if (in_grid[p])
+                        store_voxel(prm.store, base + iz_first + p, acc[p][b], peak);
+            }
+        }
+        publish_peak(prm.store, peak);
+    }
+};
+
+// ---------------------------------------------------------------------------
+// The kernel shared by both stages
+// ---------------------------------------------------------------------------
+
+/*!
+ * Registers a thread may use: enough for B frames of P pixels of accumulators,
+ * the sample window and the term setup without local memory, small enough that
+ * several blocks share a multiprocessor.
+ */
+template <typename S, int B, int P>
+constexpr int stage_register_budget()
+{
+    if constexpr (P == 3 && std::is_same_v<S, float2>)
+        return B >= 6 ? 168 : B >= 4 ? 128 : 96;
+    else
+        return B >= 4 ? 96 : 64;
+}
+
+template <typename S, int B, int P, int W>
+constexpr int stage_min_blocks()
+{
+    const int blocks = 65536 / (32 * W * stage_register_budget<S, B, P>());
+    return blocks < 1 ? 1 : blocks;
+}
+
+//! Shared memory of a block: two buffers of W term setups for 32 pixel groups.
+template <int P, int W>
+constexpr size_t stage_shared_bytes()
+{
+    return size_t(2) * W * term_setup<P>::groups * stage_groups * sizeof(float4);
+}
+
+template <class Pixels, typename S, int B, int P, int W, typename Params>
+__global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
+    rca_stage_kernel(Params prm)
+{
+    using O = ops<S>;
+    using shape = window_shape<P>;
+    constexpr int G = term_setup<P>::groups;
+    // [buffer][warp = term of the run][float4 group][pixel group]
+    extern __shared__ float4 setups[];
+    auto slot = [&](int buffer, int term_in_run, int lane) {
+        return setups + ((buffer * W + term_in_run) * G) * stage_groups + lane;
+    };
+
+    const int lane = threadIdx.x;
+    const int warp = threadIdx.y;
+    const Pixels px(prm, lane);
+    const int frame = prm.frame0 + (int(blockIdx.z) * W + warp) * B;
+    const int valid = min(B, prm.frame_end - frame); // frames this warp stores (may be <= 0)
+
+    S acc[P][B];
+#pragma unroll
+    for (int p = 0; p < P; p++)
+#pragma unroll
+        for (int b = 0; b < B; b++)
+            acc[p][b] = O::zero();
+
+    const S* frames = Pixels::template frame<S>(prm, valid > 0 ? frame : prm.frame0);
+    const int stride = Pixels::frame_stride(prm);
+    const int n_terms = Pixels::n_terms(prm);
+    for (int run = 0, buffer = 0; run < n_terms; run += W, buffer ^= 1) {
+        {
+            // This warp's share of the setup: term run + warp, all pixel groups.
+            term_setup<P> ts;
+            const int term = run + warp;
+            if (term < n_terms)
+                px.template setup<S>(prm, term, ts);
+            else
+                ts = term_setup<P>{};
+            pack_setup<P>(ts, slot(buffer, warp, lane), stage_groups);
+        }
+        __syncthreads();
+        if (valid <= 0)
+            continue;
+        const int n_run = min(W, n_terms - run);
+        for (int k = 0; k < n_run; k++) {
+            const float4* g = slot(buffer, k, lane);
+            if (!(setup_flags<P>(g, stage_groups) & term_used))
+                continue; // early exit
+            term_setup<P> ts;
+            unpack_setup<P>(ts, g, stage_groups);
+            const S* term_row = frames + Pixels::term_offset(prm, run + k);
+            accumulate<S, B, P, typename Pixels::offsets>(
+                ts, term_row + ts.first_mid + 1 - shape::SLOT0, stride, acc);
+            if (P > 1 && (ts.flags & (term_stray0 | term_stray2))) {
+                const float4 st = g[6 * stage_groups];
+                ts.first[0] = __float_as_int(st.x);
+                ts.first[1] = __float_as_int(st.y);
+                ts.fa[0] = st.z;
+                ts.fa[1] = st.w;
+                accumulate_strays<S, B, P>(ts, term_row, stride, acc);
+            }
+        }
+    }
+    if (valid > 0)
+        px.template store<S, B>(prm, frame, valid, acc);
+}
+
+/*!
+ * One launch of a stage over frames [first, first + count): blocks of
+ * warps x batch frames along grid z. \p tile: pixel groups along the fast
+ * axis (z for stage 1, elevation for stage 2) in a block's 32.
+ */
+template <typename S, int P, typename Params>
+void launch_stage(Params prm,
+                  int first,
+                  int count,
+                  stage_shape shape,
+                  int tile,
+                  int n_fast,  //!< pixels along the fast axis
+                  int n_slow,  //!< pixels along the multi-pixel axis
+                  gpuStream_t stream)
+{
+    if (count <= 0)
+        return;
+    prm.frame0 = first;
+    prm.frame_end = first + count;
+    const int groups_slow = stage_groups / tile;
+    const int frames_per_block = shape.warps * shape.batch;
+    const dim3 grid((n_fast + tile - 1) / tile,
+                    ((n_slow + P - 1) / P + groups_slow - 1) / groups_slow,
+                    (count + frames_per_block - 1) / frames_per_block);
+    constexpr bool stage1 = std::is_same_v<Params, stage1_params>;
+    using Pixels = std::conditional_t<stage1, stage1_pixels<P>, stage2_pixels<P>>;
+    auto launch = [&](auto kernel, int warps, size_t shared) {
+        BF_GPU_CHECK(gpuFuncSetAttribute(
+            kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+        kernel<<<grid, dim3(stage_groups, warps), shared, stream>>>(prm);
+        BF_GPU_CHECK_LAUNCH("rca_stage_kernel");
+    };
+#define BF_RCA_STAGE_SHAPE(W_, B_)                                                       \
+    if (shape.warps == W_ && shape.batch == B_)                                          \
+        return launch(rca_stage_kernel<Pixels, S, B_, P, W_, Params>, W_,               \
+                      stage_shared_bytes<P, W_>());
+    BF_RCA_STAGE_SHAPE(4, 8)
+    BF_RCA_STAGE_SHAPE(4, 4)
+    BF_RCA_STAGE_SHAPE(4, 1)
+    BF_RCA_STAGE_SHAPE(8, 4)
+    BF_RCA_STAGE_SHAPE(8, 2)
+    BF_RCA_STAGE_SHAPE(16, 2)
+    BF_RCA_STAGE_SHAPE(16, 1)
+#undef BF_RCA_STAGE_SHAPE
+    throw std::invalid_argument("rca_das: no kernel for " + std::to_string(shape.warps) +
+                                " warps x " + std::to_string(shape.batch) + " frames");
+}
+
+} // namespace rca
+} // namespace BF_GPU_NS
+} // namespace beamform
+} // namespace gr
+
+#endif

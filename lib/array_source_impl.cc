@@ -1,0 +1,243 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "array_source_impl.h"
+#include "engines/phase_shift_engine.h" // phase_cycles: exact fractional cycles
+#include <gnuradio/beamform/array_geometry.h>
+#include <gnuradio/io_signature.h>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+namespace {
+
+constexpr double two_pi = 6.28318530717958647692;
+
+void check_finite_values(const char* name, const std::vector<double>& values)
+{
+    for (double v : values)
+        if (!std::isfinite(v))
+            throw std::invalid_argument(std::string(name) + " must be finite numbers");
+}
+
+void check_finite_positive(const char* name, double value)
+{
+    if (!(value > 0) || !std::isfinite(value))
+        throw std::invalid_argument(std::string(name) + " must be a finite number > 0");
+}
+
+//! Fractional part in [-0.5, 0.5] of a * b: a b - rint(a b) in one fma.
+double fraction_of_product(double a, double b)
+{
+    const double x = std::fma(a, b, -std::rint(a * b));
+    return x - std::rint(x);
+}
+
+} // namespace
+
+void array_source_config::validate_and_complete()
+{
+    if (positions.empty() || positions.size() > 65536)
+        throw std::invalid_argument(
+            "positions must hold 1 to 65536 (east, north, up) triples, got " +
+            std::to_string(positions.size()));
+    for (const auto& p : positions)
+        for (double x : p)
+            if (!std::isfinite(x))
+                throw std::invalid_argument("positions must be finite numbers (metres)");
+    check_finite_positive("sample_rate", sample_rate);
+    if (!std::isfinite(center_freq))
+        throw std::invalid_argument("center_freq must be a finite number (Hz)");
+    const size_t n = azimuths.size();
+    if (elevations.size() != n || frequency_offsets.size() != n)
+        throw std::invalid_argument(
+            "azimuths, elevations and frequency_offsets must have one entry per source "
+            "(got " +
+            std::to_string(azimuths.size()) + ", " + std::to_string(elevations.size()) +
+            ", " + std::to_string(frequency_offsets.size()) + ")");
+    check_finite_values("azimuths", azimuths);
+    check_finite_values("elevations", elevations);
+    for (double el : elevations)
+        if (el < -90.0 || el > 90.0)
+            throw std::invalid_argument("elevations must be in [-90, 90] degrees");
+    check_finite_values("frequency_offsets", frequency_offsets);
+    for (double f : frequency_offsets)
+        if (std::abs(f) > sample_rate / 2)
+            throw std::invalid_argument(
+                "frequency_offsets must be in [-sample_rate/2, sample_rate/2] Hz, got " +
+                std::to_string(f));
+    if (amplitudes.empty())
+        amplitudes.assign(n, 1.0);
+    else if (amplitudes.size() == 1)
+        amplitudes.assign(n, amplitudes[0]);
+    if (amplitudes.size() != n)
+        throw std::invalid_argument(
+            "amplitudes must be empty, one value, or one per source (" +
+            std::to_string(n) + "), got " + std::to_string(amplitudes.size()));
+    check_finite_values("amplitudes", amplitudes);
+    if (phases.empty())
+        phases.assign(n, 0.0);
+    else if (phases.size() == 1)
+        phases.assign(n, phases[0]);
+    if (phases.size() != n)
+        throw std::invalid_argument(
+            "phases must be empty, one value, or one per source (" + std::to_string(n) +
+            "), got " + std::to_string(phases.size()));
+    check_finite_values("phases", phases);
+    if (!(noise_amplitude >= 0) || !std::isfinite(noise_amplitude))
+        throw std::invalid_argument("noise_amplitude must be a finite number >= 0");
+    check_finite_positive("scale", scale);
+    if (reference_index < 0 || size_t(reference_index) >= positions.size())
+        throw std::invalid_argument("reference_index must be in [0, " +
+                                    std::to_string(positions.size() - 1) + "], got " +
+                                    std::to_string(reference_index));
+    check_finite_positive("propagation_speed", propagation_speed);
+    if (!(start_time >= 0) || !std::isfinite(start_time))
+        throw std::invalid_argument("start_time must be a finite number >= 0 (seconds)");
+}
+
+array_source::sptr array_source::make(const std::vector<std::array<double, 3>>& positions,
+                                      double sample_rate,
+                                      double center_freq,
+                                      const std::vector<double>& azimuths,
+                                      const std::vector<double>& elevations,
+                                      const std::vector<double>& frequency_offsets,
+                                      const std::vector<double>& amplitudes,
+                                      const std::vector<double>& phases,
+                                      double noise_amplitude,
+                                      sample_format output_format,
+                                      double scale,
+                                      uint64_t seed,
+                                      int reference_index,
+                                      double propagation_speed,
+                                      double start_time)
+{
+    array_source_config c;
+    c.positions = positions;
+    c.sample_rate = sample_rate;
+    c.center_freq = center_freq;
+    c.azimuths = azimuths;
+    c.elevations = elevations;
+    c.frequency_offsets = frequency_offsets;
+    c.amplitudes = amplitudes;
+    c.phases = phases;
+    c.noise_amplitude = noise_amplitude;
+    c.output_format = output_format;
+    c.scale = scale;
+    c.seed = seed;
+    c.reference_index = reference_index;
+    c.propagation_speed = propagation_speed;
+    c.start_time = start_time;
+    c.validate_and_complete();
+    return gnuradio::make_block_sptr<array_source_impl>(c);
+}
+
+array_source_impl::array_source_impl(const array_source_config& config)
+    : gr::sync_block(
+          "array_source",
+          gr::io_signature::make(0, 0, 0),
+          gr::io_signature::make(
+              1, 1, config.positions.size() * sample_size(config.output_format))),
+      d_config(config),
+      d_n_receivers(config.positions.size()),
+      d_n_sources(config.azimuths.size()),
+      d_generator(config.seed),
+      d_normal(0.0f, float(config.noise_amplitude / std::sqrt(2.0)))
+{
+    d_delays.resize(d_n_sources * d_n_receivers);
+    d_phasors.resize(d_n_sources * d_n_receivers);
+    d_cycles_per_sample.resize(d_n_sources);
+    for (size_t k = 0; k < d_n_sources; k++) {
+        const auto tau = geometric_delays(config.positions,
+                                          config.azimuths[k],
+                                          config.elevations[k],
+                                          config.reference_index,
+                                          config.propagation_speed);
+        const double sky_freq = config.center_freq + config.frequency_offsets[k];
+        d_cycles_per_sample[k] = config.frequency_offsets[k] / config.sample_rate;
+        for (size_t a = 0; a < d_n_receivers; a++) {
+            d_delays[k * d_n_receivers + a] = tau[a];
+            // Receiver a sees the wavefront tau earlier: phase + 2 pi f_sky tau.
+            const double cycles = fraction_of_product(sky_freq, tau[a]);
+            d_phasors[k * d_n_receivers + a] =
+                std::polar(config.amplitudes[k], two_pi * cycles + config.phases[k]);
+        }
+    }
+}
+
+template <typename T>
+void array_source_impl::write_integers(T* out, size_t n_values) const
+{
+    const double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const float* x = reinterpret_cast<const float*>(d_samples.data());
+    for (size_t i = 0; i < n_values; i++) {
+        const double v = std::nearbyint(d_config.scale * double(x[i]));
+        out[i] = T(v < lo ? lo : (v > hi ? hi : v));
+    }
+}
+
+int array_source_impl::work(int noutput_items,
+                            gr_vector_const_void_star&,
+                            gr_vector_void_star& output_items)
+{
+    const uint64_t first = nitems_written(0);
+    if (first == 0) {
+        const double whole = std::floor(d_config.start_time);
+        const pmt::pmt_t src = alias_pmt();
+        add_item_tag(0,
+                     0,
+                     pmt::mp("rx_time"),
+                     pmt::make_tuple(pmt::from_uint64(uint64_t(whole)),
+                                     pmt::from_double(d_config.start_time - whole)),
+                     src);
+        add_item_tag(
+            0, 0, pmt::mp("rx_freq"), pmt::from_double(d_config.center_freq), src);
+        add_item_tag(
+            0, 0, pmt::mp("rx_rate"), pmt::from_double(d_config.sample_rate), src);
+    }
+
+    const size_t n_items = size_t(noutput_items);
+    d_samples.resize(n_items * d_n_receivers);
+    for (size_t t = 0; t < n_items; t++) {
+        std::complex<float>* row = d_samples.data() + t * d_n_receivers;
+        for (size_t a = 0; a < d_n_receivers; a++)
+            row[a] = 0.0f;
+        for (size_t k = 0; k < d_n_sources; k++) {
+            // Baseband tone phase from the integer sample index, never accumulated.
+            const double cycles =
+                phase_cycles(0.0, d_cycles_per_sample[k], 0.0, first + t);
+            const std::complex<double> tone = std::polar(1.0, two_pi * cycles);
+            const std::complex<double>* phasor = d_phasors.data() + k * d_n_receivers;
+            for (size_t a = 0; a < d_n_receivers; a++)
+                row[a] += std::complex<float>(phasor[a] * tone);
+        }
+        if (d_config.noise_amplitude > 0)
+            for (size_t a = 0; a < d_n_receivers; a++)
+                row[a] +=
+                    std::complex<float>(d_normal(d_generator), d_normal(d_generator));
+    }
+
+    const size_t n_values = 2 * n_items * d_n_receivers;
+    switch (d_config.output_format) {
+    case sample_format::fc32:
+        std::copy(d_samples.begin(),
+                  d_samples.end(),
+                  static_cast<std::complex<float>*>(output_items[0]));
+        break;
+    case sample_format::sc16:
+        write_integers(static_cast<int16_t*>(output_items[0]), n_values);
+        break;
+    case sample_format::sc8:
+        write_integers(static_cast<int8_t*>(output_items[0]), n_values);
+        break;
+    }
+    return noutput_items;
+}
+
+} // namespace beamform
+} // namespace gr

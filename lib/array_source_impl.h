@@ -1,0 +1,64 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_BEAMFORM_ARRAY_SOURCE_IMPL_H
+#define INCLUDED_BEAMFORM_ARRAY_SOURCE_IMPL_H
+
+#include <gnuradio/beamform/array_source.h>
+#include <complex>
+#include <random>
+
+namespace gr {
+namespace beamform {
+
+//! Everything array_source::make checked, in the form the work function uses.
+struct array_source_config {
+    std::vector<std::array<double, 3>> positions;
+    double sample_rate = 1.0;
+    double center_freq = 0.0;
+    std::vector<double> azimuths, elevations, frequency_offsets, amplitudes, phases;
+    double noise_amplitude = 0.0;
+    sample_format output_format = sample_format::fc32;
+    double scale = 1.0;
+    uint64_t seed = 1;
+    int reference_index = 0;
+    double propagation_speed = speed_of_light;
+    double start_time = 0.0;
+
+    //! std::invalid_argument naming the parameter; fills empty amplitudes/phases.
+    void validate_and_complete();
+};
+
+class array_source_impl : public array_source
+{
+public:
+    explicit array_source_impl(const array_source_config& config);
+
+    int n_receivers() const override { return int(d_config.positions.size()); }
+    std::vector<double> source_delays() const override { return d_delays; }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    template <typename T>
+    void write_integers(T* out, size_t n_values) const;
+
+    array_source_config d_config;
+    size_t d_n_receivers;
+    size_t d_n_sources;
+    std::vector<double> d_delays;                //!< [sources][receivers], s
+    std::vector<double> d_cycles_per_sample;     //!< per source
+    std::vector<std::complex<double>> d_phasors; //!< [sources][receivers]
+    std::vector<std::complex<float>> d_samples;  //!< one work call, fc32
+    std::mt19937_64 d_generator;
+    std::normal_distribution<float> d_normal;
+};
+
+} // namespace beamform
+} // namespace gr
+
+#endif

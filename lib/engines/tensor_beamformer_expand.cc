@@ -1,0 +1,232 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "tensor_beamformer_expand.h"
+#include <common/tensor_beamformer_tiles.h>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+namespace {
+size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
+} // namespace
+
+uint16_t float_to_half_bits(float f)
+{
+    uint32_t x;
+    std::memcpy(&x, &f, sizeof x);
+    const uint16_t sign = uint16_t((x >> 16) & 0x8000u);
+    const uint32_t a = x & 0x7fffffffu;
+    if (a >= 0x7f800000u) // inf or NaN
+        return uint16_t(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (a >= 0x477ff000u) // >= 65520 rounds to infinity
+        return uint16_t(sign | 0x7c00u);
+    if (a < 0x38800000u) { // below 2^-14: subnormal half, a multiple of 2^-24
+        float mag;
+        std::memcpy(&mag, &a, sizeof mag);
+        // mag * 2^24 is exact; rint rounds half to even (default mode).
+        return uint16_t(sign | uint16_t(std::rint(mag * 16777216.0f)));
+    }
+    uint32_t h = ((((a >> 23) - 127 + 15) << 10) | ((a & 0x7fffffu) >> 13));
+    const uint32_t rest = a & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+        h++; // a carry into the exponent is the correct rounding
+    return uint16_t(sign | h);
+}
+
+float half_bits_to_float(uint16_t h)
+{
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu;
+    const uint32_t m = h & 0x3ffu;
+    uint32_t x;
+    if (e == 0) {
+        const float v = std::ldexp(float(m), -24);
+        std::memcpy(&x, &v, sizeof x);
+        x |= sign;
+    } else if (e == 31) {
+        x = sign | 0x7f800000u | (m << 13);
+    } else {
+        x = sign | ((e - 15 + 127) << 23) | (m << 13);
+    }
+    float f;
+    std::memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+tb_operand_layout make_operand_layout(const tensor_beamformer_config& c,
+                                      size_t block_m,
+                                      size_t block_k_bytes)
+{
+    if (block_m == 0 || block_m % 16 != 0)
+        throw std::invalid_argument("block_m must be a positive multiple of 16");
+    if (block_k_bytes == 0 || block_k_bytes % 32 != 0)
+        throw std::invalid_argument("block_k_bytes must be a positive multiple of 32");
+    const bool xy = c.polarization == polarization_layout::xy_pairs;
+    tb_operand_layout l;
+    l.precision = c.precision;
+    l.n_channels = c.n_channels;
+    l.n_beams = c.n_beams;
+    l.n_receivers = c.n_receivers;
+    l.npol = xy ? 2 : 1;
+    l.rows = round_up(2 * c.n_beams, block_m);
+    if (c.precision == beam_precision::float16) {
+        // Two halves per complex sample of every receiver of the polarization.
+        const size_t rx_per_pol = xy ? c.n_receivers / 2 : c.n_receivers;
+        l.k_bytes = rx_per_pol * 2 * sizeof(uint16_t);
+        l.k_valid = 2 * rx_per_pol;
+    } else {
+        l.k_bytes = 2 * c.words_per_channel() * sizeof(uint32_t);
+        l.k_valid = xy ? c.n_receivers : 2 * c.n_receivers;
+    }
+    l.row_bytes = round_up(l.k_bytes, block_k_bytes);
+    return l;
+}
+
+void expand_weights_fp16(const tb_operand_layout& l,
+                         const tensor_beamformer_config& c,
+                         const std::vector<std::complex<float>>& w,
+                         uint16_t* dst)
+{
+    if (w.size() != c.weight_count())
+        throw std::invalid_argument(
+            "weights must have n_channels*n_beams*n_receivers = " +
+            std::to_string(c.weight_count()) + " entries, got " +
+            std::to_string(w.size()));
+    std::memset(dst, 0, l.total_bytes());
+    const size_t row_halves = l.row_bytes / sizeof(uint16_t);
+    const size_t step = l.npol; // receiver stride inside one polarization
+    const size_t rx_per_pol = c.n_receivers / step;
+    for (size_t ch = 0; ch < c.n_channels; ch++)
+        for (size_t p = 0; p < l.npol; p++) {
+            uint16_t* m = dst + (ch * l.npol + p) * l.rows * row_halves;
+            for (size_t b = 0; b < c.n_beams; b++) {
+                uint16_t* re_row = m + size_t(tb::a_row_of(int(b), 0)) * row_halves;
+                uint16_t* im_row = m + size_t(tb::a_row_of(int(b), 1)) * row_halves;
+                const std::complex<float>* wb = &w[(ch * c.n_beams + b) * c.n_receivers];
+                for (size_t a = 0; a < rx_per_pol; a++) {
+                    const std::complex<float> v = wb[a * step + p];
+                    const uint16_t wr = float_to_half_bits(v.real());
+                    const uint16_t wi = float_to_half_bits(v.imag());
+                    const uint16_t minus_wi = uint16_t(wi ^ 0x8000u);
+                    re_row[2 * a] = wr;
+                    re_row[2 * a + 1] = minus_wi;
+                    im_row[2 * a] = wi;
+                    im_row[2 * a + 1] = wr;
+                }
+            }
+        }
+}
+
+void expand_weights_int1(const tb_operand_layout& l,
+                         const tensor_beamformer_config& c,
+                         const std::vector<std::complex<float>>& w,
+                         uint32_t* dst,
+                         int32_t* row_popc)
+{
+    if (w.size() != c.weight_count())
+        throw std::invalid_argument(
+            "weights must have n_channels*n_beams*n_receivers = " +
+            std::to_string(c.weight_count()) + " entries, got " +
+            std::to_string(w.size()));
+    std::memset(dst, 0, l.total_bytes());
+    std::memset(row_popc, 0, l.total_rows() * sizeof(int32_t));
+    const size_t row_words = l.row_bytes / sizeof(uint32_t);
+    const size_t words = c.words_per_channel();
+    for (size_t ch = 0; ch < c.n_channels; ch++)
+        for (size_t p = 0; p < l.npol; p++) {
+            const size_t matrix = ch * l.npol + p;
+            uint32_t* m = dst + matrix * l.rows * row_words;
+            int32_t* pc = row_popc + matrix * l.rows;
+            for (size_t b = 0; b < c.n_beams; b++) {
+                const size_t re = size_t(tb::a_row_of(int(b), 0));
+                const size_t im = size_t(tb::a_row_of(int(b), 1));
+                const std::complex<float>* wb = &w[(ch * c.n_beams + b) * c.n_receivers];
+                for (size_t r = p; r < c.n_receivers; r += l.npol) {
+                    const uint32_t bit = 1u << (r % 32);
+                    const size_t wd = r / 32;
+                    const bool wr_pos = wb[r].real() >= 0.0f;
+                    const bool wi_pos = wb[r].imag() >= 0.0f;
+                    // real row: (Wr, -Wi); imaginary row: (Wi, Wr)
+                    if (wr_pos)
+                        m[re * row_words + wd] |= bit;
+                    if (!wi_pos)
+                        m[re * row_words + words + wd] |= bit;
+                    if (wi_pos)
+                        m[im * row_words + wd] |= bit;
+                    if (wr_pos)
+                        m[im * row_words + words + wd] |= bit;
+                    pc[re] += int32_t(wr_pos) + int32_t(!wi_pos);
+                    pc[im] += int32_t(wi_pos) + int32_t(wr_pos);
+                }
+            }
+        }
+}
+
+size_t power_windows(int block_n, size_t n_int)
+{
+    const size_t w = (size_t(block_n) - 1) / n_int + 2;
+    return w < size_t(block_n) ? w : size_t(block_n);
+}
+
+size_t
+power_reduce_smem_bytes(const tensor_beamformer_config& c, int block_m, int block_n)
+{
+    if (c.output != beam_output::power)
+        return 0;
+    return c.n_stokes() * size_t(block_m / 2) * power_windows(block_n, c.n_int) *
+           sizeof(float);
+}
+
+tb_launch_plan plan_launch(const tensor_beamformer_config& c,
+                           const tb_operand_layout& l,
+                           int block_m,
+                           int block_n,
+                           int block_k_bytes,
+                           size_t n_times,
+                           const void* weights,
+                           const void* in,
+                           void* out,
+                           const int* row_popc,
+                           const int* col_popc)
+{
+    const bool power = c.output == beam_output::power;
+    tb_launch_plan plan;
+    tb::kernel_args& a = plan.args;
+    a = tb::kernel_args{};
+    a.weights = static_cast<const unsigned char*>(weights);
+    a.input = in;
+    a.out = out;
+    a.row_popc = row_popc;
+    a.col_popc = col_popc;
+    a.n_channels = int(c.n_channels);
+    a.n_beams = int(c.n_beams);
+    a.n_times = int(n_times);
+    a.n_receivers = int(c.n_receivers);
+    a.rows = int(l.rows);
+    a.row_bytes = int(l.row_bytes);
+    a.k_tiles = int(l.row_bytes / size_t(block_k_bytes));
+    a.in_row_words = int(2 * c.words_per_channel());
+    a.m_tiles = int(l.rows / size_t(block_m));
+    a.n_tiles = int((n_times + size_t(block_n) - 1) / size_t(block_n));
+    a.channel_group = int(c.n_channels < 8 ? c.n_channels : 8);
+    a.m_group = 8;
+    a.power = power ? 1 : 0;
+    a.iquv = c.n_stokes() == 4 ? 1 : 0;
+    a.n_int = int(power ? c.n_int : 1);
+    a.windows = int(power_windows(block_n, power ? c.n_int : 1));
+    a.k_valid = int(l.k_valid);
+    plan.blocks = c.n_channels * size_t(a.m_tiles) * size_t(a.n_tiles);
+    if (power && size_t(block_n) % c.n_int != 0)
+        plan.zero_output_bytes =
+            (n_times / c.n_int) * c.n_stokes() * c.n_beams * c.n_channels * sizeof(float);
+    return plan;
+}
+
+} // namespace beamform
+} // namespace gr

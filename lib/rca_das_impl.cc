@@ -1,0 +1,148 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "rca_das_impl.h"
+#include "runtime/block_params.h"
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+namespace {
+
+template <typename E>
+E parse_choice(const std::string& name,
+               const std::string& value,
+               const std::vector<std::pair<std::string, E>>& choices)
+{
+    std::string accepted;
+    for (const auto& [text, e] : choices) {
+        if (text == value)
+            return e;
+        accepted += (accepted.empty() ? "" : ", ") + ("\"" + text + "\"");
+    }
+    throw std::invalid_argument(name + " must be one of " + accepted + ", got \"" + value +
+                                "\"");
+}
+
+} // namespace
+
+rca_das::sptr rca_das::make(int n_elements,
+                            double pitch,
+                            double center_frequency,
+                            double sampling_frequency,
+                            double speed_of_sound,
+                            double t_start,
+                            int n_samples,
+                            const std::string& transmit,
+                            const std::vector<double>& source_positions,
+                            const std::vector<double>& source_depths,
+                            double x_start,
+                            double x_step,
+                            int x_count,
+                            double y_start,
+                            double y_step,
+                            int y_count,
+                            double z_start,
+                            double z_step,
+                            int z_count,
+                            double f_number,
+                            const std::vector<float>& filter_taps,
+                            int decimation,
+                            const std::string& input_type,
+                            const std::string& output,
+                            double db_reference,
+                            const std::string& processing,
+                            const std::string& method,
+                            double demodulation_frequency,
+                            const std::string& device)
+{
+    rca_das_config c;
+    c.n_elements = check_count("n_elements", n_elements, 4, 16384);
+    c.pitch = pitch;
+    c.center_frequency = center_frequency;
+    c.sampling_frequency = sampling_frequency;
+    c.speed_of_sound = speed_of_sound;
+    c.t_start = t_start;
+    c.n_samples = check_count("n_samples", n_samples, 4, 1 << 20);
+    c.transmit = parse_choice<rca_transmit>(
+        "transmit", transmit, { { "rows", rca_transmit::rows }, { "columns", rca_transmit::columns } });
+    c.source_positions = source_positions;
+    if (source_positions.empty())
+        throw std::invalid_argument(
+            "source_positions must list at least one virtual source (one per emission)");
+    if (source_depths.size() == 1)
+        c.source_depths.assign(source_positions.size(), source_depths[0]);
+    else if (source_depths.size() == source_positions.size())
+        c.source_depths = source_depths;
+    else
+        throw std::invalid_argument("source_depths must have 1 or n_emissions = " +
+                                    std::to_string(source_positions.size()) +
+                                    " entries, got " + std::to_string(source_depths.size()));
+    c.x = { x_start, x_step, check_count("x_count", x_count, 1, 8192) };
+    c.y = { y_start, y_step, check_count("y_count", y_count, 1, 8192) };
+    c.z = { z_start, z_step, check_count("z_count", z_count, 1, 8192) };
+    c.f_number = f_number;
+    c.filter_taps = filter_taps.empty()
+                        ? rca_gaussian_pulse_taps(center_frequency > 0 ? center_frequency : 1.0,
+                                                  sampling_frequency > 0 ? sampling_frequency
+                                                                         : 1.0,
+                                                  0.5,
+                                                  23)
+                        : filter_taps;
+    c.decimation = check_count("decimation", decimation, 1, 64);
+    c.input = parse_choice<rca_sample_type>(
+        "input_type",
+        input_type,
+        { { "int16", rca_sample_type::int16 }, { "float32", rca_sample_type::float32 } });
+    c.output = parse_choice<rca_output>("output",
+                                        output,
+                                        { { "iq", rca_output::iq },
+                                          { "envelope", rca_output::envelope },
+                                          { "db", rca_output::db } });
+    c.db_reference = db_reference;
+    c.processing = parse_choice<rca_processing>(
+        "processing", processing, { { "iq", rca_processing::iq }, { "real", rca_processing::real } });
+    c.method = parse_choice<rca_method>("method",
+                                        method,
+                                        { { "dual_stage", rca_method::dual_stage },
+                                          { "conventional", rca_method::conventional } });
+    c.demodulation_frequency = demodulation_frequency;
+
+    std::vector<std::string> warnings;
+    c.validate([&](const std::string& w) { warnings.push_back(w); });
+    return gnuradio::make_block_sptr<rca_das_impl>(c, select_device(device), warnings);
+}
+
+rca_das_impl::rca_das_impl(const rca_das_config& config,
+                           const device_spec& device,
+                           const std::vector<std::string>& warnings)
+    : gr::sync_decimator(
+          "rca_das",
+          device_block::signature(1, 1, config.input_item_bytes(), device),
+          device_block::signature(1, 1, config.output_item_bytes(), device),
+          unsigned(config.n_emissions())),
+      device_block(device),
+      d_config(config),
+      d_warnings(warnings),
+      d_engine(rca_das_engine::make(config, device))
+{
+    for (const auto& w : d_warnings)
+        d_logger->warn("{}", w);
+    size_output_buffers(*this, config.output_item_bytes(), device);
+}
+
+int rca_das_impl::work(int noutput_items,
+                       gr_vector_const_void_star& input_items,
+                       gr_vector_void_star& output_items)
+{
+    d_engine->execute(
+        input_items[0], output_items[0], static_cast<size_t>(noutput_items), stream());
+    finish_work();
+    return noutput_items;
+}
+
+} // namespace beamform
+} // namespace gr

@@ -1,0 +1,42 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_BEAMFORM_RCA_DAS_IMPL_H
+#define INCLUDED_BEAMFORM_RCA_DAS_IMPL_H
+
+#include "engines/rca_das_engine.h"
+#include "runtime/device_block.h"
+#include <gnuradio/beamform/rca_das.h>
+
+namespace gr {
+namespace beamform {
+
+class rca_das_impl : public rca_das, public device_block
+{
+public:
+    rca_das_impl(const rca_das_config& config,
+                 const device_spec& device,
+                 const std::vector<std::string>& warnings);
+
+    int n_emissions() const override { return int(d_config.n_emissions()); }
+    int lri_z_count() const override { return int(d_engine->geometry().n_z_lri); }
+    std::vector<std::string> warnings() const override { return d_warnings; }
+    std::string engine_description() const override { return d_engine->describe(); }
+    std::vector<float> filter_taps() const override { return d_config.filter_taps; }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    rca_das_config d_config;
+    std::vector<std::string> d_warnings;
+    std::unique_ptr<rca_das_engine> d_engine;
+};
+
+} // namespace beamform
+} // namespace gr
+
+#endif

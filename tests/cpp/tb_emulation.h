@@ -1,0 +1,588 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A host model of the CUDA built-ins that kernels/cuda/tensor_beamformer_mma.cuh
+ * uses, so that the C++ tests run that kernel's own code on a CPU (no GPU on
+ * the build machine). Each CUDA thread of a block is a fiber (ucontext);
+ * fibers switch only at __syncthreads and at warp-collective operations, in
+ * a shuffled order (fixed seed: reproducible), so that a missing barrier
+ * tends to show as a wrong result. Modelled:
+ *   - __syncthreads: block barrier;
+ *   - ldmatrix.x4, mma.sync m16n8k16 (f16 -> f32) and m16n8k256 (b1 AND
+ *     popc -> s32), __shfl_xor_sync: warp-collective, with the register
+ *     layouts of the PTX ISA (each lane's registers are exchanged and every
+ *     lane computes its own result);
+ *   - cp.async: copies are queued per thread in commit groups; each lands at
+ *     random either when issued or only at its cp.async.wait_group, so a stage
+ *     read before its wait, or rewritten while still in use, shows;
+ *   - wgmma (sm_90a): each thread's part of the product is computed from
+ *     shared memory at its wgmma.wait_group (the latest the GPU may read it),
+ *     through the matrix descriptor with the 128-byte swizzle on absolute
+ *     shared-memory addresses;
+ *   - dynamic shared memory is filled with garbage (0xA5) before each block.
+ * Not modelled: timing, bank conflicts, preemption between sync points,
+ * register limits.
+ */
+#ifndef INCLUDED_BEAMFORM_TESTS_TB_EMULATION_H
+#define INCLUDED_BEAMFORM_TESTS_TB_EMULATION_H
+
+#include "engines/tensor_beamformer_expand.h"
+#include <ucontext.h>
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+
+struct float2 {
+    float x, y;
+};
+struct float4 {
+    float x, y, z, w;
+};
+struct uint2 {
+    uint32_t x, y;
+};
+struct __half2 {
+    uint16_t x, y;
+};
+inline float2 make_float2(float x, float y) { return float2{ x, y }; }
+inline float4 make_float4(float x, float y, float z, float w)
+{
+    return float4{ x, y, z, w };
+}
+inline __half2 __floats2half2_rn(float a, float b)
+{
+    return __half2{ gr::beamform::float_to_half_bits(a),
+                    gr::beamform::float_to_half_bits(b) };
+}
+inline int __popc(uint32_t v) { return __builtin_popcount(v); }
+inline int min(int a, int b) { return a < b ? a : b; }
+
+namespace emu {
+
+struct idx3 {
+    unsigned x = 0, y = 0, z = 0;
+};
+
+struct async_copy {
+    unsigned char* dst;
+    const unsigned char* src;
+    int bytes;
+    int src_bytes;
+};
+
+//! One wgmma.mma_async of one thread, performed at its wgmma.wait_group.
+struct wgmma_op {
+    bool b1;
+    int n;
+    void* acc; // the thread's [n/8][4] accumulators
+    uint64_t desc_a, desc_b;
+};
+
+struct fiber {
+    ucontext_t ctx;
+    void* stack = nullptr;
+    bool done = false;
+    std::deque<std::vector<async_copy>> groups; // committed, oldest first
+    std::vector<async_copy> open;
+    std::deque<std::vector<wgmma_op>> wgmma_groups;
+    std::vector<wgmma_op> wgmma_open;
+};
+
+struct warp_state {
+    unsigned count = 0;
+    unsigned gen = 0;
+    uint32_t slot[64][10]; // up to 64 lanes (HIP wavefronts)
+};
+
+struct block_state {
+    std::vector<fiber> fibers;
+    std::vector<warp_state> warps;
+    ucontext_t scheduler;
+    std::vector<unsigned char> smem;
+    unsigned barrier_count = 0;
+    unsigned barrier_gen = 0;
+    int current = 0;
+    std::function<void()> body;
+    std::string error;         //!< first exception thrown by a thread; aborts the block
+    std::mt19937 landing{ 7 }; //!< when cp.async copies land
+};
+
+struct global_state {
+    idx3 thread, block, dim, grid;
+    unsigned warp_size = 32; //!< 32 (CUDA warps) or 64 (AMD wavefronts)
+    block_state* blk = nullptr;
+};
+
+inline global_state& state()
+{
+    static global_state s;
+    return s;
+}
+
+inline void yield()
+{
+    block_state* b = state().blk;
+    swapcontext(&b->fibers[b->current].ctx, &b->scheduler);
+}
+
+inline void block_barrier()
+{
+    block_state* b = state().blk;
+    const unsigned gen = b->barrier_gen;
+    if (++b->barrier_count == b->fibers.size()) {
+        b->barrier_count = 0;
+        b->barrier_gen++;
+        return;
+    }
+    while (b->barrier_gen == gen)
+        yield();
+}
+
+inline unsigned lane() { return state().thread.x % state().warp_size; }
+inline warp_state& my_warp()
+{
+    return state().blk->warps[state().thread.x / state().warp_size];
+}
+
+inline void warp_barrier()
+{
+    warp_state& w = my_warp();
+    const unsigned gen = w.gen;
+    if (++w.count == state().warp_size) {
+        w.count = 0;
+        w.gen++;
+        return;
+    }
+    while (w.gen == gen)
+        yield();
+}
+
+/*!
+ * Shared-memory addresses (what smem_u32 returns) start at this offset, not
+ * at 0, so that kernels which need 1024-byte aligned tiles must align them
+ * themselves, as on the GPU, where dynamic shared memory need not start on a
+ * 1024-byte boundary.
+ */
+constexpr uint32_t smem_window = 400;
+
+inline unsigned char* dynamic_smem() { return state().blk->smem.data(); }
+inline uint32_t smem_u32(const void* p)
+{
+    const auto* q = static_cast<const unsigned char*>(p);
+    const auto* base = state().blk->smem.data();
+    if (q < base || q > base + state().blk->smem.size())
+        throw std::logic_error("emulation: smem_u32 of a pointer outside shared memory");
+    return uint32_t(q - base) + smem_window;
+}
+//! The byte at shared-memory address a (as smem_u32 gives them).
+inline unsigned char* smem_at(uint32_t a, uint32_t bytes)
+{
+    block_state* b = state().blk;
+    if (a < smem_window || a - smem_window + bytes > b->smem.size())
+        throw std::logic_error("emulation: shared-memory access out of range");
+    return b->smem.data() + (a - smem_window);
+}
+
+inline fiber& me() { return state().blk->fibers[state().blk->current]; }
+
+inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
+{
+    if (dst % unsigned(bytes) != 0)
+        throw std::logic_error("emulation: cp.async destination misaligned");
+    if (valid && reinterpret_cast<uintptr_t>(src) % unsigned(bytes) != 0)
+        throw std::logic_error("emulation: cp.async source misaligned");
+    const async_copy c{ smem_at(dst, unsigned(bytes)),
+                        static_cast<const unsigned char*>(src),
+                        bytes,
+                        valid ? bytes : 0 };
+    // The copy may land any time between issue and wait: here at random
+    // either at once or (again) at the wait, so that reads that come too late
+    // (a stage overwritten while still in use) and reads that come too early
+    // (a missing wait) both show.
+    if (state().blk->landing() & 1u) {
+        std::memcpy(c.dst, c.src, size_t(c.src_bytes));
+        std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
+    }
+    me().open.push_back(c);
+}
+inline void cp_async16(uint32_t dst, const void* src, bool valid)
+{
+    cp_async(dst, src, 16, valid);
+}
+inline void cp_async8(uint32_t dst, const void* src, bool valid)
+{
+    cp_async(dst, src, 8, valid);
+}
+inline void cp_async_commit()
+{
+    fiber& f = me();
+    f.groups.push_back(std::move(f.open));
+    f.open.clear();
+}
+template <int N>
+inline void cp_async_wait()
+{
+    fiber& f = me();
+    while (f.groups.size() > size_t(N)) {
+        for (const auto& c : f.groups.front()) {
+            std::memcpy(c.dst, c.src, size_t(c.src_bytes));
+            std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
+        }
+        f.groups.pop_front();
+    }
+}
+
+//! ldmatrix.x4: lane L supplies row L%8 of matrix L/8; lane L receives, from
+//! matrix i, the 4 bytes at column 4*(L%4) of row L/4.
+inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
+{
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    if (addr % 16 != 0)
+        throw std::logic_error("emulation: ldmatrix row address not 16-byte aligned");
+    w.slot[l][0] = addr;
+    warp_barrier();
+    for (int i = 0; i < 4; i++) {
+        const uint32_t row = w.slot[i * 8 + l / 4][0];
+        std::memcpy(&r[i], smem_at(row + 4 * (l % 4), 4), 4);
+    }
+    warp_barrier();
+}
+
+inline float half_lo(uint32_t v)
+{
+    return gr::beamform::half_bits_to_float(uint16_t(v & 0xffffu));
+}
+inline float half_hi(uint32_t v)
+{
+    return gr::beamform::half_bits_to_float(uint16_t(v >> 16));
+}
+inline float half_at(uint32_t v, int i) { return i ? half_hi(v) : half_lo(v); }
+
+/*!
+ * mma.sync.m16n8k16.row.col.f32.f16.f16.f32 with the PTX fragment layouts
+ * (g = lane/4, t = lane%4): a0 (row g, k 2t..2t+1), a1 (row g+8, same k),
+ * a2 (row g, k 2t+8..), a3 (row g+8, k 2t+8..); b0 (k 2t..2t+1, col g),
+ * b1 (k 2t+8.., col g); c0, c1 (row g, cols 2t, 2t+1), c2, c3 (row g+8).
+ */
+inline void
+mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    for (int i = 0; i < 4; i++)
+        w.slot[l][i] = a[i];
+    w.slot[l][4] = b[0];
+    w.slot[l][5] = b[1];
+    warp_barrier();
+    auto A = [&](int row, int k) {
+        const int g = row % 8, reg = (row / 8) + 2 * (k / 8), kk = k % 8;
+        return half_at(w.slot[g * 4 + kk / 2][reg], kk % 2);
+    };
+    auto B = [&](int k, int col) {
+        const int kk = k % 8;
+        return half_at(w.slot[col * 4 + kk / 2][4 + k / 8], kk % 2);
+    };
+    for (int r = 0; r < 4; r++) {
+        const int row = int(l / 4) + 8 * (r / 2);
+        const int col = 2 * int(l % 4) + r % 2;
+        float sum = 0.0f;
+        for (int k = 0; k < 16; k++)
+            sum += A(row, k) * B(k, col);
+        d[r] += sum;
+    }
+    warp_barrier();
+}
+
+/*!
+ * mma.sync.m16n8k256.row.col.s32.b1.b1.s32.and.popc: a0 (row g, bits
+ * 32t..32t+31), a1 (row g+8), a2 (row g, bits 128+32t..), a3 (row g+8);
+ * b0 (bits 32t.., col g), b1 (bits 128+32t.., col g); accumulators as f16.
+ */
+inline void
+mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    for (int i = 0; i < 4; i++)
+        w.slot[l][i] = a[i];
+    w.slot[l][4] = b[0];
+    w.slot[l][5] = b[1];
+    warp_barrier();
+    auto A = [&](int row, int word) { // word 0..7 of the 256 bits
+        return w.slot[(row % 8) * 4 + word % 4][(row / 8) + 2 * (word / 4)];
+    };
+    auto B = [&](int word, int col) { return w.slot[col * 4 + word % 4][4 + word / 4]; };
+    for (int r = 0; r < 4; r++) {
+        const int row = int(l / 4) + 8 * (r / 2);
+        const int col = 2 * int(l % 4) + r % 2;
+        int sum = 0;
+        for (int word = 0; word < 8; word++)
+            sum += __builtin_popcount(A(row, word) & B(word, col));
+        d[r] += sum;
+    }
+    warp_barrier();
+}
+
+/*!
+ * AMD v_mfma_f32_16x16x16f16 (wave64), register layouts of the AMD matrix
+ * instruction calculator: lane l holds A[l % 16][4 (l / 16) + j],
+ * B[4 (l / 16) + j][l % 16] and D[4 (l / 16) + j][l % 16], j = 0..3.
+ */
+inline void
+mfma_16x16x16_f16(const uint16_t (&a)[4], const uint16_t (&b)[4], float (&d)[4])
+{
+    if (state().warp_size != 64)
+        throw std::logic_error("emulation: MFMA needs 64-lane wavefronts");
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    w.slot[l][0] = uint32_t(a[0]) | (uint32_t(a[1]) << 16);
+    w.slot[l][1] = uint32_t(a[2]) | (uint32_t(a[3]) << 16);
+    w.slot[l][2] = uint32_t(b[0]) | (uint32_t(b[1]) << 16);
+    w.slot[l][3] = uint32_t(b[2]) | (uint32_t(b[3]) << 16);
+    warp_barrier();
+    auto element = [&](unsigned holder, int reg0, int j) {
+        return half_at(w.slot[holder][reg0 + j / 2], j % 2);
+    };
+    for (int j = 0; j < 4; j++) {
+        const int row = 4 * int(l / 16) + j, col = int(l % 16);
+        float sum = 0.0f;
+        for (int k = 0; k < 16; k++)
+            sum += element(unsigned(row + 16 * (k / 4)), 0, k % 4) *
+                   element(unsigned(col + 16 * (k / 4)), 2, k % 4);
+        d[j] += sum;
+    }
+    warp_barrier();
+}
+
+template <class T>
+inline T shfl_xor(T v, int mask)
+{
+    static_assert(sizeof(T) == 4, "32-bit shuffles only");
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    std::memcpy(&w.slot[l][0], &v, 4);
+    warp_barrier();
+    T out;
+    std::memcpy(&out, &w.slot[l ^ unsigned(mask)][0], 4);
+    warp_barrier();
+    return out;
+}
+
+//---------------------------------------------------------------------------
+// wgmma (sm_90a): asynchronous; each thread's part is computed at its
+// wgmma.wait_group, from shared memory as it is then.
+//---------------------------------------------------------------------------
+inline void fence_proxy_async() {}
+inline void wgmma_fence() {}
+
+/*!
+ * Address of byte kb of row r of a K-major operand with 128-byte swizzle:
+ * rows of 128 bytes, 8-row groups SBO apart; the swizzle XORs address bits
+ * [6:4] with bits [9:7] of the absolute shared-memory address.
+ */
+inline uint32_t wgmma_address(uint64_t desc, int r, int kb)
+{
+    const uint32_t start = uint32_t(desc & 0x3fffu) << 4;
+    const uint32_t sbo = uint32_t((desc >> 32) & 0x3fffu) << 4;
+    if ((desc >> 62) != 1)
+        throw std::logic_error(
+            "emulation: wgmma descriptor: only the 128-byte swizzle is modelled");
+    if (((start >> 7) & 7u) != 0)
+        throw std::logic_error(
+            "emulation: wgmma operand not in a 1024-byte aligned swizzle atom");
+    uint32_t a = start + uint32_t(r / 8) * sbo + uint32_t(r % 8) * 128 + uint32_t(kb);
+    a ^= ((a >> 7) & 7u) << 4;
+    return a;
+}
+
+inline void wgmma_run(const wgmma_op& op)
+{
+    const unsigned t = state().thread.x % 128, warp = t / 32, lane = t % 32;
+    for (int j = 0; j < op.n / 8; j++)
+        for (int r = 0; r < 4; r++) {
+            const int row = int(warp * 16 + lane / 4) + 8 * (r / 2);
+            const int col = j * 8 + 2 * int(lane % 4) + r % 2;
+            if (op.b1) {
+                int sum = 0;
+                for (int kb = 0; kb < 32; kb++)
+                    sum += __builtin_popcount(
+                        *smem_at(wgmma_address(op.desc_a, row, kb), 1) &
+                        *smem_at(wgmma_address(op.desc_b, col, kb), 1));
+                static_cast<int*>(op.acc)[j * 4 + r] += sum;
+            } else {
+                float sum = 0.0f;
+                for (int k = 0; k < 16; k++) {
+                    uint16_t a, b;
+                    std::memcpy(&a, smem_at(wgmma_address(op.desc_a, row, 2 * k), 2), 2);
+                    std::memcpy(&b, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
+                    sum += gr::beamform::half_bits_to_float(a) *
+                           gr::beamform::half_bits_to_float(b);
+                }
+                static_cast<float*>(op.acc)[j * 4 + r] += sum;
+            }
+        }
+}
+
+template <int N>
+inline void wgmma_f16(float (&d)[N / 8][4], uint64_t a, uint64_t b)
+{
+    me().wgmma_open.push_back(wgmma_op{ false, N, &d[0][0], a, b });
+}
+template <int N>
+inline void wgmma_b1(int (&d)[N / 8][4], uint64_t a, uint64_t b)
+{
+    me().wgmma_open.push_back(wgmma_op{ true, N, &d[0][0], a, b });
+}
+inline void wgmma_commit()
+{
+    fiber& f = me();
+    f.wgmma_groups.push_back(std::move(f.wgmma_open));
+    f.wgmma_open.clear();
+}
+template <int N>
+inline void wgmma_wait()
+{
+    fiber& f = me();
+    while (f.wgmma_groups.size() > size_t(N)) {
+        for (const auto& op : f.wgmma_groups.front())
+            wgmma_run(op);
+        f.wgmma_groups.pop_front();
+    }
+}
+
+inline void fiber_entry()
+{
+    block_state* b = state().blk;
+    try {
+        b->body();
+    } catch (const std::exception& e) {
+        if (b->error.empty())
+            b->error = e.what();
+    }
+    b->fibers[b->current].done = true;
+    // returning resumes uc_link (the scheduler)
+}
+
+/*!
+ * Run \p kernel (a callable with the kernel's body) over a grid of
+ * grid_x x grid_y x grid_z blocks of \p threads threads with \p smem_bytes of
+ * dynamic shared memory, in warps of \p warp_size lanes. Blocks run one after
+ * the other, in a shuffled order (the GPU promises no order, and results that
+ * depend on it are races).
+ */
+inline void launch(unsigned grid_x,
+                   unsigned grid_y,
+                   unsigned threads,
+                   size_t smem_bytes,
+                   const std::function<void()>& kernel,
+                   unsigned grid_z = 1,
+                   unsigned warp_size = 32)
+{
+    const size_t stack_bytes = 256 * 1024;
+    if (threads % warp_size != 0)
+        throw std::logic_error("emulation: blocks of whole warps only");
+    state().warp_size = warp_size;
+    state().grid = idx3{ grid_x, grid_y, grid_z };
+    struct block_id {
+        unsigned x, y, z;
+    };
+    std::vector<block_id> order;
+    for (unsigned bz = 0; bz < grid_z; bz++)
+        for (unsigned by = 0; by < grid_y; by++)
+            for (unsigned bx = 0; bx < grid_x; bx++)
+                order.push_back(block_id{ bx, by, bz });
+    std::mt19937 shuffle_gen(12345u + grid_x);
+    std::shuffle(order.begin(), order.end(), shuffle_gen);
+    for (const auto& id : order) {
+        const unsigned bx = id.x, by = id.y;
+        block_state b;
+        b.fibers.resize(threads);
+        b.warps.resize(threads / warp_size);
+        b.smem.assign(smem_bytes, 0xA5);
+        b.body = kernel;
+        state().blk = &b;
+        state().block = idx3{ bx, by, id.z };
+        state().dim = idx3{ threads, 1, 1 };
+        for (unsigned t = 0; t < threads; t++) {
+            fiber& f = b.fibers[t];
+            f.stack = std::malloc(stack_bytes);
+            getcontext(&f.ctx);
+            f.ctx.uc_stack.ss_sp = f.stack;
+            f.ctx.uc_stack.ss_size = stack_bytes;
+            f.ctx.uc_link = &b.scheduler;
+            makecontext(&f.ctx, fiber_entry, 0);
+        }
+        // Each round resumes every unfinished thread once, in a new random
+        // order, so that a missing barrier shows up as a wrong result.
+        std::vector<unsigned> round(threads);
+        for (unsigned t = 0; t < threads; t++)
+            round[t] = t;
+        size_t running = threads;
+        while (running > 0 && b.error.empty()) {
+            running = 0;
+            std::shuffle(round.begin(), round.end(), shuffle_gen);
+            for (unsigned t : round) {
+                if (b.fibers[t].done)
+                    continue;
+                b.current = int(t);
+                state().thread = idx3{ t, 0, 0 };
+                swapcontext(&b.scheduler, &b.fibers[t].ctx);
+                if (!b.fibers[t].done)
+                    running++;
+            }
+        }
+        bool unwaited = false;
+        for (auto& f : b.fibers) {
+            std::free(f.stack); // an aborted block's fibers are abandoned here
+            unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
+                       !f.wgmma_open.empty() || !f.wgmma_groups.empty();
+        }
+        state().blk = nullptr;
+        if (!b.error.empty())
+            throw std::runtime_error("emulation: block (" + std::to_string(bx) + ", " +
+                                     std::to_string(by) + "): " + b.error);
+        if (unwaited)
+            throw std::logic_error(
+                "emulation: cp.async copies or wgmma never waited for");
+    }
+}
+
+} // namespace emu
+
+#define threadIdx (::emu::state().thread)
+#define blockIdx (::emu::state().block)
+#define blockDim (::emu::state().dim)
+#define gridDim (::emu::state().grid)
+
+inline void __syncthreads() { emu::block_barrier(); }
+template <class T>
+inline T __shfl_xor_sync(unsigned, T v, int mask)
+{
+    return emu::shfl_xor(v, mask);
+}
+template <class T>
+inline T atomicAdd(T* p, T v)
+{
+    const T old = *p;
+    *p = old + v;
+    return old;
+}
+
+#endif

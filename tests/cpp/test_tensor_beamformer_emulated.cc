@@ -1,0 +1,435 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma.cuh)
+ * run on the CPU through tb_emulation.h, against the definitions of
+ * design.md: the kernel's own code (loaders, swizzle, pipeline, fragment
+ * indexing, complex expansion, int1 popcount correction, power/Stokes
+ * epilogue, block order) checked on this machine, where there is no GPU. The
+ * PTX instructions themselves (mma, ldmatrix, cp.async) are modelled from the
+ * PTX ISA's fragment layouts; test_tensor_beamformer_gpu.cc checks the real
+ * thing on a GPU.
+ */
+#define BF_TB_EMULATION 1
+#include <cuda/tensor_beamformer_mma.cuh>
+#include <cuda/tensor_beamformer_tile_lists.h>
+#include <cuda/tensor_beamformer_wgmma.cuh>
+
+#include "engines/tensor_beamformer_expand.h"
+#include "tb_reference.h"
+#include <gtest/gtest.h>
+#include <cmath>
+#include <complex>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+using namespace gr::beamform;
+namespace k = gr::beamform::cuda::tb_kernels;
+using cfloat = std::complex<float>;
+using namespace tb_reference;
+
+namespace {
+
+//! One emulated execute(): what the CUDA engine does, with its own helpers.
+template <class S, class Op, class L, int NPA>
+std::vector<float> run_kernel(const tensor_beamformer_config& c,
+                              const std::vector<cfloat>& w,
+                              const void* input,
+                              size_t T)
+{
+    const tb_operand_layout layout = make_operand_layout(c, S::BM, S::BKB);
+    std::vector<unsigned char> a(layout.total_bytes());
+    std::vector<int32_t> row_popc(layout.total_rows());
+    std::vector<int> col_popc(T * c.n_channels * layout.npol, -12345);
+    if (c.precision == beam_precision::float16) {
+        expand_weights_fp16(layout, c, w, reinterpret_cast<uint16_t*>(a.data()));
+    } else {
+        expand_weights_int1(
+            layout, c, w, reinterpret_cast<uint32_t*>(a.data()), row_popc.data());
+        const size_t rows = T * c.n_channels;
+        const unsigned warps = 8;
+        emu::launch(unsigned((rows + warps - 1) / warps), 1, 32 * warps, 0, [&] {
+            k::column_popc_kernel<>(static_cast<const uint32_t*>(input),
+                                    col_popc.data(),
+                                    rows,
+                                    int(c.words_per_channel()),
+                                    int(c.n_receivers),
+                                    int(layout.npol));
+        });
+    }
+    std::vector<float> out(output_floats(c, T), NAN);
+    const tb_launch_plan plan = plan_launch(c,
+                                            layout,
+                                            S::BM,
+                                            S::BN,
+                                            S::BKB,
+                                            T,
+                                            a.data(),
+                                            input,
+                                            out.data(),
+                                            row_popc.data(),
+                                            col_popc.data());
+    if (plan.zero_output_bytes)
+        std::memset(out.data(), 0, plan.zero_output_bytes);
+    const size_t smem = std::max(size_t(k::pipeline_smem_bytes<S, L, NPA>()),
+                                 power_reduce_smem_bytes(c, S::BM, S::BN));
+    emu::launch(unsigned(plan.blocks), 1, S::threads, smem, [&] {
+        k::tensor_beamformer_kernel<S, Op, L, NPA>(plan.args);
+    });
+    return out;
+}
+
+//! One emulated execute() with a wgmma tile W (sm_90a kernel).
+template <class W, class Op, class L>
+std::vector<float> run_wgmma(const tensor_beamformer_config& c,
+                             const std::vector<cfloat>& w,
+                             const void* input,
+                             size_t T)
+{
+    const tb_operand_layout layout = make_operand_layout(c, W::BM, W::BKB);
+    std::vector<unsigned char> a(layout.total_bytes());
+    std::vector<int32_t> row_popc(layout.total_rows());
+    std::vector<int> col_popc(T * c.n_channels, -12345);
+    if (c.precision == beam_precision::float16) {
+        expand_weights_fp16(layout, c, w, reinterpret_cast<uint16_t*>(a.data()));
+    } else {
+        expand_weights_int1(
+            layout, c, w, reinterpret_cast<uint32_t*>(a.data()), row_popc.data());
+        const size_t rows = T * c.n_channels;
+        emu::launch(unsigned((rows + 7) / 8), 1, 256, 0, [&] {
+            k::column_popc_kernel<>(static_cast<const uint32_t*>(input),
+                                    col_popc.data(),
+                                    rows,
+                                    int(c.words_per_channel()),
+                                    int(c.n_receivers),
+                                    1);
+        });
+    }
+    std::vector<float> out(output_floats(c, T), NAN);
+    const tb_launch_plan plan = plan_launch(c,
+                                            layout,
+                                            W::BM,
+                                            W::BN,
+                                            W::BKB,
+                                            T,
+                                            a.data(),
+                                            input,
+                                            out.data(),
+                                            row_popc.data(),
+                                            col_popc.data());
+    if (plan.zero_output_bytes)
+        std::memset(out.data(), 0, plan.zero_output_bytes);
+    const size_t smem = std::max(size_t(k::wgmma_pipeline_smem_bytes<W, L>()),
+                                 power_reduce_smem_bytes(c, W::BM, W::BN));
+    emu::launch(unsigned(plan.blocks), 1, W::threads, smem, [&] {
+        k::tensor_beamformer_wgmma_kernel<W, Op, L>(plan.args);
+    });
+    return out;
+}
+
+template <class W>
+void check_wgmma(beam_precision prec,
+                 size_t C,
+                 size_t R,
+                 size_t B,
+                 size_t T,
+                 beam_output o,
+                 size_t n_int,
+                 bool fp16_input = false)
+{
+    const auto c = make_config(C, R, B, prec, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 7 + B + 1));
+    const auto x = random_complex(T * C * R, unsigned(T * 13 + C + 1));
+    std::vector<float> got;
+    std::string kind;
+    if (prec == beam_precision::int1) {
+        const auto bits = pack_bits(x, T, C, R);
+        if ((2 * c.words_per_channel()) % 4 == 0)
+            got = run_wgmma<W, k::op_int1, k::loader_bits<W, true>>(c, w, bits.data(), T);
+        else
+            got =
+                run_wgmma<W, k::op_int1, k::loader_bits<W, false>>(c, w, bits.data(), T);
+    } else if (fp16_input) {
+        std::vector<uint16_t> xh(2 * x.size());
+        for (size_t i = 0; i < x.size(); i++) {
+            xh[2 * i] = float_to_half_bits(x[i].real());
+            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
+        }
+        got = run_wgmma<W, k::op_fp16, k::loader_fp16_input<W>>(c, w, xh.data(), T);
+        kind = " (fp16 input)";
+    } else if (R % 2 == 0) {
+        got = run_wgmma<W, k::op_fp16, k::loader_fc32<W, 2>>(c, w, x.data(), T);
+    } else {
+        got = run_wgmma<W, k::op_fp16, k::loader_fc32<W, 1>>(c, w, x.data(), T);
+    }
+    const auto ref = reference(c, w, x, T);
+    const std::string tile = "wgmma " + std::to_string(W::BM) + "x" +
+                             std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
+                             kind;
+    if (prec == beam_precision::int1) {
+        const size_t bad = mismatches(got, ref);
+        std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
+                  << " values differ from the exact result\n";
+        EXPECT_EQ(bad, 0u) << describe(c, T, tile);
+    } else {
+        const double err = rel_error(got, ref);
+        std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
+        EXPECT_LT(err, 2e-6) << describe(c, T, tile);
+    }
+}
+
+//! The kernel the engine would pick for this configuration, with tile S.
+template <class S>
+std::vector<float> run_single_fp16(const tensor_beamformer_config& c,
+                                   const std::vector<cfloat>& w,
+                                   const std::vector<cfloat>& x,
+                                   size_t T)
+{
+    if (c.n_receivers % 2 == 0)
+        return run_kernel<S, k::op_fp16, k::loader_fc32<S, 2>, 1>(c, w, x.data(), T);
+    return run_kernel<S, k::op_fp16, k::loader_fc32<S, 1>, 1>(c, w, x.data(), T);
+}
+
+template <class S, int NPA>
+std::vector<float> run_int1(const tensor_beamformer_config& c,
+                            const std::vector<cfloat>& w,
+                            const std::vector<uint32_t>& bits,
+                            size_t T)
+{
+    if ((2 * c.words_per_channel()) % 4 == 0)
+        return run_kernel<S, k::op_int1, k::loader_bits<S, true>, NPA>(
+            c, w, bits.data(), T);
+    return run_kernel<S, k::op_int1, k::loader_bits<S, false>, NPA>(c, w, bits.data(), T);
+}
+
+template <class S>
+std::string tile_name()
+{
+    std::ostringstream s;
+    s << S::BM << "x" << S::BN << "x" << S::BKB << "/" << S::WM << "x" << S::WN << "/"
+      << S::STAGES;
+    return s.str();
+}
+
+template <class S>
+void check_fp16_single(
+    size_t C, size_t R, size_t B, size_t T, beam_output o, size_t n_int)
+{
+    const auto c = make_config(
+        C, R, B, beam_precision::float16, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 7 + B));
+    const auto x = random_complex(T * C * R, unsigned(T * 13 + C));
+    const auto got = run_single_fp16<S>(c, w, x, T);
+    const double err = rel_error(got, reference(c, w, x, T));
+    std::cout << describe(c, T, tile_name<S>()) << ": relative error " << err << "\n";
+    EXPECT_LT(err, 2e-6) << describe(c, T, tile_name<S>());
+}
+
+template <class S>
+void check_fp16_xy(
+    size_t C, size_t R, size_t B, size_t T, beam_output o, size_t n_int, stokes_mode st)
+{
+    const auto c = make_config(
+        C, R, B, beam_precision::float16, o, polarization_layout::xy_pairs, n_int, st);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 5 + B));
+    const auto x = random_complex(T * C * R, unsigned(T * 11 + C));
+    const auto got =
+        run_kernel<S, k::op_fp16, k::loader_fc32_xy<S>, 2>(c, w, x.data(), T);
+    const double err = rel_error(got, reference(c, w, x, T));
+    std::cout << describe(c, T, tile_name<S>()) << ": relative error " << err << "\n";
+    EXPECT_LT(err, 2e-6) << describe(c, T, tile_name<S>());
+}
+
+template <class S, int NPA>
+void check_int1(
+    size_t C, size_t R, size_t B, size_t T, beam_output o, size_t n_int, stokes_mode st)
+{
+    const auto pol =
+        NPA == 2 ? polarization_layout::xy_pairs : polarization_layout::single;
+    const auto c = make_config(C, R, B, beam_precision::int1, o, pol, n_int, st);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 3 + B));
+    const auto x = random_complex(T * C * R, unsigned(T * 17 + C));
+    const auto bits = pack_bits(x, T, C, R);
+    const auto got = run_int1<S, NPA>(c, w, bits, T);
+    const auto ref = reference(c, w, x, T);
+    const size_t bad = mismatches(got, ref);
+    std::cout << describe(c, T, tile_name<S>()) << ": " << bad << " of " << ref.size()
+              << " values differ from the exact result\n";
+    EXPECT_EQ(bad, 0u) << describe(c, T, tile_name<S>());
+}
+
+using k::tile_shape;
+using small_fp16 = tile_shape<64, 128, 32, 64, 64, 4>;
+using small_xy = tile_shape<64, 128, 32, 32, 64, 4>;
+using small_int1 = tile_shape<64, 128, 32, 64, 64, 4>;
+using small_int1_xy = tile_shape<64, 64, 32, 32, 64, 4>;
+
+} // namespace
+
+TEST(tensor_beamformer_emulated, fp16_voltage_odd_sizes)
+{
+    check_fp16_single<small_fp16>(3, 48, 155, 37, beam_output::voltage, 1);
+    check_fp16_single<small_fp16>(2, 1, 9, 130, beam_output::voltage, 1); // 1 receiver
+    check_fp16_single<small_fp16>(
+        1, 33, 17, 5, beam_output::voltage, 1); // odd R: float2 loads
+    check_fp16_single<small_fp16>(
+        1, 70, 40, 129, beam_output::voltage, 1); // 2 k tiles + 8 bytes
+    check_fp16_single<small_fp16>(
+        1, 300, 20, 40, beam_output::voltage, 1); // 19 k tiles: steady state
+}
+
+TEST(tensor_beamformer_emulated, fp16_power)
+{
+    check_fp16_single<small_fp16>(
+        3, 48, 33, 48, beam_output::power, 16); // shuffles, in-block windows
+    check_fp16_single<small_fp16>(
+        2, 33, 20, 150, beam_output::power, 3); // odd n_int, straddling
+    check_fp16_single<small_fp16>(1, 20, 12, 60, beam_output::power, 6); // pairs
+    check_fp16_single<small_fp16>(
+        1, 16, 10, 256, beam_output::power, 256); // window > block
+    check_fp16_single<small_fp16>(1, 16, 10, 37, beam_output::power, 1);
+}
+
+TEST(tensor_beamformer_emulated, fp16_xy)
+{
+    check_fp16_xy<small_xy>(3, 48, 155, 37, beam_output::voltage, 1, stokes_mode::I);
+    check_fp16_xy<small_xy>(2, 34, 21, 48, beam_output::power, 8, stokes_mode::IQUV);
+    check_fp16_xy<small_xy>(1, 2, 5, 45, beam_output::power, 5, stokes_mode::I);
+    check_fp16_xy<small_xy>(1, 66, 8, 130, beam_output::power, 2, stokes_mode::IQUV);
+}
+
+TEST(tensor_beamformer_emulated, int1_single)
+{
+    check_int1<small_int1, 1>(3, 48, 155, 37, beam_output::voltage, 1, stokes_mode::I);
+    check_int1<small_int1, 1>(1, 1, 3, 20, beam_output::voltage, 1, stokes_mode::I);
+    check_int1<small_int1, 1>(2, 33, 17, 40, beam_output::power, 8, stokes_mode::I);
+    check_int1<small_int1, 1>(
+        1, 90, 9, 130, beam_output::voltage, 1, stokes_mode::I); // 3 words: 8-byte copies
+    check_int1<small_int1, 1>(
+        1, 520, 20, 24, beam_output::power, 3, stokes_mode::I); // 3 k tiles
+    check_int1<small_int1, 1>(
+        1, 3000, 20, 24, beam_output::voltage, 1, stokes_mode::I); // 12 k tiles
+}
+
+TEST(tensor_beamformer_emulated, int1_xy)
+{
+    check_int1<small_int1_xy, 2>(3, 48, 155, 37, beam_output::voltage, 1, stokes_mode::I);
+    check_int1<small_int1_xy, 2>(
+        2, 66, 19, 48, beam_output::power, 16, stokes_mode::IQUV);
+    check_int1<small_int1_xy, 2>(1, 2, 3, 21, beam_output::power, 7, stokes_mode::I);
+}
+
+TEST(tensor_beamformer_emulated, fp16_input_gemm_core)
+{
+    using S = small_fp16;
+    const auto c = make_config(2,
+                               36,
+                               21,
+                               beam_precision::float16,
+                               beam_output::voltage,
+                               polarization_layout::single);
+    const size_t T = 70;
+    const auto w = random_complex(c.weight_count(), 5);
+    const auto x = random_complex(T * c.n_channels * c.n_receivers, 6);
+    std::vector<uint16_t> xh(2 * x.size());
+    for (size_t i = 0; i < x.size(); i++) {
+        xh[2 * i] = float_to_half_bits(x[i].real());
+        xh[2 * i + 1] = float_to_half_bits(x[i].imag());
+    }
+    const auto got =
+        run_kernel<S, k::op_fp16, k::loader_fp16_input<S>, 1>(c, w, xh.data(), T);
+    const double err = rel_error(got, reference(c, w, x, T));
+    std::cout << "fp16-input GEMM core: relative error " << err << "\n";
+    EXPECT_LT(err, 2e-6);
+}
+
+// Every compiled tile shape once, on a size that leaves partial tiles in m, n and k.
+#define BF_EMU_FP16(BM, BN, WM, WN, BKB, ST)                \
+    check_fp16_single<tile_shape<BM, BN, WM, WN, BKB, ST>>( \
+        1, 50, 70, 130, beam_output::voltage, 1);           \
+    check_fp16_single<tile_shape<BM, BN, WM, WN, BKB, ST>>( \
+        1, 300, 20, 20, beam_output::voltage, 1);
+#define BF_EMU_XY(BM, BN, WM, WN, BKB, ST)                        \
+    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(           \
+        1, 50, 70, 72, beam_output::power, 4, stokes_mode::IQUV); \
+    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(           \
+        1, 600, 10, 16, beam_output::voltage, 1, stokes_mode::I);
+#define BF_EMU_INT1(BM, BN, WM, WN, BKB, ST)                       \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(            \
+        1, 300, 70, 130, beam_output::voltage, 1, stokes_mode::I); \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(            \
+        1, 90, 70, 130, beam_output::voltage, 1, stokes_mode::I);  \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(            \
+        1, 5000, 10, 16, beam_output::voltage, 1, stokes_mode::I);
+#define BF_EMU_INT1_XY(BM, BN, WM, WN, BKB, ST)                    \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 2>(            \
+        1, 100, 70, 72, beam_output::power, 8, stokes_mode::IQUV); \
+    check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 2>(            \
+        1, 4000, 10, 16, beam_output::voltage, 1, stokes_mode::I);
+
+TEST(tensor_beamformer_emulated, every_compiled_tile){
+    BF_TB_FP16_SINGLE_TILES(BF_EMU_FP16) BF_TB_FP16_XY_TILES(BF_EMU_XY)
+        BF_TB_INT1_SINGLE_TILES(BF_EMU_INT1) BF_TB_INT1_XY_TILES(BF_EMU_INT1_XY)
+}
+
+#define BF_EMU_WGMMA_FP16(BM, BN, ST)                                       \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                                \
+        beam_precision::float16, 2, 70, 100, 300, beam_output::voltage, 1); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                                \
+        beam_precision::float16, 1, 300, 40, 40, beam_output::voltage, 1);  \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                                \
+        beam_precision::float16, 1, 33, 40, 100, beam_output::power, 4);    \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                                \
+        beam_precision::float16, 1, 36, 70, 130, beam_output::voltage, 1, true);
+#define BF_EMU_WGMMA_INT1(BM, BN, ST)                                    \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                             \
+        beam_precision::int1, 1, 700, 70, 130, beam_output::voltage, 1); \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                             \
+        beam_precision::int1, 2, 90, 40, 64, beam_output::power, 16);    \
+    check_wgmma<k::wgmma_shape<BM, BN, ST>>(                             \
+        beam_precision::int1, 1, 5000, 20, 30, beam_output::voltage, 1);
+
+TEST(tensor_beamformer_emulated,
+     wgmma_tiles){ BF_TB_WGMMA_FP16_TILES(BF_EMU_WGMMA_FP16)
+                       BF_TB_WGMMA_INT1_TILES(BF_EMU_WGMMA_INT1) }
+
+TEST(tensor_beamformer_layout, half_rounding)
+{
+    EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
+    EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
+    EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
+    EXPECT_EQ(float_to_half_bits(65519.99f), 0x7bff);
+    EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);
+    EXPECT_EQ(float_to_half_bits(0.1f), 0x2e66);
+    EXPECT_EQ(float_to_half_bits(1.0f / 3.0f), 0x3555);
+    EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);
+    EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000);        // tie to even
+    EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -25)), 0x0002);        // tie to even
+    EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00); // tie to even
+    EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(3.0f, -11)), 0x3c02);
+    for (uint32_t h = 0; h < 0x7c00; h++) // every finite half survives the round trip
+        ASSERT_EQ(float_to_half_bits(half_bits_to_float(uint16_t(h))), h);
+}
+
+TEST(tensor_beamformer_layout, block_order_covers_every_tile_once)
+{
+    for (int C : { 1, 3, 8, 13 })
+        for (int mt : { 1, 5, 17 })
+            for (int nt : { 1, 4, 9 }) {
+                std::vector<int> seen(size_t(C) * mt * nt, 0);
+                const int group = C < 8 ? C : 8;
+                for (long long b = 0; b < (long long)C * mt * nt; b++) {
+                    const auto tc = tb::map_block(b, C, mt, nt, group, 8);
+                    ASSERT_GE(tc.channel, 0);
+                    ASSERT_LT(tc.channel, C);
+                    ASSERT_LT(tc.m_tile, mt);
+                    ASSERT_LT(tc.n_tile, nt);
+                    seen[(size_t(tc.channel) * mt + tc.m_tile) * nt + tc.n_tile]++;
+                }
+                for (int s : seen)
+                    ASSERT_EQ(s, 1);
+            }
+}

@@ -1,0 +1,449 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The GPU tensor beamformer and bit packer against the CPU engines (and the
+ * beamformer also against its definition, tb_reference.h), for every mode
+ * (float16 / int1, voltage / power, single / xy_pairs with Stokes I and IQUV)
+ * and odd sizes, with outputs poisoned (NaN) before every run. Tolerances:
+ * float16 relative error norm < 1e-3, int1 exact. Each case prints its error
+ * norms. Skips with the reason where there is no GPU.
+ */
+#include "engines/bit_packer_engine.h"
+#include "engines/tensor_beamformer_engine.h"
+#include "tb_reference.h"
+#include "test_util.h"
+#ifdef BEAMFORM_HAVE_CUDA
+#include "engines/tensor_beamformer_cuda.h"
+#endif
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+using namespace gr::beamform;
+using namespace beamform_test;
+using tb_reference::cfloat;
+
+namespace {
+
+struct case_t {
+    size_t channels, receivers, beams, times;
+};
+
+//! The odd sizes of the brief, plus one with several k, m and n tiles.
+const case_t sizes_single[] = {
+    { 3, 48, 155, 37 }, { 2, 1, 7, 45 }, { 1, 33, 20, 131 }, { 2, 520, 300, 261 }
+};
+//! xy_pairs needs an even number of receivers.
+const case_t sizes_xy[] = {
+    { 3, 48, 155, 37 }, { 2, 2, 7, 45 }, { 1, 34, 20, 131 }, { 2, 520, 70, 261 }
+};
+
+//! Input bytes for one run: fc32 spectra, or the 1-bit packing of them.
+std::vector<uint8_t>
+input_bytes(const tensor_beamformer_config& c, const std::vector<cfloat>& x, size_t T)
+{
+    std::vector<uint8_t> bytes;
+    if (c.precision == beam_precision::int1) {
+        const auto bits = tb_reference::pack_bits(x, T, c.n_channels, c.n_receivers);
+        bytes.resize(bits.size() * 4);
+        std::memcpy(bytes.data(), bits.data(), bytes.size());
+    } else {
+        bytes.resize(x.size() * sizeof(cfloat));
+        std::memcpy(bytes.data(), x.data(), bytes.size());
+    }
+    return bytes;
+}
+
+//! One execute() on the GPU into a poisoned output; every element read back.
+std::vector<float> run_gpu(tensor_beamformer_engine& engine,
+                           const device_spec& gpu,
+                           const std::vector<uint8_t>& in,
+                           size_t T,
+                           gpu_stream* stream = nullptr)
+{
+    const size_t n_out = tb_reference::output_floats(engine.config(), T);
+    auto d_in = to_device(gpu, in);
+    device_memory d_out(gpu, n_out * sizeof(float));
+    poison(gpu, d_out);
+    engine.execute(d_in.get(), d_out.get(), T, stream ? stream->get() : nullptr);
+    if (stream)
+        stream->synchronize();
+    gpu_api_for(gpu.kind).synchronize(gpu.index, nullptr);
+    return to_host<float>(gpu, d_out, n_out);
+}
+
+std::vector<float> run_cpu(const tensor_beamformer_config& c,
+                           const std::vector<cfloat>& w,
+                           const std::vector<uint8_t>& in,
+                           size_t T)
+{
+    std::vector<float> out(tb_reference::output_floats(c, T), NAN);
+    make_tensor_beamformer_cpu(c, w)->execute(in.data(), out.data(), T, nullptr);
+    return out;
+}
+
+//! GPU vs CPU engine vs definition; prints the norms; returns false on failure.
+void check(const tensor_beamformer_config& c,
+           size_t T,
+           const device_spec& gpu,
+           unsigned seed,
+           const std::string& tile = "")
+{
+    const auto w = tb_reference::random_complex(c.weight_count(), seed);
+    const auto x =
+        tb_reference::random_complex(T * c.n_channels * c.n_receivers, seed + 1);
+    const auto in = input_bytes(c, x, T);
+    std::unique_ptr<tensor_beamformer_engine> engine;
+    std::string used_tile = "(hip)";
+#ifdef BEAMFORM_HAVE_CUDA
+    if (gpu.kind == backend::cuda) {
+        engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, gpu, tile);
+        used_tile = dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile();
+    }
+#endif
+    if (!engine)
+        engine = tensor_beamformer_engine::make(c, w, gpu);
+    const auto got = run_gpu(*engine, gpu, in, T);
+    const auto cpu = run_cpu(c, w, in, T);
+    const auto ref = tb_reference::reference(c, w, x, T);
+    const std::string what = tb_reference::describe(c, T, used_tile);
+    if (c.precision == beam_precision::int1) {
+        const size_t bad_cpu = tb_reference::mismatches(got, cpu);
+        const size_t bad_ref = tb_reference::mismatches(got, ref);
+        std::cout << what << ": " << bad_cpu << " of " << got.size()
+                  << " values differ from the CPU engine, " << bad_ref
+                  << " from the definition (must be 0: exact)\n";
+        EXPECT_EQ(bad_cpu, 0u) << what;
+        EXPECT_EQ(bad_ref, 0u) << what;
+    } else {
+        const double e_cpu = tb_reference::rel_error(got, cpu);
+        const double e_ref = tb_reference::rel_error(got, ref);
+        std::cout << what << ": relative error norm vs CPU engine " << e_cpu
+                  << ", vs definition " << e_ref << " (limit 1e-3)\n";
+        EXPECT_LT(e_cpu, 1e-3) << what; // NaN (unwritten output) fails too
+        EXPECT_LT(e_ref, 1e-3) << what;
+    }
+}
+
+} // namespace
+
+TEST(tensor_beamformer_gpu, float16_voltage_single)
+{
+    REQUIRE_GPU(gpu);
+    for (const auto& s : sizes_single)
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::float16,
+                                        beam_output::voltage,
+                                        polarization_layout::single),
+              s.times,
+              gpu,
+              1);
+}
+
+TEST(tensor_beamformer_gpu, float16_power_single)
+{
+    REQUIRE_GPU(gpu);
+    for (size_t n_int : { 1, 3, 16 })
+        for (const auto& s : sizes_single)
+            check(tb_reference::make_config(s.channels,
+                                            s.receivers,
+                                            s.beams,
+                                            beam_precision::float16,
+                                            beam_output::power,
+                                            polarization_layout::single,
+                                            n_int),
+                  n_int * (s.times / n_int + 1),
+                  gpu,
+                  2);
+}
+
+TEST(tensor_beamformer_gpu, float16_xy_pairs)
+{
+    REQUIRE_GPU(gpu);
+    for (const auto& s : sizes_xy) {
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::float16,
+                                        beam_output::voltage,
+                                        polarization_layout::xy_pairs),
+              s.times,
+              gpu,
+              3);
+        for (auto st : { stokes_mode::I, stokes_mode::IQUV })
+            for (size_t n_int : { 1, 5, 16 })
+                check(tb_reference::make_config(s.channels,
+                                                s.receivers,
+                                                s.beams,
+                                                beam_precision::float16,
+                                                beam_output::power,
+                                                polarization_layout::xy_pairs,
+                                                n_int,
+                                                st),
+                      n_int * (s.times / n_int + 1),
+                      gpu,
+                      4);
+    }
+}
+
+TEST(tensor_beamformer_gpu, int1_single)
+{
+    REQUIRE_GPU(gpu);
+    for (const auto& s : sizes_single) {
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::int1,
+                                        beam_output::voltage,
+                                        polarization_layout::single),
+              s.times,
+              gpu,
+              5);
+        for (size_t n_int : { 1, 3, 16 })
+            check(tb_reference::make_config(s.channels,
+                                            s.receivers,
+                                            s.beams,
+                                            beam_precision::int1,
+                                            beam_output::power,
+                                            polarization_layout::single,
+                                            n_int),
+                  n_int * (s.times / n_int + 1),
+                  gpu,
+                  6);
+    }
+}
+
+TEST(tensor_beamformer_gpu, int1_xy_pairs)
+{
+    REQUIRE_GPU(gpu);
+    for (const auto& s : sizes_xy) {
+        check(tb_reference::make_config(s.channels,
+                                        s.receivers,
+                                        s.beams,
+                                        beam_precision::int1,
+                                        beam_output::voltage,
+                                        polarization_layout::xy_pairs),
+              s.times,
+              gpu,
+              7);
+        for (auto st : { stokes_mode::I, stokes_mode::IQUV })
+            check(tb_reference::make_config(s.channels,
+                                            s.receivers,
+                                            s.beams,
+                                            beam_precision::int1,
+                                            beam_output::power,
+                                            polarization_layout::xy_pairs,
+                                            4,
+                                            st),
+                  4 * (s.times / 4 + 1),
+                  gpu,
+                  8);
+    }
+}
+
+#ifdef BEAMFORM_HAVE_CUDA
+//! The tiles to test on this GPU: wgmma ones only where its sm_90a image runs.
+std::vector<std::string> usable_tiles(const tensor_beamformer_config& c,
+                                      const device_spec& gpu)
+{
+    std::vector<std::string> out;
+    const bool wgmma = cuda::tb_wgmma_available(gpu.index);
+    for (const auto& t : cuda::tensor_beamformer_tiles(c))
+        if (wgmma || t.find("/wgmma/") == std::string::npos)
+            out.push_back(t);
+    return out;
+}
+
+TEST(tensor_beamformer_gpu, every_compiled_tile)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda)
+        GTEST_SKIP() << "CUDA tile variants";
+    std::cout << "wgmma (sm_90a) kernels "
+              << (cuda::tb_wgmma_available(gpu.index)
+                      ? "available: tested too"
+                      : "not available on this GPU: not tested")
+              << "\n";
+    const polarization_layout pols[] = { polarization_layout::single,
+                                         polarization_layout::xy_pairs };
+    for (auto prec : { beam_precision::float16, beam_precision::int1 })
+        for (auto pol : pols)
+            for (size_t rx : { 50, 90 }) { // int1: 2 words (16-byte copies), 3 (8-byte)
+                auto c = tb_reference::make_config(
+                    2, rx, 70, prec, beam_output::power, pol, 4, stokes_mode::IQUV);
+                for (const auto& tile : usable_tiles(c, gpu)) {
+                    check(c, 132, gpu, 9, tile);
+                    c.output = beam_output::voltage;
+                    check(c, 131, gpu, 10, tile);
+                    c.output = beam_output::power;
+                }
+            }
+    // float16 with an odd receiver count (loads of one complex value).
+    const auto odd = tb_reference::make_config(1,
+                                               33,
+                                               40,
+                                               beam_precision::float16,
+                                               beam_output::voltage,
+                                               polarization_layout::single);
+    for (const auto& tile : usable_tiles(odd, gpu))
+        check(odd, 100, gpu, 11, tile);
+    // Long k (many pipeline stages in steady state), both precisions.
+    for (auto prec : { beam_precision::float16, beam_precision::int1 }) {
+        const auto longk =
+            tb_reference::make_config(1,
+                                      prec == beam_precision::int1 ? 9000 : 1500,
+                                      40,
+                                      prec,
+                                      beam_output::voltage,
+                                      polarization_layout::single);
+        for (const auto& tile : usable_tiles(longk, gpu))
+            check(longk, 150, gpu, 12, tile);
+    }
+}
+
+TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda)
+        GTEST_SKIP() << "CUDA tuning file";
+    const auto c = tb_reference::make_config(1,
+                                             64,
+                                             40,
+                                             beam_precision::float16,
+                                             beam_output::voltage,
+                                             polarization_layout::single);
+    const auto tiles = usable_tiles(c, gpu);
+    ASSERT_GE(tiles.size(), 2u);
+    const std::string path = "/tmp/beamform_tuning_test.txt";
+    const auto w = tb_reference::random_complex(c.weight_count(), 3);
+    for (const std::string& wanted : { tiles[0], tiles.back() }) {
+        std::ofstream(path) << "# test\n"
+                            << cuda::tensor_beamformer_tuning_key(c) << " = " << wanted
+                            << "\n";
+        setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
+        auto engine = tensor_beamformer_engine::make(c, w, gpu);
+        EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(),
+                  wanted);
+    }
+    std::ofstream(path) << cuda::tensor_beamformer_tuning_key(c) << " = 1x2x3/4x5/6\n";
+    auto engine =
+        tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
+    EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(),
+              cuda::tensor_beamformer_default_tile(c));
+    unsetenv("BEAMFORM_TUNING_FILE");
+    std::remove(path.c_str());
+}
+#endif
+
+TEST(tensor_beamformer_gpu, weight_update_takes_effect_at_next_execute)
+{
+    REQUIRE_GPU(gpu);
+    for (auto prec : { beam_precision::float16, beam_precision::int1 }) {
+        const auto c = tb_reference::make_config(
+            3, 48, 155, prec, beam_output::voltage, polarization_layout::single);
+        const size_t T = 37;
+        const auto w1 = tb_reference::random_complex(c.weight_count(), 21);
+        const auto w2 = tb_reference::random_complex(c.weight_count(), 22);
+        const auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 23);
+        const auto in = input_bytes(c, x, T);
+        auto engine = tensor_beamformer_engine::make(c, w1, gpu);
+        gpu_stream stream(gpu);
+        const auto first = run_gpu(*engine, gpu, in, T, &stream);
+        engine->set_weights(w2);
+        const auto second = run_gpu(*engine, gpu, in, T, &stream);
+        // set twice before an execute: only the last one counts
+        engine->set_weights(w1);
+        engine->set_weights(w2);
+        const auto third = run_gpu(*engine, gpu, in, T, &stream);
+        const auto ref1 = run_cpu(c, w1, in, T);
+        const auto ref2 = run_cpu(c, w2, in, T);
+        const double e1 = tb_reference::rel_error(first, ref1);
+        const double e2 = tb_reference::rel_error(second, ref2);
+        const double e3 = tb_reference::rel_error(third, ref2);
+        const double e_mixed = tb_reference::rel_error(second, ref1);
+        std::cout << (prec == beam_precision::int1 ? "int1" : "float16")
+                  << " weight update: error before " << e1 << ", after " << e2
+                  << ", after two updates " << e3 << ", after vs old weights " << e_mixed
+                  << "\n";
+        const double limit = prec == beam_precision::int1 ? 0.0 : 1e-3;
+        EXPECT_LE(e1, limit);
+        EXPECT_LE(e2, limit);
+        EXPECT_LE(e3, limit);
+        EXPECT_GT(e_mixed, 0.5); // the new weights, entirely
+    }
+}
+
+TEST(tensor_beamformer_gpu, rejects_bad_sizes)
+{
+    REQUIRE_GPU(gpu);
+    const auto c = tb_reference::make_config(1,
+                                             8,
+                                             4,
+                                             beam_precision::float16,
+                                             beam_output::power,
+                                             polarization_layout::single,
+                                             4);
+    const auto w = tb_reference::random_complex(c.weight_count(), 1);
+    auto engine = tensor_beamformer_engine::make(c, w, gpu);
+    device_memory d_in(gpu, 8 * 8 * 8), d_out(gpu, 1024);
+    EXPECT_THROW(engine->execute(d_in.get(), d_out.get(), 6, nullptr),
+                 std::invalid_argument);
+    EXPECT_THROW(engine->set_weights(std::vector<cfloat>(3)), std::invalid_argument);
+}
+
+TEST(bit_packer_gpu, matches_cpu_exactly)
+{
+    REQUIRE_GPU(gpu);
+    for (size_t rx : { 1, 31, 32, 33, 100, 1000 })
+        for (size_t ch : { 1, 3 }) {
+            const size_t T = 57;
+            bit_packer_config c;
+            c.n_channels = ch;
+            c.n_receivers = rx;
+            auto x = tb_reference::random_complex(T * ch * rx, unsigned(rx + ch));
+            x[0] = cfloat(0.0f, -0.0f); // zero counts as +1
+            std::vector<uint32_t> ref(T * c.packed_item_words(), 0xdeadbeef);
+            make_bit_packer_cpu(c)->execute(x.data(), ref.data(), T, nullptr);
+            auto d_in = to_device(gpu, x);
+            device_memory d_bits(gpu, ref.size() * 4);
+            poison(gpu, d_bits);
+            bit_packer_engine::make(c, gpu)->execute(
+                d_in.as<cfloat>(), d_bits.as<uint32_t>(), T, nullptr);
+            gpu_api_for(gpu.kind).synchronize(gpu.index, nullptr);
+            const auto bits = to_host<uint32_t>(gpu, d_bits, ref.size());
+            size_t bad = 0;
+            for (size_t i = 0; i < bits.size(); i++)
+                bad += bits[i] != ref[i];
+            // The definition too (padding bits 0).
+            const auto def = tb_reference::pack_bits(x, T, ch, rx);
+            size_t bad_def = 0;
+            for (size_t i = 0; i < bits.size(); i++)
+                bad_def += bits[i] != def[i];
+            std::cout << "bit_packer rx=" << rx << " ch=" << ch << ": " << bad << " of "
+                      << bits.size() << " words differ from the CPU engine, " << bad_def
+                      << " from the definition\n";
+            EXPECT_EQ(bad, 0u);
+            EXPECT_EQ(bad_def, 0u);
+
+            // And back: +-1 +-1j with the signs of x.
+            device_memory d_back(gpu, x.size() * sizeof(cfloat));
+            poison(gpu, d_back);
+            bit_unpacker_engine::make(c, gpu)->execute(
+                d_bits.as<uint32_t>(), d_back.as<cfloat>(), T, nullptr);
+            gpu_api_for(gpu.kind).synchronize(gpu.index, nullptr);
+            const auto back = to_host<cfloat>(gpu, d_back, x.size());
+            std::vector<cfloat> back_cpu(x.size());
+            make_bit_unpacker_cpu(c)->execute(ref.data(), back_cpu.data(), T, nullptr);
+            size_t bad_back = 0;
+            for (size_t i = 0; i < x.size(); i++) {
+                const cfloat want(x[i].real() >= 0 ? 1.f : -1.f,
+                                  x[i].imag() >= 0 ? 1.f : -1.f);
+                bad_back += !(back[i] == want) || !(back_cpu[i] == want);
+            }
+            EXPECT_EQ(bad_back, 0u) << "unpacker rx=" << rx;
+        }
+}
