@@ -38,7 +38,9 @@ namespace beamform {
  * value.
  *
  * On a GPU the output stays in GPU memory for the next beamform block; output
- * buffers hold at least 8 MiB so that one work call carries enough spectra.
+ * buffers hold at least 8 MiB and 8 * taps_per_branch spectra, so that one work
+ * call carries enough steps to spread the reading of the filter history (N T
+ * samples per receiver) over.
  */
 class BEAMFORM_API pfb_channelizer : virtual public gr::sync_decimator,
                                      virtual public device_block_info
