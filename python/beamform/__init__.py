@@ -28,3 +28,4 @@ from . import rca_sim
 from .rca_sim import rca_emission_source
 from . import rca_views
 from .rca_views import rca_volume_views
+from . import pfb_taps

@@ -34,6 +34,7 @@ void bind_array_geometry(py::module& m);
 void bind_phase_shift(py::module& m);
 void bind_array_source(py::module& m);
 void bind_rca_das(py::module& m);
+void bind_pfb_channelizer(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -75,5 +76,6 @@ PYBIND11_MODULE(beamform_python, m)
     bind_phase_shift(m);
     bind_array_source(m);
     bind_rca_das(m);
+    bind_pfb_channelizer(m);
     // ) END BINDING_FUNCTION_CALLS
 }

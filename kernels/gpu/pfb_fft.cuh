@@ -1,0 +1,125 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The pieces of the channelizer's shared-memory FFT that need no GPU: one
+ * butterfly of a Stockham autosort pass (radix 2 or 4) for the inverse DFT
+ * X[c] = sum_n x[n] exp(+2 pi i n c / N), unnormalized (GNU Radio's
+ * fft_complex_rev). Written as plain templates over a complex type with .x
+ * and .y so that the C++ tests can run the same index arithmetic on the host
+ * (tests/cpp/test_pfb_channelizer_fft.cc) and the kernels run it on the GPU.
+ *
+ * Stockham autosort, radix R, pass with sub-transform length Ns (1, R, R^2...):
+ * butterfly j (0 <= j < N/R) reads src[j + r N/R], multiplies element r by
+ * W^(r (j mod Ns) N / (Ns R)) with W = exp(2 pi i / N), does the R-point DFT
+ * and writes dst[(j - j mod Ns) R + j mod Ns + r Ns]. After the passes the
+ * result is in natural order, no bit reversal.
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_PFB_FFT_CUH
+#define INCLUDED_BEAMFORM_KERNELS_PFB_FFT_CUH
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define BF_HOST_DEVICE __host__ __device__ inline
+#else
+#define BF_HOST_DEVICE inline
+#endif
+
+namespace gr {
+namespace beamform {
+namespace pfb_fft {
+
+template <typename C>
+BF_HOST_DEVICE C cmul(C a, C b)
+{
+    C r;
+    r.x = a.x * b.x - a.y * b.y;
+    r.y = a.x * b.y + a.y * b.x;
+    return r;
+}
+
+template <typename C>
+BF_HOST_DEVICE C cadd(C a, C b)
+{
+    C r;
+    r.x = a.x + b.x;
+    r.y = a.y + b.y;
+    return r;
+}
+
+template <typename C>
+BF_HOST_DEVICE C csub(C a, C b)
+{
+    C r;
+    r.x = a.x - b.x;
+    r.y = a.y - b.y;
+    return r;
+}
+
+//! i * a
+template <typename C>
+BF_HOST_DEVICE C cmul_i(C a)
+{
+    C r;
+    r.x = -a.y;
+    r.y = a.x;
+    return r;
+}
+
+/*!
+ * One butterfly of a Stockham pass of radix R (2 or 4) on one row.
+ * \param twiddle table of exp(2 pi i k / n), k = 0..n-1
+ * \param log2_ns log2 of the sub-transform length Ns of this pass
+ */
+template <int R, typename C>
+BF_HOST_DEVICE void
+stockham_butterfly(const C* src, C* dst, const C* twiddle, int n, int log2_ns, int j)
+{
+    static_assert(R == 2 || R == 4, "radix 2 or 4");
+    const int ns = 1 << log2_ns;
+    const int stride = n / R;                     // distance of the inputs of a butterfly
+    const int jm = j & (ns - 1);                  // position inside the sub-transform
+    const int tw_step = jm * (stride >> log2_ns); // jm * N / (Ns * R)
+    C v[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        v[r] = src[j + r * stride];
+#pragma unroll
+    for (int r = 1; r < R; r++)
+        v[r] = cmul(v[r], twiddle[r * tw_step]);
+    const int out = (j - jm) * R + jm;
+    if (R == 2) {
+        dst[out] = cadd(v[0], v[1]);
+        dst[out + ns] = csub(v[0], v[1]);
+    } else {
+        // 4-point inverse DFT: X_k = sum_n v_n i^(n k).
+        const C a = cadd(v[0], v[2]);
+        const C b = csub(v[0], v[2]);
+        const C c = cadd(v[1], v[3]);
+        const C d = cmul_i(csub(v[1], v[3]));
+        dst[out] = cadd(a, c);
+        dst[out + ns] = cadd(b, d);
+        dst[out + 2 * ns] = csub(a, c);
+        dst[out + 3 * ns] = csub(b, d);
+    }
+}
+
+//! Passes of a length-2^log2_n transform: radix 4 while it fits, then one radix 2.
+BF_HOST_DEVICE int stockham_pass_count(int log2_n) { return (log2_n + 1) / 2; }
+
+//! Radix of pass number \p pass (0-based) and log2 of its Ns.
+BF_HOST_DEVICE int stockham_radix(int log2_n, int pass)
+{
+    return (2 * pass + 1 == log2_n) ? 2 : 4;
+}
+BF_HOST_DEVICE int stockham_log2_ns(int pass) { return 2 * pass; }
+
+//! Shared-memory row stride of the channelizer's FFT rows: one extra element
+//! so that the rows of different receivers start in different banks.
+BF_HOST_DEVICE int row_stride(int n) { return n + 1; }
+
+} // namespace pfb_fft
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,389 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * pfb_channelizer engines: the GPU engine against the CPU reference (fused
+ * kernel shapes, general path with cuFFT / shared-memory FFT, every input
+ * format, odd receiver counts, oversampling, fft_shift), filter-state
+ * continuity across execute() calls, poisoned outputs. The host-only tests
+ * (shared-memory FFT arithmetic, CPU engine split invariance) run everywhere;
+ * the GPU tests skip with the reason where there is no GPU.
+ *
+ * Every GPU comparison prints one line
+ *   pfb_channelizer N=.. T=.. O=.. fmt=.. R=.. shift=.. path=.. calls=[..] rel_err=..
+ * (relative error norm ||gpu - cpu|| / ||cpu|| over all outputs).
+ */
+#include "engines/pfb_channelizer_engine.h"
+#include "engines/pfb_channelizer_plan.h"
+#include "test_util.h"
+#include <gpu/pfb_fft.cuh>
+#include <cstdint>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+using namespace beamform_test;
+using gr::beamform::make_pfb_channelizer_cpu;
+using gr::beamform::pfb_channelizer_config;
+using gr::beamform::pfb_channelizer_engine;
+using gr::beamform::sample_format;
+using cfloat = std::complex<float>;
+
+namespace {
+
+struct host_complex {
+    float x, y;
+};
+
+//! The kernels' Stockham passes, run on the host.
+std::vector<host_complex> host_stockham(std::vector<host_complex> data)
+{
+    namespace f = gr::beamform::pfb_fft;
+    const int n = int(data.size());
+    int log2_n = 0;
+    while ((1 << log2_n) < n)
+        log2_n++;
+    std::vector<host_complex> tw(n), other(n);
+    for (int k = 0; k < n; k++)
+        tw[k] = { float(std::cos(2 * M_PI * k / n)), float(std::sin(2 * M_PI * k / n)) };
+    std::vector<host_complex>*src = &data, *dst = &other;
+    for (int pass = 0; pass < f::stockham_pass_count(log2_n); pass++) {
+        const int radix = f::stockham_radix(log2_n, pass);
+        for (int j = 0; j < n / radix; j++) {
+            if (radix == 4)
+                f::stockham_butterfly<4>(
+                    src->data(), dst->data(), tw.data(), n, f::stockham_log2_ns(pass), j);
+            else
+                f::stockham_butterfly<2>(
+                    src->data(), dst->data(), tw.data(), n, f::stockham_log2_ns(pass), j);
+        }
+        std::swap(src, dst);
+    }
+    return *src;
+}
+
+std::string format_name(sample_format f)
+{
+    return f == sample_format::sc8 ? "sc8" : f == sample_format::sc16 ? "sc16" : "fc32";
+}
+
+//! Random raw input of n_items items (non-zero, full range for integers).
+std::vector<uint8_t>
+random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
+{
+    const size_t values = 2 * n_items * c.n_receivers;
+    std::vector<uint8_t> bytes(values * (gr::beamform::sample_size(c.input) / 2));
+    std::mt19937 gen(seed);
+    if (c.input == sample_format::fc32) {
+        std::normal_distribution<float> g(0.0f, 1.0f);
+        auto* p = reinterpret_cast<float*>(bytes.data());
+        for (size_t i = 0; i < values; i++)
+            p[i] = g(gen);
+    } else if (c.input == sample_format::sc16) {
+        std::uniform_int_distribution<int> u(-32768, 32767);
+        auto* p = reinterpret_cast<int16_t*>(bytes.data());
+        for (size_t i = 0; i < values; i++)
+            p[i] = int16_t(u(gen));
+    } else {
+        std::uniform_int_distribution<int> u(-128, 127);
+        auto* p = reinterpret_cast<int8_t*>(bytes.data());
+        for (size_t i = 0; i < values; i++)
+            p[i] = int8_t(u(gen));
+    }
+    return bytes;
+}
+
+//! Run \p engine over the input in calls of \p calls output items each.
+std::vector<cfloat> run_host(pfb_channelizer_engine& engine,
+                             const pfb_channelizer_config& c,
+                             const std::vector<uint8_t>& input,
+                             const std::vector<size_t>& calls)
+{
+    const size_t n_out = std::accumulate(calls.begin(), calls.end(), size_t(0));
+    const size_t in_item = c.n_receivers * gr::beamform::sample_size(c.input);
+    const size_t out_item = c.n_channels * c.n_receivers;
+    std::vector<cfloat> out(n_out * out_item, cfloat(NAN, NAN));
+    size_t done = 0;
+    for (size_t n : calls) {
+        engine.execute(input.data() + done * c.input_per_output() * in_item,
+                       out.data() + done * out_item,
+                       n,
+                       nullptr);
+        done += n;
+    }
+    return out;
+}
+
+std::vector<cfloat> run_gpu(const device_spec& gpu,
+                            pfb_channelizer_engine& engine,
+                            const pfb_channelizer_config& c,
+                            const std::vector<uint8_t>& input,
+                            const std::vector<size_t>& calls)
+{
+    const size_t n_out = std::accumulate(calls.begin(), calls.end(), size_t(0));
+    const size_t in_item = c.n_receivers * gr::beamform::sample_size(c.input);
+    const size_t out_item = c.n_channels * c.n_receivers;
+    device_memory d_in = to_device(gpu, input);
+    device_memory d_out(gpu, n_out * out_item * sizeof(cfloat));
+    poison(gpu, d_out);
+    gr::beamform::gpu_stream stream(gpu);
+    size_t done = 0;
+    for (size_t n : calls) {
+        engine.execute(d_in.as<uint8_t>() + done * c.input_per_output() * in_item,
+                       d_out.as<cfloat>() + done * out_item,
+                       n,
+                       stream.get());
+        done += n;
+    }
+    stream.synchronize();
+    return to_host<cfloat>(gpu, d_out, n_out * out_item);
+}
+
+size_t count_not_finite(const std::vector<cfloat>& v)
+{
+    size_t bad = 0;
+    for (const auto& x : v)
+        bad += !(std::isfinite(x.real()) && std::isfinite(x.imag()));
+    return bad;
+}
+
+std::string describe(const pfb_channelizer_config& c, const std::vector<size_t>& calls)
+{
+    std::ostringstream s;
+    const char* path =
+        gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
+    s << "pfb_channelizer N=" << c.n_channels << " T=" << c.taps_per_branch
+      << " O=" << c.oversample << " fmt=" << format_name(c.input)
+      << " R=" << c.n_receivers << " shift=" << c.fft_shift << " path=" << path
+      << " calls=[";
+    for (size_t i = 0; i < calls.size(); i++)
+        s << (i ? "," : "") << calls[i];
+    s << "]";
+    return s.str();
+}
+
+pfb_channelizer_config make_config(
+    size_t n, size_t t, unsigned o, sample_format f, size_t r, bool shift, unsigned seed)
+{
+    pfb_channelizer_config c;
+    c.n_channels = n;
+    c.taps_per_branch = t;
+    c.oversample = o;
+    c.input = f;
+    c.n_receivers = r;
+    c.fft_shift = shift;
+    // Random taps (not the default design) so that every tap position matters.
+    c.taps = random_vector<float>(n * t, seed, -1.0, 1.0);
+    return c;
+}
+
+} // namespace
+
+TEST(PfbChannelizerHost, StockhamPassesEqualDirectInverseDft)
+{
+    for (int n = 2; n <= 4096; n *= 2) {
+        std::vector<host_complex> x(n);
+        auto values = random_vector<float>(2 * n, unsigned(n));
+        for (int i = 0; i < n; i++)
+            x[i] = { values[2 * i], values[2 * i + 1] };
+        const auto fast = host_stockham(x);
+        double num = 0, den = 0;
+        for (int c = 0; c < n; c++) {
+            std::complex<double> ref = 0;
+            for (int i = 0; i < n; i++)
+                ref += std::complex<double>(x[i].x, x[i].y) *
+                       std::polar(1.0, 2 * M_PI * double((long long)i * c % n) / n);
+            num += std::norm(std::complex<double>(fast[c].x, fast[c].y) - ref);
+            den += std::norm(ref);
+        }
+        const double err = std::sqrt(num / den);
+        std::cout << "stockham N=" << n << " rel_err=" << err << "\n";
+        EXPECT_LT(err, 1e-6) << "N=" << n;
+    }
+}
+
+TEST(PfbChannelizerHost, CpuOutputDoesNotDependOnCallSizes)
+{
+    for (unsigned o : { 1u, 2u }) {
+        auto c = make_config(16, 5, o, sample_format::sc16, 3, false, 11);
+        const auto input = random_input(c, 40 * c.input_per_output(), 5);
+        auto one = make_pfb_channelizer_cpu(c);
+        auto many = make_pfb_channelizer_cpu(c);
+        const auto a = run_host(*one, c, input, { 40 });
+        const auto b = run_host(*many, c, input, { 1, 2, 3, 1, 7, 1, 11, 14 });
+        ASSERT_EQ(count_not_finite(a), 0u);
+        EXPECT_EQ(a, b) << "oversample " << o;
+    }
+}
+
+TEST(PfbChannelizerHost, ResetForgetsTheState)
+{
+    auto c = make_config(8, 4, 1, sample_format::fc32, 2, false, 3);
+    const auto input = random_input(c, 10 * c.n_channels, 9);
+    auto engine = make_pfb_channelizer_cpu(c);
+    const auto first = run_host(*engine, c, input, { 10 });
+    engine->reset();
+    const auto again = run_host(*engine, c, input, { 10 });
+    EXPECT_EQ(first, again);
+}
+
+TEST(PfbChannelizerHost, ConfigRejectsBadParametersByName)
+{
+    auto expect_names = [](pfb_channelizer_config c, const std::string& name) {
+        try {
+            c.validate();
+            ADD_FAILURE() << "no exception for " << name;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+        }
+    };
+    pfb_channelizer_config c;
+    c.n_channels = 1;
+    expect_names(c, "n_channels");
+    c = {};
+    c.taps_per_branch = 0;
+    expect_names(c, "taps_per_branch");
+    c = {};
+    c.oversample = 3;
+    expect_names(c, "oversample");
+    c = {};
+    c.n_channels = 7;
+    c.oversample = 2;
+    expect_names(c, "oversample");
+    c = {};
+    c.n_receivers = 0;
+    expect_names(c, "n_receivers");
+    c = {};
+    c.n_channels = 4;
+    c.taps_per_branch = 2;
+    c.taps.assign(9, 0.1f);
+    expect_names(c, "taps");
+}
+
+namespace {
+
+struct gpu_case {
+    size_t n, t;
+    unsigned o;
+    sample_format f;
+    size_t r;
+    bool shift;
+    std::vector<size_t> calls;
+};
+
+void compare_gpu_with_cpu(const device_spec& gpu, const gpu_case& k, unsigned seed)
+{
+    auto c = make_config(k.n, k.t, k.o, k.f, k.r, k.shift, seed);
+    const size_t n_out = std::accumulate(k.calls.begin(), k.calls.end(), size_t(0));
+    const auto input = random_input(c, n_out * c.input_per_output(), seed + 1);
+    auto cpu = make_pfb_channelizer_cpu(c);
+    auto dev = pfb_channelizer_engine::make(c, gpu);
+    const auto expected = run_host(*cpu, c, input, { n_out });
+    const auto got = run_gpu(gpu, *dev, c, input, k.calls);
+    const size_t bad = count_not_finite(got);
+    const double err = relative_error(got, expected);
+    std::cout << describe(c, k.calls) << " rel_err=" << err << " not_finite=" << bad
+              << "\n";
+    EXPECT_EQ(bad, 0u) << describe(c, k.calls);
+    EXPECT_LT(err, 1e-5) << describe(c, k.calls);
+}
+
+} // namespace
+
+TEST(PfbChannelizerGpu, FusedKernelMatchesCpuForEveryShape)
+{
+    REQUIRE_GPU(gpu);
+    const auto f32 = sample_format::fc32;
+    // Channel counts that select each fused launch shape, both oversampling modes.
+    unsigned seed = 100;
+    for (unsigned o : { 1u, 2u })
+        for (size_t n : { 2, 4, 8, 32, 128, 256, 512, 1024 })
+            compare_gpu_with_cpu(
+                gpu, { n, 16, o, f32, 5, false, { 37, 3, 1, 40 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
+{
+    REQUIRE_GPU(gpu);
+    unsigned seed = 200;
+    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (size_t r : { 1, 3, 7, 33 })
+            for (unsigned o : { 1u, 2u })
+                compare_gpu_with_cpu(
+                    gpu, { 256, 16, o, f, r, r == 7, { 50, 29 } }, seed++);
+    // Receivers that do not fill the last block of 1024-channel launches.
+    compare_gpu_with_cpu(
+        gpu, { 1024, 16, 1, sample_format::sc16, 3, true, { 20, 13 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)
+{
+    REQUIRE_GPU(gpu);
+    unsigned seed = 300;
+    for (size_t t : { 1, 2, 7, 15 })
+        for (unsigned o : { 1u, 2u })
+            compare_gpu_with_cpu(
+                gpu, { 64, t, o, sample_format::fc32, 6, false, { 45, 5, 1 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
+{
+    REQUIRE_GPU(gpu);
+    unsigned seed = 400;
+    // Not powers of two (cuFFT on CUDA, direct DFT on HIP).
+    for (size_t n : { 3, 6, 12, 100, 1000 })
+        compare_gpu_with_cpu(
+            gpu,
+            { n, 8, n % 2 ? 1u : 2u, sample_format::sc16, 5, n == 12, { 21, 4 } },
+            seed++);
+    // Powers of two beyond the fused kernel: more taps, more channels.
+    compare_gpu_with_cpu(
+        gpu, { 64, 24, 1, sample_format::fc32, 3, false, { 30, 9 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 64, 24, 2, sample_format::sc8, 3, true, { 30, 9 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 2048, 16, 1, sample_format::fc32, 3, false, { 20, 3 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 4096, 4, 2, sample_format::sc16, 2, true, { 9, 8 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, StateCarriesAcrossCallsOfAnySize)
+{
+    REQUIRE_GPU(gpu);
+    for (unsigned o : { 1u, 2u }) {
+        for (size_t n : { 16, 256, 1024, 100 }) {
+            auto c =
+                make_config(n, 16, o, sample_format::sc16, 5, false, 500 + unsigned(n));
+            if (n % o)
+                continue;
+            const size_t n_out = 64;
+            const auto input = random_input(c, n_out * c.input_per_output(), 77);
+            auto one = pfb_channelizer_engine::make(c, gpu);
+            auto many = pfb_channelizer_engine::make(c, gpu);
+            const std::vector<size_t> pieces = { 1, 1, 2, 5, 1, 17, 3, 1, 33 };
+            const auto a = run_gpu(gpu, *one, c, input, { n_out });
+            const auto b = run_gpu(gpu, *many, c, input, pieces);
+            const double err = relative_error(b, a);
+            std::cout << describe(c, pieces) << " vs one call: rel_err=" << err << "\n";
+            EXPECT_EQ(count_not_finite(b), 0u);
+            EXPECT_LT(err, 1e-6) << describe(c, pieces);
+            // And against the CPU reference fed in yet another split.
+            auto cpu = make_pfb_channelizer_cpu(c);
+            const auto ref = run_host(*cpu, c, input, { 7, 57 });
+            EXPECT_LT(relative_error(a, ref), 1e-5) << describe(c, { n_out });
+        }
+    }
+}
+
+TEST(PfbChannelizerGpu, ResetForgetsTheState)
+{
+    REQUIRE_GPU(gpu);
+    auto c = make_config(128, 16, 2, sample_format::fc32, 4, false, 9);
+    const auto input = random_input(c, 30 * c.input_per_output(), 10);
+    auto engine = pfb_channelizer_engine::make(c, gpu);
+    const auto first = run_gpu(gpu, *engine, c, input, { 30 });
+    engine->reset();
+    const auto again = run_gpu(gpu, *engine, c, input, { 13, 17 });
+    EXPECT_LT(relative_error(again, first), 1e-6);
+}
