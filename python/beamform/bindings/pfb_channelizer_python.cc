@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(pfb_channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(792589fd3ecc0b70dc6d941bbbe74d76)                     */
+/* BINDTOOL_HEADER_FILE_HASH(909649b6ddf91a054e96327dc78e612a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
