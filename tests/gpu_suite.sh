@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The GPU part of the test suite and the benchmarks, run on the GPU machine from
+# a bundle of executables built here (docs/architecture.md, "Tests"):
+#
+#   cmake -S . -B build && cmake --build build -j
+#   ../shared/tools/device-bundle .dev/bundle build/tests/test_* build/apps/*_bench
+#   rm -f .dev/bundle/lib/libcublasLt.so*   # the GPU machine has it; 540 MB
+#   # on the GPU machine (device tool, carry [".dev"]):
+#   bash tests/gpu_suite.sh tests|bench-a|bench-b  OUTDIR
+#
+# Logs and JSON go to OUTDIR; the summary lines go to stdout.
+set -uo pipefail
+part=${1:?tests, bench-a or bench-b}
+out=${2:?output directory}
+mkdir -p "$out"
+source .dev/bundle/env.sh
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader
+quiet() { grep -v -E ':info:|:debug:|buffer_double_mapped'; }
+status=0
+case "$part" in
+tests)
+    for t in test_convert_engine test_device_buffer test_tensor_beamformer_gpu \
+        test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu; do
+        [ -x ".dev/bundle/bin/$t" ] || continue
+        "$t" 2>&1 | quiet >"$out/$t.log" || status=1
+        echo "$t: $(grep -E '^\[  (PASSED|FAILED) ' "$out/$t.log" | tr '\n' ' ')"
+    done
+    ;;
+bench-a)
+    (cd "$out" && device_buffer_bench --json=device_buffer_bench.json 2>&1 | quiet | tee device_buffer_bench.log)
+    (cd "$out" && phase_shift_bench --json=phase_shift_bench.json 2>&1 | quiet | tee phase_shift_bench.log | tail -15)
+    (cd "$out" && station_bench --json=station_bench.json 2>&1 | quiet | tee station_bench.log)
+    ;;
+bench-b)
+    (cd "$out" && beamform_bench --tune --tuning-file=beamform_tuning.txt >beamform_tune.log 2>&1; tail -3 beamform_tune.log)
+    (cd "$out" && BEAMFORM_TUNING_FILE=beamform_tuning.txt beamform_bench --json=beamform_bench.json 2>&1 | quiet | tee beamform_bench.log | tail -40)
+    (cd "$out" && channelizer_bench --json=channelizer_bench.json 2>&1 | quiet | tee channelizer_bench.log | tail -20)
+    (cd "$out" && rca_bench --runs=30 --json=rca_bench.json 2>&1 | quiet | tee rca_bench.log | tail -12)
+    ;;
+esac
+exit $status
