@@ -15,7 +15,7 @@
 #include <gnuradio/beamform/convert.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
-#include <gnuradio/blocks/vector_source.h>
+#include "bench_source.h"
 #include <gnuradio/top_block.h>
 #include <chrono>
 #include <cstring>
@@ -45,7 +45,7 @@ chain_figures run_chain(const std::string& device, size_t n_rx, size_t n_items, 
     for (auto& b : pattern)
         b = uint8_t(gen());
     auto tb = gr::make_top_block("bench");
-    auto src = gr::blocks::vector_source_b::make(pattern, true, in_item);
+    auto src = bench::pattern_source::make(pattern, in_item);
     auto head = gr::blocks::head::make(in_item, n_items);
     tb->connect(src, 0, head, 0);
     std::vector<convert::sptr> chain;

@@ -34,7 +34,7 @@
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
-#include <gnuradio/blocks/vector_source.h>
+#include "bench_source.h"
 #include <gnuradio/top_block.h>
 #include <chrono>
 #include <cstring>
@@ -85,7 +85,7 @@ double run_flowgraph(const station_size& s, const std::string& device, size_t sp
         b = uint8_t(gen());
 
     auto tb = gr::make_top_block("station_bench");
-    auto src = gr::blocks::vector_source_b::make(pattern, true, in_item);
+    auto src = bench::pattern_source::make(pattern, in_item);
     auto head = gr::blocks::head::make(in_item, spectra * s.channels);
     auto conv = convert::make(sample_format::sc16, int(s.receivers), { 1.0f / 2048 }, device);
     auto pfb = pfb_channelizer::make(int(s.channels),
@@ -182,6 +182,8 @@ engine_times time_engines(const station_size& s, const device_spec& gpu, size_t 
     sc.item_period = double(s.channels) / s.sample_rate;
     phase_shift_delays delays;
     delays.delays = random_delays(s);
+    delays.rates.assign(s.receivers, 0.0);
+    delays.gains.assign(s.receivers, { 1.0f, 0.0f });
     auto phase = phase_shift_engine::make(sc, delays, gpu);
 
     tensor_beamformer_config bc;

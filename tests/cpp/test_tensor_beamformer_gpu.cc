@@ -273,8 +273,11 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
     for (auto prec : { beam_precision::float16, beam_precision::int1 })
         for (auto pol : pols)
             for (size_t rx : { 50, 90 }) { // int1: 2 words (16-byte copies), 3 (8-byte)
+                // IQUV needs polarization pairs; single polarization has only I.
+                const auto stokes = pol == polarization_layout::xy_pairs ? stokes_mode::IQUV
+                                                                         : stokes_mode::I;
                 auto c = tb_reference::make_config(
-                    2, rx, 70, prec, beam_output::power, pol, 4, stokes_mode::IQUV);
+                    2, rx, 70, prec, beam_output::power, pol, 4, stokes);
                 for (const auto& tile : usable_tiles(c, gpu)) {
                     check(c, 132, gpu, 9, tile);
                     c.output = beam_output::voltage;
