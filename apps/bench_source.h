@@ -6,6 +6,13 @@
  * A host source for flowgraph benchmarks: repeats a pattern of items with
  * memcpy. GNU Radio's vector_source copies byte by byte in repeat mode (about
  * 1 GB/s), which would make the source, not the blocks under test, the limit.
+ *
+ * With write_items > 0 it writes only its first write_items items and then
+ * hands over output space as it is. Its output buffer is smaller than that, so
+ * every item it hands over holds pattern data written on an earlier lap: the
+ * items still cross the host -> GPU edge (the copy is real), but the host
+ * thread no longer writes them. This measures the GPU side of a flowgraph; a
+ * real host producer must also write its items.
  */
 #ifndef INCLUDED_BEAMFORM_APPS_BENCH_SOURCE_H
 #define INCLUDED_BEAMFORM_APPS_BENCH_SOURCE_H
@@ -23,23 +30,27 @@ class pattern_source : public gr::sync_block
 public:
     using sptr = std::shared_ptr<pattern_source>;
     //! Items of item_size bytes taken in turn from `pattern` (a whole number of items).
-    static sptr make(std::vector<uint8_t> pattern, size_t item_size)
+    static sptr make(std::vector<uint8_t> pattern, size_t item_size, uint64_t write_items = 0)
     {
-        return gnuradio::make_block_sptr<pattern_source>(std::move(pattern), item_size);
+        return gnuradio::make_block_sptr<pattern_source>(
+            std::move(pattern), item_size, write_items);
     }
 
-    pattern_source(std::vector<uint8_t> pattern, size_t item_size)
+    pattern_source(std::vector<uint8_t> pattern, size_t item_size, uint64_t write_items)
         : gr::sync_block("pattern_source",
                          gr::io_signature::make(0, 0, 0),
                          gr::io_signature::make(1, 1, item_size)),
           d_pattern(std::move(pattern)),
           d_item(item_size),
-          d_items(d_pattern.size() / item_size)
+          d_items(d_pattern.size() / item_size),
+          d_write_items(write_items)
     {
     }
 
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
     {
+        if (d_write_items > 0 && nitems_written(0) >= d_write_items)
+            return noutput_items;
         auto* o = static_cast<uint8_t*>(out[0]);
         size_t done = 0;
         while (done < size_t(noutput_items)) {
@@ -54,6 +65,7 @@ public:
 private:
     std::vector<uint8_t> d_pattern;
     size_t d_item, d_items, d_next = 0;
+    uint64_t d_write_items;
 };
 
 } // namespace bench

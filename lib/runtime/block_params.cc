@@ -48,7 +48,9 @@ expand_per_receiver(const std::string&,
 
 size_t gpu_buffer_items(size_t item_size)
 {
-    constexpr size_t target_bytes = 8u << 20;
+    // Large enough that a work call carries several hundred spectra of a
+    // station-sized item (96 receivers x 256 channels x 8 B = 192 KiB).
+    constexpr size_t target_bytes = 64u << 20;
     return std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
 }
 

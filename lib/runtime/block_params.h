@@ -32,7 +32,7 @@ std::vector<T> expand_per_receiver(const std::string& name,
                                    size_t n_receivers,
                                    T fill);
 
-//! Items of \p item_size in a GPU-side buffer: at least 8 MiB, and 2 items.
+//! Items of \p item_size in a GPU-side buffer: at least 64 MiB, and 2 items.
 size_t gpu_buffer_items(size_t item_size);
 
 /*!

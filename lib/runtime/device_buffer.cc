@@ -124,11 +124,18 @@ bool device_buffer::do_allocate_buffer(size_t final_nitems, size_t sizeof_item)
 {
     const size_t bytes = final_nitems * sizeof_item;
     d_device_mem = device_memory(d_device, bytes);
-    d_scratch = device_memory(d_device, bytes);
-    d_host_mem = pinned_memory(d_device.kind, bytes);
-    // d_base is the host side, as GNU Radio's own host_buffer does.
-    d_base = host_base();
+    // The runtime reads d_base only through the pointer functions overridden here.
+    d_base = device_base();
     return true;
+}
+
+char* device_buffer::host_base()
+{
+    // Only host <-> GPU edges need the pinned side; GPU -> GPU edges never pay for it.
+    std::call_once(d_host_once, [this] {
+        d_host_mem = pinned_memory(d_device.kind, d_device_mem.size());
+    });
+    return d_host_mem.as<char>();
 }
 
 void* device_buffer::write_pointer()
@@ -186,7 +193,9 @@ void device_buffer::post_work(int nitems)
 
 void* device_buffer::device_memmove(void* dst, const void* src, size_t bytes)
 {
-    // Through the scratch area, so overlapping ranges are safe.
+    // Through a scratch area (made on first use), so overlapping ranges are safe.
+    if (!d_scratch.get())
+        d_scratch = device_memory(d_device, d_device_mem.size());
     d_api->copy_async(d_device.index,
                       d_scratch.get(),
                       src,

@@ -10,6 +10,7 @@
 #include <gnuradio/buffer_single_mapped.h>
 #include <gnuradio/buffer_type.h>
 #include <atomic>
+#include <mutex>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -98,7 +99,7 @@ private:
                   gr::block_sptr buf_owner);
 
     char* device_base() const { return d_device_mem.as<char>(); }
-    char* host_base() const { return d_host_mem.as<char>(); }
+    char* host_base();
     //! memmove inside device memory (the runtime has no overlapping copy).
     void* device_memmove(void* dst, const void* src, size_t bytes);
     static void refuse_unsupported_replacement(const gr::block_sptr& writer,
@@ -116,8 +117,9 @@ private:
     int d_link_port = -1;        // output port of the writer that holds this buffer
 
     device_memory d_device_mem;
-    device_memory d_scratch; // staging for overlapping device moves
-    pinned_memory d_host_mem;
+    device_memory d_scratch;  // staging for overlapping device moves, made on first use
+    pinned_memory d_host_mem; // the host side of host <-> GPU edges, made on first use
+    std::once_flag d_host_once;
     std::atomic<uint64_t> d_h2d_bytes{ 0 };
     std::atomic<uint64_t> d_d2h_bytes{ 0 };
 };

@@ -24,7 +24,7 @@ namespace beamform {
  *
  * On a GPU the output stays in GPU memory for the next beamform block; a host
  * input is copied to the GPU once, asynchronously. Output buffers are sized to
- * hold at least 8 MiB so that one work call carries enough work for a GPU.
+ * hold at least 64 MiB so that one work call carries enough work for a GPU.
  */
 class BEAMFORM_API convert : virtual public gr::sync_block,
                              virtual public device_block_info

@@ -38,7 +38,7 @@ namespace beamform {
  * value.
  *
  * On a GPU the output stays in GPU memory for the next beamform block; output
- * buffers hold at least 8 MiB and 8 * taps_per_branch spectra, so that one work
+ * buffers hold at least 64 MiB and 8 * taps_per_branch spectra, so that one work
  * call carries enough steps to spread the reading of the filter history (N T
  * samples per receiver) over.
  */

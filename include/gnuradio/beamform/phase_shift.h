@@ -59,7 +59,7 @@ namespace beamform {
  * bandwidth is the smallest spacing of channel_frequencies, or 1/item_period
  * with a single channel.
  *
- * On a GPU the spectra stay in GPU memory; buffers hold at least 8 MiB so that
+ * On a GPU the spectra stay in GPU memory; buffers hold at least 64 MiB so that
  * one work call carries many items.
  */
 class BEAMFORM_API phase_shift : virtual public gr::sync_block,

@@ -58,7 +58,7 @@ namespace beamform {
  * round to the nearest item), unchanged in voltage mode.
  *
  * On a GPU input and output stay in GPU memory for the neighbouring beamform
- * blocks; output buffers hold at least 8 MiB so that one work call carries
+ * blocks; output buffers hold at least 64 MiB so that one work call carries
  * enough time steps to fill the device.
  */
 class BEAMFORM_API tensor_beamformer : virtual public gr::sync_decimator,

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(pfb_channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(909649b6ddf91a054e96327dc78e612a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(761da02082eef61a2b578d171ebeb7c6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

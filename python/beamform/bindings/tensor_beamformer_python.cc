@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(dd8f0cfdce442681ff54743fc1aef1f1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f1a2028200636f407b074117364a2f71)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
