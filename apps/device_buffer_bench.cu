@@ -13,7 +13,6 @@
 #include "engines/convert_engine.h"
 #include "runtime/gpu_memory.h"
 #include <gnuradio/beamform/convert.h>
-#include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include "bench_source.h"
 #include <gnuradio/top_block.h>
@@ -34,7 +33,7 @@ struct chain_figures {
 };
 
 /*!
- * host source (sc16 items of n_rx receivers, repeated) -> head -> convert ->
+ * host source (sc16 items of n_rx receivers, repeated) -> convert ->
  * (stages - 1) x convert (fc32) -> null sink, all converts on `device`.
  */
 chain_figures run_chain(const std::string& device, size_t n_rx, size_t n_items, int stages)
@@ -45,14 +44,12 @@ chain_figures run_chain(const std::string& device, size_t n_rx, size_t n_items, 
     for (auto& b : pattern)
         b = uint8_t(gen());
     auto tb = gr::make_top_block("bench");
-    auto src = bench::pattern_source::make(pattern, in_item);
-    auto head = gr::blocks::head::make(in_item, n_items);
-    tb->connect(src, 0, head, 0);
+    auto src = bench::pattern_source::make(pattern, in_item, n_items);
     std::vector<convert::sptr> chain;
     chain.push_back(convert::make(sample_format::sc16, int(n_rx), { 1.0f }, device));
     for (int s = 1; s < stages; s++)
         chain.push_back(convert::make(sample_format::fc32, int(n_rx), { 1.0f }, device));
-    tb->connect(head, 0, chain[0], 0);
+    tb->connect(src, 0, chain[0], 0);
     for (size_t s = 1; s < chain.size(); s++)
         tb->connect(chain[s - 1], 0, chain[s], 0);
     tb->connect(chain.back(), 0, gr::blocks::null_sink::make(8 * n_rx), 0);

@@ -34,7 +34,6 @@
 #include <gnuradio/beamform/phase_shift.h>
 #include <gnuradio/beamform/steering.h>
 #include <gnuradio/beamform/tensor_beamformer.h>
-#include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include "bench_source.h"
 #include <gnuradio/top_block.h>
@@ -95,8 +94,7 @@ double run_flowgraph(const station_size& s,
 
     auto tb = gr::make_top_block("station_bench");
     const uint64_t write_items = host_writes ? 0 : (uint64_t(512) << 20) / in_item;
-    auto src = bench::pattern_source::make(pattern, in_item, write_items);
-    auto head = gr::blocks::head::make(in_item, spectra * s.channels);
+    auto src = bench::pattern_source::make(pattern, in_item, spectra * s.channels, write_items);
     auto conv = convert::make(sample_format::sc16, int(s.receivers), { 1.0f / 2048 }, device);
     auto pfb = pfb_channelizer::make(int(s.channels),
                                      {},
@@ -128,8 +126,7 @@ double run_flowgraph(const station_size& s,
                                          stokes_mode::I,
                                          device);
     auto sink = gr::blocks::null_sink::make(beams->output_item_bytes());
-    tb->connect(src, 0, head, 0);
-    tb->connect(head, 0, conv, 0);
+    tb->connect(src, 0, conv, 0);
     tb->connect(conv, 0, pfb, 0);
     tb->connect(pfb, 0, phase, 0);
     tb->connect(phase, 0, beams, 0);
