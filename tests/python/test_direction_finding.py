@@ -177,3 +177,25 @@ def test_grc_script_exits_cleanly_on_sigterm(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, out + err
     assert "Traceback" not in err, err
+
+
+def test_recorded_input_calibrate_and_find(tmp_path, rng):
+    """The hardware path: recordings (fc32 [time][receivers], what a GRC file
+    sink after streams_to_vector writes) instead of the simulation."""
+    positions = arrays.ula(7, WAVELENGTH / 2)
+    receiver_gains = rng.uniform(0.7, 1.3, 7) * np.exp(1j * rng.uniform(-np.pi, np.pi, 7))
+
+    def recording(name, az):
+        t = np.arange(8192)
+        tone = np.exp(2j * np.pi * 0.0137 * t)[:, None]
+        x = tone * arrays.plane_wave_phases(positions, az, 0.0, FREQ)[None, :] * receiver_gains
+        x = x + 0.3 * (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)) / np.sqrt(2)
+        path = str(tmp_path / name)
+        x.astype(np.complex64).tofile(path)
+        return path
+
+    common = ["--elements", "7", "--gains", str(tmp_path / "gains.json")]
+    script("--calibrate", "--input", recording("cal.fc32", 35.0), "--cal-az", "35", *common)
+    r = find("--input", recording("live.fc32", -51.3), *common)
+    assert "true_azimuth" not in r
+    assert abs(r["azimuth"] - (-51.3)) < 0.1 * r["beam_width_azimuth"]
