@@ -11,6 +11,8 @@
 #ifndef INCLUDED_BEAMFORM_ENGINES_PFB_CHANNELIZER_PLAN_H
 #define INCLUDED_BEAMFORM_ENGINES_PFB_CHANNELIZER_PLAN_H
 
+#include <cstdlib>
+#include <string>
 #include "pfb_channelizer_engine.h"
 #include <gpu/pfb_fft.cuh>
 #include <algorithm>
@@ -42,8 +44,21 @@ enum class path {
     fir_library_fft //!< pfb_fir_kernel -> workspace -> cuFFT (HIP: direct DFT) -> reorder
 };
 
+/*!
+ * The path a configuration takes. BEAMFORM_PFB_PATH = fused | fir_smem_fft |
+ * fir_library_fft forces one where it applies (for measuring the paths
+ * against each other; apps/channelizer_bench.md).
+ */
 inline path path_for(const pfb_channelizer_config& c)
 {
+    if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
+        const std::string f = forced;
+        const bool pow2 = is_power_of_two(c.n_channels);
+        if (f == "fir_library_fft")
+            return path::fir_library_fft;
+        if (f == "fir_smem_fft" && pow2 && c.n_channels <= size_t(fft_kernel_max_channels))
+            return path::fir_smem_fft;
+    }
     if (is_power_of_two(c.n_channels) && c.n_channels <= size_t(fused_max_channels) &&
         c.taps_per_branch <= size_t(fused_max_taps))
         return path::fused;
