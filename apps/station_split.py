@@ -194,8 +194,8 @@ def main(argv=None):
           f"in {split.n_sub} sub-bands of {split.width}, {station_args.spectra} spectra",
           flush=True)
     seconds = split.run()
-    print(f"done in {seconds:.2f} s; filterbank files (roles beams, multi) in "
-          f"{split.station.out_dir}", flush=True)
+    where = "" if split_args.role == "front" else f"; filterbank files in {split.station.out_dir}"
+    print(f"done in {seconds:.2f} s{where}", flush=True)
     return 0
 
 

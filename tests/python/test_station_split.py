@@ -86,7 +86,8 @@ def free_port_pair():
     pytest.skip("no two consecutive free ports on 127.0.0.1")
 
 
-def test_zeromq_split_matches_single_flowgraph(tmp_path):
+@pytest.mark.parametrize("front_first", [False, True], ids=["beams_first", "front_first"])
+def test_zeromq_split_matches_single_flowgraph(tmp_path, front_first):
     single_dir, split_dir = tmp_path / "single", tmp_path / "split"
     single_dir.mkdir()
     split_dir.mkdir()
@@ -94,22 +95,25 @@ def test_zeromq_split_matches_single_flowgraph(tmp_path):
 
     address = f"tcp://127.0.0.1:{free_port_pair()}"
     common = STATION + ["--device", "cpu", "--subbands", "2"]
-    beams = [subprocess.Popen([sys.executable, SPLIT, "--role", "beams", "--connect", address,
-                               "--subband", str(g), "--out", str(split_dir), *common],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for g in range(2)]
-    front = subprocess.run([sys.executable, SPLIT, "--role", "front", "--bind", address,
-                            *common], capture_output=True, text=True, timeout=TIMEOUT_S)
+    def start(argv):
+        return subprocess.Popen([sys.executable, SPLIT, *argv, *common], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+
+    front_argv = ["--role", "front", "--bind", address]
+    processes = [start(front_argv)] if front_first else []
+    processes += [start(["--role", "beams", "--connect", address, "--subband", str(g),
+                         "--out", str(split_dir)]) for g in range(2)]
+    if not front_first:
+        processes.append(start(front_argv))
     outputs = []
     try:
-        for p in beams:
+        for p in processes:  # each flowgraph within the timeout
             outputs.append(p.communicate(timeout=TIMEOUT_S)[0])
     finally:
-        for p in beams:
+        for p in processes:
             if p.poll() is None:
                 p.kill()
-    assert front.returncode == 0, front.stdout + front.stderr
-    for p, out in zip(beams, outputs):
+    for p, out in zip(processes, outputs):
         assert p.returncode == 0, out
 
     # Each beams flowgraph wrote its sub-band: reassemble the channels (files
