@@ -156,8 +156,8 @@ def test_grc_compiles_and_runs_headless(grc_path, tmp_path):
 
 def test_station_grc_main_exits_by_itself(tmp_path):
     """The generated station script, run as generated (its own main and Qt loop),
-    exits by itself once the stream ends and leaves one filterbank file per
-    beam with n_spectra / n_int rows."""
+    exits by itself once the stream ends, leaves one filterbank file per beam
+    with n_spectra / n_int rows, and these equal apps/station_beamformer.py's."""
     from gnuradio import beamform
 
     script = compile_grc(os.path.join(APPS, "station_beamformer.grc"), tmp_path)
@@ -174,3 +174,25 @@ def test_station_grc_main_exits_by_itself(tmp_path):
     header, data = beamform.read_filterbank(str(files[0]))
     assert data.shape[0] == n_spectra // n_int
     assert np.all(np.isfinite(data)) and np.all(data > 0)
+
+    # The same flowgraph as apps/station_beamformer.py: with the .grc's default
+    # station (16 receivers on a 1 m grid, 32 channels, 5 x 5 beams +-0.4
+    # around (0.1, 0.2), source l=0.25 m=0.05 in channel 5) the Python app
+    # writes the same files, bit for bit.
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "station_beamformer", os.path.join(APPS, "station_beamformer.py"))
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    py_dir = tmp_path / "py"
+    station = app.Station(app.parse_args([
+        "--receivers", "16", "--channels", "32", "--beams-per-side", "5", "--spectra",
+        str(n_spectra), "--n-int", str(n_int), "--field-half-width", "0.4", "--device", "cpu",
+        "--out", str(py_dir)]))
+    summary = station.run(progress=False)
+    assert summary["brightest_beam"] == app.nearest_beam(station.beams_lm, 0.25, 0.05)
+    for f in files:
+        h_grc, d_grc = beamform.read_filterbank(str(f))
+        h_py, d_py = beamform.read_filterbank(str(py_dir / f.name))
+        assert h_grc == h_py
+        np.testing.assert_array_equal(d_grc, d_py)
