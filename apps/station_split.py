@@ -38,7 +38,7 @@ import os
 import sys
 import time
 
-from gnuradio import beamform, blocks, gr, zeromq
+from gnuradio import blocks, gr, zeromq
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("station_beamformer",
