@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+# Copyright 2026 gr-beamform authors.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Direction finding with an SDR antenna array (docs/direction_finding.md).
+
+    N coherent channels [receivers] fc32 (simulated by default, or a recording)
+      -> instrument phase offsets (simulation only: multiply_const_vcc with
+         random per-receiver phases, as uncalibrated SDR channels have)
+      -> phase_shift (gains = the calibration gains from the gains file)
+      -> tensor_beamformer (1 channel, one beam per scanned direction, power,
+         integrated over --n-int samples)
+      -> direction spectrum: a QT vector sink in dB (x axis in degrees), or,
+         with --headless, the powers summed and the direction printed.
+
+Two steps:
+    direction_finding.py --calibrate     # a source at --cal-az/--cal-el -> gains file
+    direction_finding.py                 # load gains, scan, show / print the direction
+
+Array: --array ula (elements along east, scanned in broadside angle = azimuth
+from north, -90..90 deg at elevation 0), --array uca (azimuth x elevation grid),
+or --positions FILE (east north [up] per line; az/el grid).
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+from gnuradio import beamform, blocks, gr
+from gnuradio.beamform import arrays, calibration
+from gnuradio.beamform import steering_helpers as sh
+
+SPEED_OF_LIGHT = 299792458.0
+
+
+# ---------------------------------------------------------------- geometry, grid
+def array_positions(args):
+    """(n, 3) ENU positions from the command line."""
+    wavelength = SPEED_OF_LIGHT / sky_frequency(args)
+    if args.positions:
+        return arrays.load_positions(args.positions)
+    if args.array == "ula":
+        return arrays.ula(args.elements, args.spacing or wavelength / 2)
+    return arrays.uca(args.elements, args.radius or 0.8 * wavelength)
+
+
+def sky_frequency(args):
+    """The signal's sky frequency: steering and calibration use it."""
+    return args.center_freq + args.offset
+
+
+def scan_axes(args):
+    """(azimuths, elevations) of the scanned grid; elevations has one value in
+    a 1-D (azimuth) scan."""
+    scan = args.scan or ("azimuth" if (args.array == "ula" and not args.positions) else "azel")
+    if scan == "azimuth":
+        az_min, az_max = (-90.0, 90.0) if args.az_min is None else (args.az_min, args.az_max)
+        return np.arange(az_min, az_max + args.az_step / 2, args.az_step), np.array([args.elevation])
+    az_min, az_max = (0.0, 360.0 - args.az_step) if args.az_min is None else (args.az_min, args.az_max)
+    az = np.arange(az_min, az_max + args.az_step / 2, args.az_step)
+    el = np.arange(args.el_min, args.el_max + args.el_step / 2, args.el_step)
+    return az, el
+
+
+def instrument_phases(n, seed):
+    """The simulated receivers' own phase offsets exp(i phi_a), phi_a uniform in
+    [-pi, pi): an uncalibrated SDR array (LOs and cables)."""
+    if seed < 0:
+        return np.ones(n, np.complex64)
+    phi = np.random.default_rng(seed).uniform(-np.pi, np.pi, n)
+    return np.exp(1j * phi).astype(np.complex64)
+
+
+# ---------------------------------------------------------------- estimation
+def _parabola_offset(p_minus, p0, p_plus):
+    """Vertex of the parabola through (-1, p_minus), (0, p0), (1, p_plus), in
+    grid steps (|offset| <= 0.5 at a local maximum)."""
+    denominator = p_minus - 2 * p0 + p_plus
+    if denominator >= 0:
+        return 0.0
+    return float(np.clip(0.5 * (p_minus - p_plus) / denominator, -0.5, 0.5))
+
+
+def peak_direction(powers, azimuths, elevations):
+    """Direction of the strongest beam, refined along each axis by a parabola
+    through the beam and its two neighbours (in dB: exact for a Gaussian main
+    lobe). powers: [elevations][azimuths] or [azimuths]. Azimuth wraps when the
+    grid covers the full circle. Returns (azimuth, elevation, peak index)."""
+    p_db = 10 * np.log10(np.maximum(np.asarray(powers, float).reshape(len(elevations),
+                                                                      len(azimuths)), 1e-30))
+    e, a = np.unravel_index(int(np.argmax(p_db)), p_db.shape)
+    az_step = azimuths[1] - azimuths[0] if len(azimuths) > 1 else 0.0
+    full_circle = len(azimuths) > 2 and abs(len(azimuths) * az_step - 360.0) < 1e-6
+    az = float(azimuths[a])
+    if full_circle or 0 < a < len(azimuths) - 1:
+        row = p_db[e]
+        az += az_step * _parabola_offset(row[a - 1], row[a], row[(a + 1) % len(azimuths)])
+        if full_circle:
+            az %= 360.0
+    el = float(elevations[e])
+    if 0 < e < len(elevations) - 1:
+        column = p_db[:, a]
+        el += (elevations[1] - elevations[0]) * _parabola_offset(column[e - 1], column[e],
+                                                                 column[e + 1])
+    return az, el, (int(e), int(a))
+
+
+def array_pattern(positions, frequency, look_az_el, az_el):
+    """Normalised power pattern |w(look)^H a(dir)|^2 / N^2 of the array steered
+    to look_az_el, at the directions az_el (n, 2)."""
+    w = sh.weights_for(positions, [frequency], az_el=[look_az_el])[0, 0]
+    a = np.array([arrays.plane_wave_phases(positions, az, el, frequency) for az, el in az_el])
+    return np.abs(a @ w) ** 2 / len(w) ** 2
+
+
+def beam_width(positions, frequency, az, el, axis):
+    """Half-power (-3 dB) full width in degrees of the array's main lobe
+    steered to (az, el), along `axis` ("azimuth" or "elevation"), from the
+    array pattern itself (so it holds for any geometry). Where the lobe does not
+    fall to half power on one side before it rises again (e.g. towards the
+    horizon for a horizontal array, whose pattern is mirrored there), twice the
+    half width found on the other side; inf if neither side falls to half power
+    within 90 degrees."""
+    offsets = np.arange(0.01, 90.0, 0.01)
+    half_widths = []
+    for sign in (1, -1):
+        if axis == "azimuth":
+            dirs = np.stack([az + sign * offsets, np.full_like(offsets, el)], axis=1)
+        else:
+            dirs = np.stack([np.full_like(offsets, az), el + sign * offsets], axis=1)
+            dirs = dirs[np.abs(dirs[:, 1]) <= 90.0]
+        pattern = array_pattern(positions, frequency, (az, el), dirs)
+        below = np.nonzero(pattern < 0.5)[0]
+        rising = np.nonzero(np.diff(pattern) > 0)[0]  # past the lobe (e.g. its mirror image)
+        if len(below) and (len(rising) == 0 or below[0] <= rising[0]):
+            half_widths.append(offsets[below[0]])
+    if not half_widths:
+        return float("inf")
+    return 2 * float(np.mean(half_widths))
+
+
+# ---------------------------------------------------------------- flowgraph
+def raw_source(args, positions, az, el):
+    """The N coherent channels: a recording (--input, fc32 [receivers]) or the
+    simulated array with a tone from (az, el) and the instrument phases."""
+    n = len(positions)
+    if args.input:
+        return blocks.file_source(gr.sizeof_gr_complex * n, args.input, False), []
+    sim = beamform.array_source(positions.tolist(), args.sample_rate, args.center_freq, [az],
+                                [el], [args.offset], [1.0], [], args.noise, beamform.fc32,
+                                1.0, args.seed)
+    instrument = blocks.multiply_const_vcc(instrument_phases(n, args.phase_seed).tolist())
+    return sim, [instrument]
+
+
+def record(args, positions, az, el, n_samples):
+    """n_samples raw array samples [time][receivers] from the source."""
+    n = len(positions)
+    tb = gr.top_block()
+    src, chain = raw_source(args, positions, az, el)
+    head = blocks.head(gr.sizeof_gr_complex * n, n_samples)
+    sink = blocks.vector_sink_c(n)
+    tb.connect(src, *chain, head, sink)
+    tb.run()
+    return np.array(sink.data(), np.complex64).reshape(-1, n)
+
+
+def calibrate(args):
+    positions = array_positions(args)
+    samples = record(args, positions, args.cal_az, args.cal_el, args.cal_samples)
+    gains = calibration.estimate_gains(samples, positions, args.cal_az, args.cal_el,
+                                       sky_frequency(args))
+    calibration.save_gains(args.gains, gains, frequency=sky_frequency(args),
+                           azimuth=args.cal_az, elevation=args.cal_el,
+                           receivers=len(positions), samples=len(samples))
+    print(f"calibrated {len(positions)} receivers on a source at az {args.cal_az:.2f} "
+          f"el {args.cal_el:.2f} deg from {len(samples)} samples -> {args.gains}")
+    print("gain phases (deg):", " ".join(f"{v:.1f}" for v in np.degrees(np.angle(gains))))
+    return gains
+
+
+def load_calibration(args, n):
+    """Gains from the gains file, or ones (with a note) when there is none or
+    --no-calibration is given."""
+    if args.no_calibration:
+        return np.ones(n, np.complex64)
+    if not os.path.exists(args.gains):
+        print(f"note: no gains file {args.gains}: running uncalibrated "
+              "(make one with --calibrate)", file=sys.stderr)
+        return np.ones(n, np.complex64)
+    gains, meta = calibration.load_gains(args.gains)
+    if len(gains) != n:
+        raise ValueError(f"--gains: {args.gains} holds {len(gains)} gains, the array has {n} "
+                         "receivers")
+    if "frequency" in meta and abs(meta["frequency"] - sky_frequency(args)) > 1e-6 * meta["frequency"]:
+        print(f"warning: gains were measured at {meta['frequency']:.6g} Hz, scanning at "
+              f"{sky_frequency(args):.6g} Hz", file=sys.stderr)
+    return gains
+
+
+class direction_finder(gr.top_block):
+    """The run-mode flowgraph. self.powers_sink (headless) collects the beam
+    powers; in GUI mode self.gui_widgets holds the QT widgets."""
+
+    def __init__(self, args, gui=False):
+        gr.top_block.__init__(self, "Direction finding", catch_exceptions=True)
+        self.args = args
+        self.positions = array_positions(args)
+        n = len(self.positions)
+        self.azimuths, self.elevations = scan_axes(args)
+        self.grid = sh.az_el_grid(self.azimuths, self.elevations)  # azimuth fastest
+        self.gains = load_calibration(args, n)
+        f = sky_frequency(args)
+
+        self.source, chain = raw_source(args, self.positions, args.source_az, args.source_el)
+        blocks_in_order = [self.source] + chain
+        if gui and not args.input:
+            blocks_in_order.append(blocks.throttle(gr.sizeof_gr_complex * n, args.sample_rate))
+        if args.samples:
+            blocks_in_order.append(blocks.head(gr.sizeof_gr_complex * n, args.samples))
+        self.calibrate_block = beamform.phase_shift(1, n, [f], 1.0 / args.sample_rate, [], [],
+                                                    self.gains.tolist(), 0.0, args.device)
+        self.beamformer = sh.steered_beamformer(self.positions, [f], az_el=self.grid,
+                                                output=beamform.beam_output.power,
+                                                n_int=args.n_int, device=args.device)
+        blocks_in_order += [self.calibrate_block, self.beamformer]
+        self.connect(*blocks_in_order)
+
+        n_beams = len(self.grid)
+        if not gui:
+            self.powers_sink = blocks.vector_sink_f(n_beams)
+            self.connect(self.beamformer, self.powers_sink)
+            return
+        from gnuradio import qtgui
+        import sip
+        from PyQt5 import Qt
+
+        to_db = blocks.nlog10_ff(10, n_beams, 0)
+        n_az, n_el = len(self.azimuths), len(self.elevations)
+        if n_el > 10:
+            raise ValueError(f"--el-step: the GUI draws at most 10 elevation cuts, the grid "
+                             f"has {n_el}")
+        az_step = self.azimuths[1] - self.azimuths[0] if n_az > 1 else 1.0
+        self.spectrum = qtgui.vector_sink_f(n_az, float(self.azimuths[0]), float(az_step),
+                                            "azimuth (deg)" if n_el > 1 or args.positions or
+                                            args.array != "ula" else "broadside angle = azimuth (deg)",
+                                            "beam power (dB)", "Direction spectrum", n_el)
+        self.spectrum.set_update_time(0.2)
+        self.spectrum.enable_autoscale(True)
+        for k, el in enumerate(self.elevations):
+            self.spectrum.set_line_label(k, f"el {el:g} deg")
+        self.connect(self.beamformer, to_db)
+        if n_el == 1:
+            self.connect(to_db, self.spectrum)
+        else:  # [elevations][azimuths] -> one azimuth cut per elevation
+            split = blocks.vector_to_streams(gr.sizeof_float * n_az, n_el)
+            self.connect(to_db, split)
+            for k in range(n_el):
+                self.connect((split, k), (self.spectrum, k))
+        self.gui_widgets = [sip.wrapinstance(self.spectrum.qwidget(), Qt.QWidget)]
+
+    def direction(self):
+        """(azimuth, elevation, powers [elevations][azimuths]) from all the
+        powers collected (headless)."""
+        data = np.array(self.powers_sink.data(), float).reshape(-1, len(self.grid))
+        if len(data) == 0:
+            raise RuntimeError("no beam powers came out: give more --samples than --n-int")
+        powers = data.sum(axis=0).reshape(len(self.elevations), len(self.azimuths))
+        az, el, _ = peak_direction(powers, self.azimuths, self.elevations)
+        return az, el, powers
+
+
+def run_headless(args):
+    tb = direction_finder(args)
+    tb.run()
+    az, el, powers = tb.direction()
+    f = sky_frequency(args)
+    scan_1d = len(tb.elevations) == 1
+    width_az = beam_width(tb.positions, f, az, el, "azimuth")
+    result = dict(azimuth=az, elevation=el, beam_width_azimuth=width_az,
+                  peak_to_mean_db=float(10 * np.log10(powers.max() / powers.mean())),
+                  integrations=len(tb.powers_sink.data()) // len(tb.grid),
+                  device=tb.beamformer.device())
+    if not scan_1d:
+        result["beam_width_elevation"] = beam_width(tb.positions, f, az, el, "elevation")
+    if args.input is None:
+        result["true_azimuth"], result["true_elevation"] = args.source_az, args.source_el
+    if scan_1d:
+        print(f"direction: azimuth {az:.2f} deg (elevation {el:g} deg scanned), "
+              f"beam width {width_az:.2f} deg")
+    else:
+        print(f"direction: azimuth {az:.2f} deg, elevation {el:.2f} deg, beam width "
+              f"{width_az:.2f} deg (az) x {result['beam_width_elevation']:.2f} deg (el)")
+    print("result:", json.dumps(result))
+    return result
+
+
+def run_gui(args):
+    from PyQt5 import Qt
+    import signal
+
+    qapp = Qt.QApplication.instance() or Qt.QApplication(sys.argv)
+    tb = direction_finder(args, gui=True)
+    window = Qt.QWidget()
+    window.setWindowTitle("Direction finding")
+    layout = Qt.QVBoxLayout(window)
+    for w in tb.gui_widgets:
+        layout.addWidget(w)
+    window.show()
+    tb.start()
+
+    def stop(*_):
+        tb.stop()
+        tb.wait()
+        Qt.QApplication.quit()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    timer = Qt.QTimer()
+    timer.start(500)
+    timer.timeout.connect(lambda: None)
+    qapp.exec_()
+    tb.stop()
+    tb.wait()
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("array")
+    g.add_argument("--array", choices=["ula", "uca"], default="ula")
+    g.add_argument("--elements", type=int, default=8, help="receivers (ula, uca)")
+    g.add_argument("--spacing", type=float, default=None,
+                   help="ULA element spacing in m (default half a wavelength)")
+    g.add_argument("--radius", type=float, default=None,
+                   help="UCA radius in m (default 0.8 wavelengths)")
+    g.add_argument("--positions", default=None,
+                   help="file of positions, 'east north [up]' metres per line (overrides --array)")
+    g = p.add_argument_group("signal")
+    g.add_argument("--center-freq", type=float, default=433.92e6, help="tuned frequency, Hz")
+    g.add_argument("--offset", type=float, default=10e3,
+                   help="signal offset from the tuned frequency, Hz (steering and calibration "
+                   "use center-freq + offset)")
+    g.add_argument("--sample-rate", type=float, default=1e6, help="Hz")
+    g.add_argument("--input", default=None,
+                   help="raw fc32 recording [time][receivers] instead of the simulation")
+    g = p.add_argument_group("simulation")
+    g.add_argument("--source-az", type=float, default=23.4, help="simulated source azimuth, deg")
+    g.add_argument("--source-el", type=float, default=0.0, help="simulated source elevation, deg")
+    g.add_argument("--noise", type=float, default=0.3, help="noise RMS per receiver (tone: 1)")
+    g.add_argument("--seed", type=int, default=1, help="noise seed")
+    g.add_argument("--phase-seed", type=int, default=7,
+                   help="seed of the receivers' random phase offsets; -1: none")
+    g = p.add_argument_group("calibration")
+    g.add_argument("--calibrate", action="store_true",
+                   help="record the calibration source, estimate and save the gains, exit")
+    g.add_argument("--cal-az", type=float, default=-40.0, help="calibration source azimuth, deg")
+    g.add_argument("--cal-el", type=float, default=0.0, help="calibration source elevation, deg")
+    g.add_argument("--cal-samples", type=int, default=4096)
+    g.add_argument("--gains", default="direction_finding_gains.json", help="gains file (JSON)")
+    g.add_argument("--no-calibration", action="store_true", help="ignore the gains file")
+    g = p.add_argument_group("scan")
+    g.add_argument("--scan", choices=["azimuth", "azel"], default=None,
+                   help="1-D azimuth scan at --elevation (default for ula) or az x el grid")
+    g.add_argument("--az-min", type=float, default=None,
+                   help="default -90 (azimuth scan) or 0 (azel)")
+    g.add_argument("--az-max", type=float, default=None,
+                   help="default 90 (azimuth scan) or 360 - az-step (azel)")
+    g.add_argument("--az-step", type=float, default=1.0)
+    g.add_argument("--elevation", type=float, default=0.0, help="elevation of the 1-D scan")
+    g.add_argument("--el-min", type=float, default=0.0)
+    g.add_argument("--el-max", type=float, default=80.0)
+    g.add_argument("--el-step", type=float, default=10.0)
+    g = p.add_argument_group("processing")
+    g.add_argument("--n-int", type=int, default=256, help="samples integrated per power output")
+    g.add_argument("--samples", type=int, default=None,
+                   help="samples to process (default: 16384 headless, unbounded in the GUI)")
+    g.add_argument("--device", default="auto", help="auto, cpu, cuda:N, hip:N")
+    g.add_argument("--headless", action="store_true", help="no GUI: print the direction")
+    args = p.parse_args(argv)
+    if (args.az_min is None) != (args.az_max is None):
+        p.error("--az-min and --az-max go together")
+    if args.az_step <= 0 or args.el_step <= 0:
+        p.error("--az-step and --el-step must be > 0")
+    if args.headless and args.samples is None:
+        args.samples = 16384
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.calibrate:
+        calibrate(args)
+        return 0
+    if args.headless:
+        run_headless(args)
+    else:
+        run_gui(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
