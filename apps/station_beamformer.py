@@ -61,7 +61,9 @@ def beam_grid(per_side, centre, half_width):
 class Station:
     """The station flowgraph and everything needed to interpret its output."""
 
-    def __init__(self, args):
+    def __init__(self, args, build=True):
+        """build=False: only the geometry, weights and block factories (front_chain,
+        beam_chain), for flowgraphs that split the station (apps/station_split.py)."""
         self.args = args
         self.n_rx = args.receivers
         self.n_ch = args.channels
@@ -74,7 +76,7 @@ class Station:
         self.n_beams = len(self.beams_lm)
         self.sources = [dict(zip(("l", "m", "channel", "amplitude"), s)) for s in args.source]
         self.out_dir = args.out or tempfile.mkdtemp(prefix="station_")
-        self.tb = self._build()
+        self.tb = self._build() if build else None
 
     def _weights(self):
         """Beams relative to the phase centre that phase_shift already points at:
@@ -108,32 +110,56 @@ class Station:
             (a.tstart_mjd - UNIX_EPOCH_MJD) * 86400.0)  # its rx_time tag sets tstart
 
     def _build(self):
+        tb = gr.top_block("station_beamformer")
+        front = self.front_chain(self.args.device)
+        self.beamformer, self.sink = self.beam_chain(range(self.n_ch), self.args.device,
+                                                     self.out_dir, "station")
+        tb.connect(*front, self.beamformer, self.sink)
+        if self.args.gui:
+            self._add_gui(tb)
+        return tb
+
+    def front_chain(self, device):
+        """source -> head -> convert -> pfb_channelizer -> phase_shift, not yet connected.
+        Its output items are spectra [channel][receiver] complex, pointed at the field centre."""
         a = self.args
         n_in = a.spectra * self.n_ch  # raw samples per receiver
-        tb = gr.top_block("station_beamformer")
         src = self._source_block()
         self.head = blocks.head(4 * self.n_rx, n_in)
-        self.convert = beamform.convert(beamform.sc16, self.n_rx, [1.0 / a.adc_scale], a.device)
+        self.convert = beamform.convert(beamform.sc16, self.n_rx, [1.0 / a.adc_scale], device)
         self.pfb = beamform.pfb_channelizer(self.n_ch, [], a.taps, beamform.fc32, self.n_rx, 1,
-                                            False, a.center_freq, a.sample_rate, a.device)
+                                            False, a.center_freq, a.sample_rate, device)
         # Point the station at the field centre: delays are the geometric delays.
         centre_az, centre_el = lm_to_az_el(*self.centre_lm)
         delays = beamform.geometric_delays(self.positions, centre_az, centre_el)
         self.phase = beamform.phase_shift(self.n_ch, self.n_rx, list(self.frequencies),
                                           self.n_ch / a.sample_rate, list(delays), [], [], 0.0,
-                                          a.device)
-        self.beamformer = beamform.tensor_beamformer(
-            self.n_ch, self.n_rx, self.n_beams, self._weights().ravel().tolist(),
-            beamform.beam_precision.float16, beamform.beam_output.power, a.n_int,
-            beamform.polarization_layout.single, beamform.stokes_mode.I, a.device)
+                                          device)
+        return [src, self.head, self.convert, self.pfb, self.phase]
+
+    def beam_chain(self, channels, device, out_dir, prefix):
+        """tensor_beamformer (power) -> filterbank_sink for a contiguous range of
+        channel indices: its input items are spectra [len(channels)][receiver]."""
+        return self.tied_array_beamformer(channels, device), \
+            self.filterbank_sink(channels, out_dir, prefix)
+
+    def tied_array_beamformer(self, channels, device):
+        """Beam powers [beam][channel] of the given channels, integrated over n_int."""
+        channels = list(channels)
+        weights = self._weights()[channels]  # [channel][beam][receiver]
+        return beamform.tensor_beamformer(
+            len(channels), self.n_rx, self.n_beams, weights.ravel().tolist(),
+            beamform.beam_precision.float16, beamform.beam_output.power, self.args.n_int,
+            beamform.polarization_layout.single, beamform.stokes_mode.I, device)
+
+    def filterbank_sink(self, channels, out_dir, prefix):
+        """One SIGPROC file per beam (<prefix>_beamNNNN.fil) over the given channels."""
+        a = self.args
+        frequencies = [float(self.frequencies[c]) for c in channels]
         beam_az_el = [v for l, m in self.beams_lm for v in lm_to_az_el(l, m)]
-        self.sink = beamform.filterbank_sink(
-            self.out_dir, "station", self.n_beams, self.n_ch, 1, list(self.frequencies),
+        return beamform.filterbank_sink(
+            out_dir, prefix, self.n_beams, len(frequencies), 1, frequencies,
             a.n_int * self.n_ch / a.sample_rate, "simulated sky", beam_az_el, a.tstart_mjd)
-        tb.connect(src, self.head, self.convert, self.pfb, self.phase, self.beamformer, self.sink)
-        if a.gui:
-            self._add_gui(tb)
-        return tb
 
     def _add_gui(self, tb):
         from gnuradio import qtgui
