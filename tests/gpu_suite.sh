@@ -19,7 +19,7 @@ quiet() { grep -v -E ':info:|:debug:|buffer_double_mapped'; }
 status=0
 case "$part" in
 tests)
-    for t in test_convert_engine test_device_buffer test_tensor_beamformer_gpu \
+    for t in test_convert_engine test_device_buffer test_station_flowgraph test_tensor_beamformer_gpu \
         test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu; do
         [ -x ".dev/bundle/bin/$t" ] || continue
         "$t" 2>&1 | quiet >"$out/$t.log" || status=1
