@@ -3,8 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "bit_packer_impl.h"
-#include "runtime/block_params.h"
+#include "bit_packing_impl.h"
 
 namespace gr {
 namespace beamform {
@@ -12,38 +11,9 @@ namespace beamform {
 bit_packer::sptr
 bit_packer::make(int n_channels, int n_receivers, const std::string& device)
 {
-    bit_packer_config config;
-    config.n_channels = check_count("n_channels", n_channels, 1, 1 << 16);
-    config.n_receivers = check_count("n_receivers", n_receivers, 1, 1 << 20);
-    config.validate();
-    return gnuradio::make_block_sptr<bit_packer_impl>(config, select_device(device));
-}
-
-bit_packer_impl::bit_packer_impl(const bit_packer_config& config,
-                                 const device_spec& device)
-    : gr::sync_block(
-          "bit_packer",
-          device_block::signature(
-              1, 1, config.n_channels * config.n_receivers * sizeof(gr_complex), device),
-          device_block::signature(
-              1, 1, config.packed_item_words() * sizeof(uint32_t), device)),
-      device_block(device),
-      d_config(config),
-      d_engine(bit_packer_engine::make(config, device))
-{
-    size_output_buffers(*this, config.packed_item_words() * sizeof(uint32_t), device);
-}
-
-int bit_packer_impl::work(int noutput_items,
-                          gr_vector_const_void_star& input_items,
-                          gr_vector_void_star& output_items)
-{
-    d_engine->execute(static_cast<const gr_complex*>(input_items[0]),
-                      static_cast<uint32_t*>(output_items[0]),
-                      static_cast<size_t>(noutput_items),
-                      stream());
-    finish_work();
-    return noutput_items;
+    const auto config = checked_bit_packing_config(n_channels, n_receivers);
+    return gnuradio::make_block_sptr<bit_packer_impl>(
+        "bit_packer", config, select_device(device));
 }
 
 } // namespace beamform

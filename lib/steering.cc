@@ -16,6 +16,9 @@ namespace {
 
 constexpr double pi = 3.141592653589793238462643383279502884;
 
+using weight_vector = std::vector<std::complex<float>>;
+using position_list = std::vector<std::array<double, 3>>;
+
 void require_finite(const std::vector<double>& values, const std::string& name)
 {
     for (size_t i = 0; i < values.size(); i++)
@@ -41,14 +44,13 @@ size_t beam_count(const std::vector<double>& pairs, const std::string& name, boo
  * array_geometry with the phase centre \p reference (an index or a position).
  */
 template <typename Reference>
-std::vector<std::complex<float>>
-weights_for(const std::vector<std::array<double, 3>>& positions,
-            const std::vector<double>& pairs,
-            bool as_lm,
-            const std::vector<double>& frequencies,
-            const std::vector<std::complex<float>>& gains,
-            bool conjugate,
-            const Reference& reference)
+weight_vector weights_for(const position_list& positions,
+                          const std::vector<double>& pairs,
+                          bool as_lm,
+                          const std::vector<double>& frequencies,
+                          const weight_vector& gains,
+                          bool conjugate,
+                          const Reference& reference)
 {
     const size_t n_beams = beam_count(pairs, as_lm ? "lm" : "az_el", as_lm);
     std::vector<std::vector<double>> delays(n_beams);
@@ -120,49 +122,47 @@ std::vector<double> channel_frequencies(double center_freq,
     return f;
 }
 
-std::vector<std::complex<float>>
-steering_weights(const std::vector<std::array<double, 3>>& positions,
-                 const std::vector<double>& az_el,
-                 const std::vector<double>& frequencies,
-                 const std::vector<std::complex<float>>& gains,
-                 bool conjugate,
-                 int reference_index)
+// The az/el and l/m entry points differ only in how weights_for() reads the
+// direction pairs; the phase centre is a receiver index or a position.
+weight_vector steering_weights(const position_list& positions,
+                               const std::vector<double>& az_el,
+                               const std::vector<double>& frequencies,
+                               const weight_vector& gains,
+                               bool conjugate,
+                               int reference_index)
 {
     return weights_for(
         positions, az_el, false, frequencies, gains, conjugate, reference_index);
 }
 
-std::vector<std::complex<float>>
-steering_weights(const std::vector<std::array<double, 3>>& positions,
-                 const std::vector<double>& az_el,
-                 const std::vector<double>& frequencies,
-                 const std::vector<std::complex<float>>& gains,
-                 bool conjugate,
-                 const std::array<double, 3>& reference_position)
+weight_vector steering_weights(const position_list& positions,
+                               const std::vector<double>& az_el,
+                               const std::vector<double>& frequencies,
+                               const weight_vector& gains,
+                               bool conjugate,
+                               const std::array<double, 3>& reference_position)
 {
     return weights_for(
         positions, az_el, false, frequencies, gains, conjugate, reference_position);
 }
 
-std::vector<std::complex<float>>
-steering_weights_lm(const std::vector<std::array<double, 3>>& positions,
-                    const std::vector<double>& lm,
-                    const std::vector<double>& frequencies,
-                    const std::vector<std::complex<float>>& gains,
-                    bool conjugate,
-                    int reference_index)
+weight_vector steering_weights_lm(const position_list& positions,
+                                  const std::vector<double>& lm,
+                                  const std::vector<double>& frequencies,
+                                  const weight_vector& gains,
+                                  bool conjugate,
+                                  int reference_index)
 {
     return weights_for(
         positions, lm, true, frequencies, gains, conjugate, reference_index);
 }
 
-std::vector<std::complex<float>>
-steering_weights_lm(const std::vector<std::array<double, 3>>& positions,
-                    const std::vector<double>& lm,
-                    const std::vector<double>& frequencies,
-                    const std::vector<std::complex<float>>& gains,
-                    bool conjugate,
-                    const std::array<double, 3>& reference_position)
+weight_vector steering_weights_lm(const position_list& positions,
+                                  const std::vector<double>& lm,
+                                  const std::vector<double>& frequencies,
+                                  const weight_vector& gains,
+                                  bool conjugate,
+                                  const std::array<double, 3>& reference_position)
 {
     return weights_for(
         positions, lm, true, frequencies, gains, conjugate, reference_position);

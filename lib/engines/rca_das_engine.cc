@@ -102,6 +102,26 @@ inline bool interpolate(const T* s, size_t n, double fa, std::complex<double>& o
 //! Hann window A(u) = cos^2(pi u) on |u| <= 0.5 (eq. 2).
 inline double hann(double u) { return std::cos(pi * u) * std::cos(pi * u); }
 
+/*!
+ * The transmit path from virtual source \p j to the point (y, z) of the
+ * elevation plane: offsets dy, dz, aperture coordinate u and length r.
+ * Returns false where the point lies outside the transmit f-number aperture.
+ */
+struct source_path {
+    double dy, dz, u, r;
+};
+inline bool
+path_from_source(const rca_das_geometry& g, size_t j, double y, double z, source_path& p)
+{
+    p.dy = y - g.source_elev[j];
+    p.dz = z - g.source_z[j];
+    p.u = g.f_number * p.dy / p.dz;
+    if (std::fabs(p.u) > 0.5)
+        return false;
+    p.r = std::sqrt(p.dy * p.dy + p.dz * p.dz);
+    return true;
+}
+
 //! exp(2 pi i cycles), with the whole cycles removed first for accuracy.
 inline std::complex<double> rotation(double cycles)
 {
@@ -624,13 +644,11 @@ private:
                     const double z = g.z.at(iz);
                     std::complex<double> sum = 0;
                     for (size_t j = 0; j < g.n_tx; j++) {
-                        const double dy = y - g.source_elev[j];
-                        const double dz = z - g.source_z[j];
-                        const double u = g.f_number * dy / dz;
-                        if (std::fabs(u) > 0.5)
+                        source_path tx;
+                        if (!path_from_source(g, j, y, z, tx))
                             continue;
-                        const double r = std::sqrt(dy * dy + dz * dz);
-                        const double shift = 0.5 * dy * dy / (r + dz); // f(y, z) - z
+                        // shift = f(y, z) - z
+                        const double shift = 0.5 * tx.dy * tx.dy / (tx.r + tx.dz);
                         std::complex<double> delayed;
                         if (!interpolate(&d_lri[(l * g.n_tx + j) * g.n_z_lri],
                                          g.n_z_lri,
@@ -639,7 +657,7 @@ private:
                             continue;
                         if (g.iq)
                             delayed *= rotation(2 * g.demod_frequency / g.c * shift);
-                        sum += hann(u) * delayed;
+                        sum += hann(tx.u) * delayed;
                     }
                     d_volume[l * g.stride_lat + e * g.stride_elev + iz] =
                         std::complex<float>(sum);
@@ -660,13 +678,11 @@ private:
                     const double z = g.z.at(iz);
                     std::complex<double> sum = 0;
                     for (size_t j = 0; j < g.n_tx; j++) {
-                        const double dy = y - g.source_elev[j];
-                        const double dz = z - g.source_z[j];
-                        const double u_tx = g.f_number * dy / dz;
-                        if (std::fabs(u_tx) > 0.5)
+                        source_path tx;
+                        if (!path_from_source(g, j, y, z, tx))
                             continue;
-                        const double big_r = std::sqrt(dy * dy + dz * dz);
-                        const double apo_tx = hann(u_tx);
+                        const double big_r = tx.r;
+                        const double apo_tx = hann(tx.u);
                         for (size_t i = 0; i < g.n_rx; i++) {
                             const double dx = x - g.receiver_position(i);
                             const double u_rx = g.f_number * dx / z;
@@ -682,7 +698,7 @@ private:
                                 continue;
                             if (g.iq)
                                 delayed *= rotation(g.demod_frequency / g.c *
-                                                    (dy * dy / (big_r + dz) +
+                                                    (tx.dy * tx.dy / (big_r + tx.dz) +
                                                      dx * dx / (r + z)));
                             sum += apo_tx * hann(u_rx) * delayed;
                         }

@@ -226,6 +226,31 @@ private:
         }
     }
 
+    //! Launches stage 1 or 2 (\p p) for the sample type (I/Q or real) and the
+    //! pixels per thread (3 with multi-pixel, else 1) chosen at construction.
+    template <typename Params>
+    void launch(const Params& p,
+                int first,
+                int count,
+                rca::stage_shape shape,
+                int tile,
+                int n_fast,
+                int n_slow,
+                gpuStream_t s)
+    {
+        if (d_iq) {
+            if (d_multi_pixel)
+                rca::launch_stage<float2, 3>(p, first, count, shape, tile, n_fast, n_slow, s);
+            else
+                rca::launch_stage<float2, 1>(p, first, count, shape, tile, n_fast, n_slow, s);
+        } else {
+            if (d_multi_pixel)
+                rca::launch_stage<float, 3>(p, first, count, shape, tile, n_fast, n_slow, s);
+            else
+                rca::launch_stage<float, 1>(p, first, count, shape, tile, n_fast, n_slow, s);
+        }
+    }
+
     void stage1(size_t first, size_t count, gpuStream_t s)
     {
         const auto& g = d_geometry;
@@ -251,18 +276,7 @@ private:
         p.t0_fs = float(g.t0 * g.fs);
         p.cycles_per_m = float(g.demod_frequency / g.c);
         p.tile_z = d_tile1;
-        const int n = int(count), f = int(first);
-        if (d_iq) {
-            if (d_multi_pixel)
-                rca::launch_stage<float2, 3>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
-            else
-                rca::launch_stage<float2, 1>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
-        } else {
-            if (d_multi_pixel)
-                rca::launch_stage<float, 3>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
-            else
-                rca::launch_stage<float, 1>(p, f, n, d_shape1, d_tile1, p.n_zl, p.n_lat, s);
-        }
+        launch(p, int(first), int(count), d_shape1, d_tile1, p.n_zl, p.n_lat, s);
     }
 
     void stage2(const rca::volume_store& store, gpuStream_t s)
@@ -287,18 +301,7 @@ private:
         p.sources = d_sources.as<float2>();
         p.store = store;
         p.tile_elev = d_tile2;
-        const int n = int(g.n_lat);
-        if (d_iq) {
-            if (d_multi_pixel)
-                rca::launch_stage<float2, 3>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
-            else
-                rca::launch_stage<float2, 1>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
-        } else {
-            if (d_multi_pixel)
-                rca::launch_stage<float, 3>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
-            else
-                rca::launch_stage<float, 1>(p, 0, n, d_shape2, d_tile2, p.n_elev, p.n_z, s);
-        }
+        launch(p, 0, int(g.n_lat), d_shape2, d_tile2, p.n_elev, p.n_z, s);
     }
 
     void conventional(const rca::volume_store& store, gpuStream_t s)

@@ -24,6 +24,23 @@ def gpu_devices():
 HOST_DEVICES = ["cpu", "emu:0"]
 
 
+# Raw input formats: the beamform enum and the numpy type of one I or Q value.
+FORMATS = {
+    "sc8": (beamform.sc8, np.int8),
+    "sc16": (beamform.sc16, np.int16),
+    "fc32": (beamform.fc32, np.float32),
+}
+
+
+def random_samples(rng, fmt, n_items, n_rx):
+    """Interleaved I/Q of the given format, shape (n_items, n_rx, 2)."""
+    dtype = FORMATS[fmt][1]
+    if dtype == np.float32:
+        return rng.standard_normal((n_items, n_rx, 2)).astype(np.float32)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, (n_items, n_rx, 2)).astype(dtype)
+
+
 def byte_source(array, item_bytes, tags=(), repeat=False):
     """A vector_source_b streaming the raw bytes of `array` as items of item_bytes."""
     from gnuradio import blocks

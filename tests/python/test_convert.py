@@ -6,22 +6,7 @@ import pmt
 import pytest
 from gnuradio import beamform, blocks, gr
 
-from conftest import HOST_DEVICES, byte_source, gpu_devices
-
-FORMATS = {
-    "sc8": (beamform.sc8, np.int8),
-    "sc16": (beamform.sc16, np.int16),
-    "fc32": (beamform.fc32, np.float32),
-}
-
-
-def random_samples(rng, fmt, n_items, n_rx):
-    """Interleaved I/Q of the given format, shape (n_items, n_rx, 2)."""
-    dtype = FORMATS[fmt][1]
-    if dtype == np.float32:
-        return rng.standard_normal((n_items, n_rx, 2)).astype(np.float32)
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max + 1, (n_items, n_rx, 2)).astype(dtype)
+from conftest import FORMATS, HOST_DEVICES, byte_source, gpu_devices, random_samples
 
 
 def run_convert(raw, fmt, scale, device, tags=()):

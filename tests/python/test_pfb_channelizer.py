@@ -12,27 +12,12 @@ import pytest
 from gnuradio import beamform, blocks, filter, gr
 from gnuradio.beamform import pfb_taps
 
-from conftest import HOST_DEVICES, gpu_devices
+from conftest import FORMATS, HOST_DEVICES, gpu_devices, random_samples
 
 DEVICES = HOST_DEVICES + gpu_devices()
 
-FORMATS = {
-    "sc8": (beamform.sc8, np.int8),
-    "sc16": (beamform.sc16, np.int16),
-    "fc32": (beamform.fc32, np.float32),
-}
-
 
 # ---------------------------------------------------------------- helpers
-
-def random_samples(rng, fmt, n_items, n_rx):
-    """Interleaved I/Q of the given format, shape (n_items, n_rx, 2)."""
-    dtype = FORMATS[fmt][1]
-    if dtype == np.float32:
-        return rng.standard_normal((n_items, n_rx, 2)).astype(np.float32)
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max + 1, (n_items, n_rx, 2)).astype(dtype)
-
 
 def as_complex(raw):
     return raw[..., 0].astype(np.float64) + 1j * raw[..., 1].astype(np.float64)

@@ -27,6 +27,55 @@ namespace py = pybind11;
 // pydoc.h is automatically generated in the build directory
 #include <steering_pydoc.h>
 
+namespace {
+
+using weight_vector = std::vector<std::complex<float>>;
+using position_list = std::vector<std::array<double, 3>>;
+using weights_by_index = weight_vector (*)(const position_list&,
+                                           const std::vector<double>&,
+                                           const std::vector<double>&,
+                                           const weight_vector&,
+                                           bool,
+                                           int);
+using weights_by_position = weight_vector (*)(const position_list&,
+                                              const std::vector<double>&,
+                                              const std::vector<double>&,
+                                              const weight_vector&,
+                                              bool,
+                                              const std::array<double, 3>&);
+
+//! Binds both overloads (phase centre by receiver index or by position) of one
+//! steering-weights function whose beam list keyword is \p directions.
+void def_steering_weights(py::module& m,
+                          const char* name,
+                          const char* directions,
+                          weights_by_index by_index,
+                          const char* by_index_doc,
+                          weights_by_position by_position,
+                          const char* by_position_doc)
+{
+    m.def(name,
+          by_index,
+          py::arg("positions"),
+          py::arg(directions),
+          py::arg("frequencies"),
+          py::arg("gains") = weight_vector(),
+          py::arg("conjugate") = false,
+          py::arg("reference_index") = 0,
+          by_index_doc);
+    m.def(name,
+          by_position,
+          py::arg("positions"),
+          py::arg(directions),
+          py::arg("frequencies"),
+          py::arg("gains"),
+          py::arg("conjugate"),
+          py::arg("reference_position"),
+          by_position_doc);
+}
+
+} // namespace
+
 void bind_steering(py::module& m)
 {
     py::enum_<::gr::beamform::channel_order>(m, "channel_order")
@@ -46,70 +95,18 @@ void bind_steering(py::module& m)
           D(channel_frequencies));
 
 
-    m.def("steering_weights",
-          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
-                                               std::vector<double> const&,
-                                               std::vector<double> const&,
-                                               std::vector<std::complex<float>> const&,
-                                               bool,
-                                               int)) &
-              ::gr::beamform::steering_weights,
-          py::arg("positions"),
-          py::arg("az_el"),
-          py::arg("frequencies"),
-          py::arg("gains") = std::vector<std::complex<float>>(),
-          py::arg("conjugate") = false,
-          py::arg("reference_index") = 0,
-          D(steering_weights, 0));
-
-
-    m.def("steering_weights",
-          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
-                                               std::vector<double> const&,
-                                               std::vector<double> const&,
-                                               std::vector<std::complex<float>> const&,
-                                               bool,
-                                               std::array<double, 3> const&)) &
-              ::gr::beamform::steering_weights,
-          py::arg("positions"),
-          py::arg("az_el"),
-          py::arg("frequencies"),
-          py::arg("gains"),
-          py::arg("conjugate"),
-          py::arg("reference_position"),
-          D(steering_weights, 1));
-
-
-    m.def("steering_weights_lm",
-          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
-                                               std::vector<double> const&,
-                                               std::vector<double> const&,
-                                               std::vector<std::complex<float>> const&,
-                                               bool,
-                                               int)) &
-              ::gr::beamform::steering_weights_lm,
-          py::arg("positions"),
-          py::arg("lm"),
-          py::arg("frequencies"),
-          py::arg("gains") = std::vector<std::complex<float>>(),
-          py::arg("conjugate") = false,
-          py::arg("reference_index") = 0,
-          D(steering_weights_lm, 0));
-
-
-    m.def("steering_weights_lm",
-          (std::vector<std::complex<float>>(*)(std::vector<std::array<double, 3>> const&,
-                                               std::vector<double> const&,
-                                               std::vector<double> const&,
-                                               std::vector<std::complex<float>> const&,
-                                               bool,
-                                               std::array<double, 3> const&)) &
-              ::gr::beamform::steering_weights_lm,
-          py::arg("positions"),
-          py::arg("lm"),
-          py::arg("frequencies"),
-          py::arg("gains"),
-          py::arg("conjugate"),
-          py::arg("reference_position"),
-          D(steering_weights_lm, 1));
+    def_steering_weights(m,
+                         "steering_weights",
+                         "az_el",
+                         &::gr::beamform::steering_weights,
+                         D(steering_weights, 0),
+                         &::gr::beamform::steering_weights,
+                         D(steering_weights, 1));
+    def_steering_weights(m,
+                         "steering_weights_lm",
+                         "lm",
+                         &::gr::beamform::steering_weights_lm,
+                         D(steering_weights_lm, 0),
+                         &::gr::beamform::steering_weights_lm,
+                         D(steering_weights_lm, 1));
 }
