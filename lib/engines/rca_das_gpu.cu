@@ -226,6 +226,22 @@ private:
         }
     }
 
+    //! The depth grid and receive-side constants that stage 1 and the
+    //! conventional kernel both take (float copies of the geometry).
+    template <typename Params>
+    void set_receive_params(Params& p) const
+    {
+        const auto& g = d_geometry;
+        p.z0 = float(g.z.start);
+        p.dz = float(g.z.step);
+        p.rx0 = float(g.element_first);
+        p.pitch = float(g.pitch);
+        p.f_number = float(g.f_number);
+        p.fs_over_c = float(g.fs / g.c);
+        p.t0_fs = float(g.t0 * g.fs);
+        p.cycles_per_m = float(g.demod_frequency / g.c);
+    }
+
     //! Launches stage 1 or 2 (\p p) for the sample type (I/Q or real) and the
     //! pixels per thread (3 with multi-pixel, else 1) chosen at construction.
     template <typename Params>
@@ -267,14 +283,7 @@ private:
         p.n_tx = int(g.n_tx);
         p.lat0 = float(g.lat.start);
         p.dlat = float(g.lat.step);
-        p.z0 = float(g.z.start);
-        p.dz = float(g.z.step);
-        p.rx0 = float(g.element_first);
-        p.pitch = float(g.pitch);
-        p.f_number = float(g.f_number);
-        p.fs_over_c = float(g.fs / g.c);
-        p.t0_fs = float(g.t0 * g.fs);
-        p.cycles_per_m = float(g.demod_frequency / g.c);
+        set_receive_params(p);
         p.tile_z = d_tile1;
         launch(p, int(first), int(count), d_shape1, d_tile1, p.n_zl, p.n_lat, s);
     }
@@ -321,14 +330,7 @@ private:
         p.dlat = float(g.lat.step);
         p.elev0 = float(g.elev.start);
         p.delev = float(g.elev.step);
-        p.z0 = float(g.z.start);
-        p.dz = float(g.z.step);
-        p.rx0 = float(g.element_first);
-        p.pitch = float(g.pitch);
-        p.f_number = float(g.f_number);
-        p.fs_over_c = float(g.fs / g.c);
-        p.t0_fs = float(g.t0 * g.fs);
-        p.cycles_per_m = float(g.demod_frequency / g.c);
+        set_receive_params(p);
         p.sources = d_sources.as<float2>();
         p.store = store;
         rca::launch_rca_conventional(d_iq, p, s);
