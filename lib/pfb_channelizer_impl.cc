@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "pfb_channelizer_impl.h"
+#include <gnuradio/beamform/steering.h>
 #include "runtime/block_params.h"
 #include <pmt/pmt.h>
 #include <algorithm>
@@ -76,8 +77,12 @@ pfb_channelizer_impl::pfb_channelizer_impl(const pfb_channelizer_config& config,
 
 std::vector<double> pfb_channelizer_impl::channel_frequencies() const
 {
-    return beamform::channel_frequencies(
-        d_config.n_channels, d_config.fft_shift, d_center_freq, d_sample_rate);
+    // Channel k is centred at +k fs/N (GNU Radio's order), or ascending with fft_shift.
+    return beamform::channel_frequencies(d_center_freq,
+                                         d_sample_rate / double(d_config.n_channels),
+                                         d_config.n_channels,
+                                         d_config.fft_shift ? channel_order::fft_shift
+                                                            : channel_order::pfb);
 }
 
 void pfb_channelizer_impl::propagate_tags(uint64_t n_in)

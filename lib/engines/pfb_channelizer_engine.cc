@@ -106,27 +106,6 @@ std::vector<float> default_pfb_taps(size_t n_channels, size_t taps_per_branch)
     return taps;
 }
 
-long channel_offset(size_t index, size_t n_channels, bool fft_shift)
-{
-    const long n = long(n_channels);
-    if (fft_shift)
-        return long(index) - n / 2;
-    const long c = long(index);
-    return c < (n + 1) / 2 ? c : c - n;
-}
-
-std::vector<double> channel_frequencies(size_t n_channels,
-                                        bool fft_shift,
-                                        double center_freq,
-                                        double sample_rate)
-{
-    std::vector<double> f(n_channels);
-    for (size_t k = 0; k < n_channels; k++)
-        f[k] = center_freq + double(channel_offset(k, n_channels, fft_shift)) *
-                                 sample_rate / double(n_channels);
-    return f;
-}
-
 namespace {
 
 /*!

@@ -55,20 +55,6 @@ struct pfb_channelizer_config {
 std::vector<float> default_pfb_taps(size_t n_channels, size_t taps_per_branch);
 
 /*!
- * Offset of output channel \p index from the centre frequency, in units of the
- * channel spacing fs/N: GNU Radio's order is numpy.fft.fftfreq(N) * N
- * (0, 1, ..., ceil(N/2)-1, -floor(N/2), ..., -1); with fft_shift ascending
- * (-floor(N/2), ..., ceil(N/2)-1).
- */
-long channel_offset(size_t index, size_t n_channels, bool fft_shift);
-
-//! Sky frequency of every output channel: center_freq + offset * sample_rate / N.
-std::vector<double> channel_frequencies(size_t n_channels,
-                                        bool fft_shift,
-                                        double center_freq,
-                                        double sample_rate);
-
-/*!
  * \brief Polyphase filter-bank channelizer for an array: raw array samples
  * [receivers] (sc8, sc16, fc32) -> spectra [channels][receivers] fc32, one
  * output item per N/oversample input items, every receiver through the same
