@@ -26,9 +26,9 @@
  * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).
  */
 #include "bench_common.h"
-#include "engines/tensor_beamformer_cuda.h"
-#include "engines/tensor_beamformer_engine.h"
-#include "engines/tensor_beamformer_expand.h"
+#include "engines/tensor_beamformer/tensor_beamformer_cuda.h"
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <algorithm>

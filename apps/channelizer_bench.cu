@@ -17,8 +17,8 @@
  *                     [--skip-cpu] [--json=channelizer_bench.json]
  */
 #include "bench_common.h"
-#include "engines/pfb_channelizer_engine.h"
-#include "runtime/gpu_memory.h"
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/interleaved_short_to_complex.h>
 #include <gnuradio/blocks/null_sink.h>

@@ -10,8 +10,8 @@
  *   device_buffer_bench [--items=N] [--receivers=N] [--stages=N] [--json=path]
  */
 #include "bench_common.h"
-#include "engines/convert_engine.h"
-#include "runtime/gpu_memory.h"
+#include <gnuradio/beamform/engines/convert_engine.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/convert.h>
 #include <gnuradio/blocks/null_sink.h>
 #include "bench_source.h"

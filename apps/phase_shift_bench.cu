@@ -14,7 +14,7 @@
  *                     [--runs=50] [--json=phase_shift_bench.json]
  */
 #include "bench_common.h"
-#include "engines/phase_shift_engine.h"
+#include <gnuradio/beamform/engines/phase_shift_engine.h>
 #include <gnuradio/blocks/multiply_const_v.h>
 #include <chrono>
 #include <complex>

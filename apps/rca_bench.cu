@@ -29,7 +29,7 @@
  *   rca_bench [--runs=N] [--json=rca_bench.json] [--sweep] [--no-conventional]
  */
 #include "bench_common.h"
-#include "engines/rca_das_engine.h"
+#include "engines/rca_das/rca_das_gpu.h"
 #include <cmath>
 #include <cstdint>
 #include <iostream>

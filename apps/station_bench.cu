@@ -24,15 +24,15 @@
  *                 [--rate=100e6] [--json=path]
  */
 #include "bench_common.h"
-#include "engines/convert_engine.h"
-#include "engines/pfb_channelizer_engine.h"
-#include "engines/phase_shift_engine.h"
-#include "engines/tensor_beamformer_engine.h"
-#include "runtime/gpu_memory.h"
+#include <gnuradio/beamform/engines/convert_engine.h>
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include <gnuradio/beamform/engines/phase_shift_engine.h>
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/convert.h>
 #include <gnuradio/beamform/pfb_channelizer.h>
 #include <gnuradio/beamform/phase_shift.h>
-#include <gnuradio/beamform/steering.h>
+#include <gnuradio/beamform/engines/steering.h>
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <gnuradio/blocks/null_sink.h>
 #include "bench_source.h"

@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "array_source_impl.h"
-#include "engines/phase_shift_engine.h" // phase_cycles: exact fractional cycles
-#include <gnuradio/beamform/array_geometry.h>
+#include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
+#include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/io_signature.h>
 #include <cmath>
 #include <limits>

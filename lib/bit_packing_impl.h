@@ -6,9 +6,9 @@
 #ifndef INCLUDED_BEAMFORM_BIT_PACKING_IMPL_H
 #define INCLUDED_BEAMFORM_BIT_PACKING_IMPL_H
 
-#include "engines/bit_packer_engine.h"
-#include "runtime/block_params.h"
-#include "runtime/device_block.h"
+#include <gnuradio/beamform/engines/bit_packer_engine.h>
+#include "block_support/block_params.h"
+#include "block_support/device_block.h"
 #include <gnuradio/beamform/bit_packer.h>
 #include <gnuradio/beamform/bit_unpacker.h>
 #include <type_traits>

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "convert_impl.h"
-#include "runtime/block_params.h"
+#include "block_support/block_params.h"
 
 namespace gr {
 namespace beamform {

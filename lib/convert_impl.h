@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_CONVERT_IMPL_H
 #define INCLUDED_BEAMFORM_CONVERT_IMPL_H
 
-#include "engines/convert_engine.h"
-#include "runtime/device_block.h"
+#include <gnuradio/beamform/engines/convert_engine.h>
+#include "block_support/device_block.h"
 #include <gnuradio/beamform/convert.h>
 
 namespace gr {

@@ -6,7 +6,7 @@
 #ifndef INCLUDED_BEAMFORM_FILTERBANK_SINK_IMPL_H
 #define INCLUDED_BEAMFORM_FILTERBANK_SINK_IMPL_H
 
-#include "engines/filterbank_writer.h"
+#include <gnuradio/beamform/engines/filterbank_writer.h>
 #include <gnuradio/beamform/filterbank_sink.h>
 #include <atomic>
 #include <mutex>

@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "pfb_channelizer_impl.h"
-#include <gnuradio/beamform/steering.h>
-#include "runtime/block_params.h"
+#include <gnuradio/beamform/engines/steering.h>
+#include "block_support/block_params.h"
 #include <pmt/pmt.h>
 #include <algorithm>
 #include <cmath>

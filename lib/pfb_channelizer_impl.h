@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_PFB_CHANNELIZER_IMPL_H
 #define INCLUDED_BEAMFORM_PFB_CHANNELIZER_IMPL_H
 
-#include "engines/pfb_channelizer_engine.h"
-#include "runtime/device_block.h"
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include "block_support/device_block.h"
 #include <gnuradio/beamform/pfb_channelizer.h>
 
 namespace gr {

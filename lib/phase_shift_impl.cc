@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "phase_shift_impl.h"
-#include "runtime/block_params.h"
-#include <gnuradio/beamform/array_geometry.h>
+#include "block_support/block_params.h"
+#include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_PHASE_SHIFT_IMPL_H
 #define INCLUDED_BEAMFORM_PHASE_SHIFT_IMPL_H
 
-#include "engines/phase_shift_engine.h"
-#include "runtime/device_block.h"
+#include <gnuradio/beamform/engines/phase_shift_engine.h>
+#include "block_support/device_block.h"
 #include <gnuradio/beamform/phase_shift.h>
 #include <mutex>
 

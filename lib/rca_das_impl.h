@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_RCA_DAS_IMPL_H
 #define INCLUDED_BEAMFORM_RCA_DAS_IMPL_H
 
-#include "engines/rca_das_engine.h"
-#include "runtime/device_block.h"
+#include <gnuradio/beamform/engines/rca_das_engine.h>
+#include "block_support/device_block.h"
 #include <gnuradio/beamform/rca_das.h>
 
 namespace gr {

@@ -3,9 +3,9 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "runtime/block_params.h"
+#include "block_support/block_params.h"
 #include "tensor_beamformer_impl.h"
-#include <gnuradio/beamform/steering.h>
+#include <gnuradio/beamform/engines/steering.h>
 #include <stdexcept>
 
 namespace gr {

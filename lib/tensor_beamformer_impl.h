@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
 #define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
 
-#include "engines/tensor_beamformer_engine.h"
-#include "runtime/device_block.h"
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "block_support/device_block.h"
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <pmt/pmt.h>
 #include <mutex>

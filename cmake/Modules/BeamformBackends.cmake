@@ -70,7 +70,7 @@ function(beamform_hip_objects out_var)
       OUTPUT ${_obj}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/hip
       COMMAND ${HIPCC_EXECUTABLE} -x hip -std=c++17 -O3 -fPIC ${_arch_flags}
-              -DBEAMFORM_HAVE_HIP -Dgnuradio_beamform_EXPORTS
+              -DBEAMFORM_HAVE_HIP
               -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/lib
               -I${PROJECT_SOURCE_DIR}/kernels
               -c ${_src} -o ${_obj}

@@ -11,7 +11,7 @@
 
 #include "tensor_beamformer_mma.cuh"
 #include "tensor_beamformer_tile_lists.h"
-#include <engines/tensor_beamformer_cuda.h>
+#include <engines/tensor_beamformer/tensor_beamformer_cuda.h>
 #include <string>
 
 namespace gr {

@@ -3,10 +3,9 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "gpu_api.h"
-#include "gpu_memory.h"
-#include <gnuradio/beamform/sample_format.h>
-#include <gnuradio/logger.h>
+#include "backends.h"
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <gnuradio/beamform/runtime/log.h>
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
@@ -35,20 +34,22 @@ const char* backend_name(backend kind)
 
 const gpu_api* find_api(backend kind)
 {
+    using api_getter = const gpu_api* (*)();
+    api_getter getter = nullptr;
     switch (kind) {
+    case backend::cpu:
+        break;
     case backend::emu:
-        return emu_api();
-#ifdef BEAMFORM_HAVE_CUDA
+        getter = emu_api;
+        break;
     case backend::cuda:
-        return cuda::api();
-#endif
-#ifdef BEAMFORM_HAVE_HIP
+        getter = BEAMFORM_IF_CUDA(cuda::api);
+        break;
     case backend::hip:
-        return hip::api();
-#endif
-    default:
-        return nullptr;
+        getter = BEAMFORM_IF_HIP(hip::api);
+        break;
     }
+    return getter ? getter() : nullptr;
 }
 
 const char* const device_syntax =
@@ -118,10 +119,8 @@ device_spec select_device(const std::string& device)
             std::string built;
             for (const auto& b : compiled_backends())
                 built += (built.empty() ? "" : ", ") + b;
-            gr::logger log("beamform");
-            log.warn("device=\"auto\": no usable GPU (backends built: {:s}); running "
-                     "on the CPU",
-                     built);
+            warn("device=\"auto\": no usable GPU (backends built: " + built +
+                 "); running on the CPU");
         });
         return device_spec{};
     }
@@ -171,41 +170,6 @@ void device_memory::release()
     }
     d_ptr = nullptr;
     d_bytes = 0;
-}
-
-size_t sample_size(sample_format f)
-{
-    switch (f) {
-    case sample_format::sc8:
-        return 2;
-    case sample_format::sc16:
-        return 4;
-    case sample_format::fc32:
-        return 8;
-    }
-    return 0;
-}
-
-std::string to_string(sample_format f)
-{
-    switch (f) {
-    case sample_format::sc8:
-        return "sc8";
-    case sample_format::sc16:
-        return "sc16";
-    case sample_format::fc32:
-        return "fc32";
-    }
-    return "?";
-}
-
-sample_format parse_sample_format(const std::string& text, const std::string& parameter)
-{
-    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
-        if (text == to_string(f))
-            return f;
-    throw std::invalid_argument(parameter + " must be \"sc8\", \"sc16\" or \"fc32\", got \"" +
-                                text + "\"");
 }
 
 } // namespace beamform

@@ -7,7 +7,7 @@
  * the copy counters and the leak checks run in CI where there is no GPU.
  * Streams are null and every operation completes before it returns.
  */
-#include "gpu_api.h"
+#include "backends.h"
 #include <chrono>
 #include <cstdlib>
 #include <cstring>

@@ -6,7 +6,7 @@
  * gpu_api over the CUDA or HIP runtime. Compiled once per GPU backend
  * (see kernels/common/gpu_portable.h).
  */
-#include "gpu_api.h"
+#include "backends.h"
 #include <common/gpu_portable.h>
 
 namespace gr {

@@ -28,7 +28,7 @@
 #ifndef INCLUDED_BEAMFORM_TESTS_TB_EMULATION_H
 #define INCLUDED_BEAMFORM_TESTS_TB_EMULATION_H
 
-#include "engines/tensor_beamformer_expand.h"
+#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include <ucontext.h>
 #include <algorithm>
 #include <cstdint>

@@ -11,8 +11,8 @@
 #ifndef INCLUDED_BEAMFORM_TESTS_TB_REFERENCE_H
 #define INCLUDED_BEAMFORM_TESTS_TB_REFERENCE_H
 
-#include "engines/tensor_beamformer_engine.h"
-#include "engines/tensor_beamformer_expand.h"
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include <cmath>
 #include <complex>
 #include <cstdint>

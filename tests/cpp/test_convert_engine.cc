@@ -6,7 +6,7 @@
  * convert engines: the CPU reference against the formula, and every GPU engine
  * against the CPU engine on random inputs, odd sizes and poisoned outputs.
  */
-#include "engines/convert_engine.h"
+#include <gnuradio/beamform/engines/convert_engine.h>
 #include "test_util.h"
 #include <cstdint>
 #include <iostream>

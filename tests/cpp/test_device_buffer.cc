@@ -11,7 +11,7 @@
  *  3. 200 build/run/destroy cycles leave device memory where it started;
  *  4. the unsupported topologies raise at start, within 5 seconds.
  */
-#include "runtime/device_buffer.h"
+#include "block_support/device_buffer.h"
 #include "test_util.h"
 #include <gnuradio/beamform/convert.h>
 #include <gnuradio/blocks/null_sink.h>

@@ -6,7 +6,7 @@
  * filterbank_writer without a flowgraph: file layout, channel order, MJD
  * conversion, errors. (The Python tests cover the block and the reader.)
  */
-#include "engines/filterbank_writer.h"
+#include <gnuradio/beamform/engines/filterbank_writer.h>
 #include "test_util.h"
 #include <gtest/gtest.h>
 #include <cstring>

@@ -17,8 +17,8 @@
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
 
-#include "engines/pfb_channelizer_engine.h"
-#include "engines/pfb_channelizer_plan.h"
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include "engines/pfb_channelizer/pfb_channelizer_plan.h"
 #include "test_util.h"
 #include <cstring>
 #include <iostream>

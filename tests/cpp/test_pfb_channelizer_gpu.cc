@@ -14,8 +14,8 @@
  *   pfb_channelizer N=.. T=.. O=.. fmt=.. R=.. shift=.. path=.. calls=[..] rel_err=..
  * (relative error norm ||gpu - cpu|| / ||cpu|| over all outputs).
  */
-#include "engines/pfb_channelizer_engine.h"
-#include "engines/pfb_channelizer_plan.h"
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include "engines/pfb_channelizer/pfb_channelizer_plan.h"
 #include "test_util.h"
 #include <gpu/pfb_fft.cuh>
 #include <cstdint>

@@ -9,7 +9,7 @@
  * rule that set_delays() applies from the next execute(). The CPU tests run
  * everywhere; the GPU tests skip with their reason where there is no GPU.
  */
-#include "engines/phase_shift_engine.h"
+#include <gnuradio/beamform/engines/phase_shift_engine.h>
 #include "test_util.h"
 #include <cmath>
 #include <cstdio>

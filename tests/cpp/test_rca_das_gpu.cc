@@ -9,7 +9,7 @@
  * GPU kernel variants (batch sizes, multi-pixel on and off). Every output
  * element must be finite and ||gpu - cpu|| / ||cpu|| < 1e-4.
  */
-#include "engines/rca_das_engine.h"
+#include "engines/rca_das/rca_das_gpu.h"
 #include "test_util.h"
 #include <cstdio>
 #include <iostream>

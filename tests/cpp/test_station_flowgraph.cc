@@ -11,12 +11,12 @@
  * with the CPU chain and find the injected source in its beam and channel.
  */
 #include "test_util.h"
-#include <gnuradio/beamform/array_geometry.h>
+#include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/beamform/array_source.h>
 #include <gnuradio/beamform/convert.h>
 #include <gnuradio/beamform/pfb_channelizer.h>
 #include <gnuradio/beamform/phase_shift.h>
-#include <gnuradio/beamform/steering.h>
+#include <gnuradio/beamform/engines/steering.h>
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/interleave.h>

@@ -9,11 +9,11 @@
  * from the X/Y voltages, weight updates only between execute() calls, and
  * the parameter checks. The numpy comparisons are in tests/python.
  */
-#include "engines/bit_packer_engine.h"
-#include "engines/half_float.h"
-#include "engines/tensor_beamformer_engine.h"
+#include <gnuradio/beamform/engines/bit_packer_engine.h>
+#include "engines/tensor_beamformer/half_float.h"
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include "test_util.h"
-#include <gnuradio/beamform/steering.h>
+#include <gnuradio/beamform/engines/steering.h>
 #include <chrono>
 #include <cmath>
 #include <cstdint>

@@ -17,7 +17,7 @@
 #include <cuda/tensor_beamformer_tile_lists.h>
 #include <cuda/tensor_beamformer_wgmma.cuh>
 
-#include "engines/tensor_beamformer_expand.h"
+#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"
 #include <gtest/gtest.h>
 #include <cmath>

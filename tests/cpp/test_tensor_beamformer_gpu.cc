@@ -10,12 +10,12 @@
  * float16 relative error norm < 1e-3, int1 exact. Each case prints its error
  * norms. Skips with the reason where there is no GPU.
  */
-#include "engines/bit_packer_engine.h"
-#include "engines/tensor_beamformer_engine.h"
+#include <gnuradio/beamform/engines/bit_packer_engine.h>
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include "tb_reference.h"
 #include "test_util.h"
 #ifdef BEAMFORM_HAVE_CUDA
-#include "engines/tensor_beamformer_cuda.h"
+#include "engines/tensor_beamformer/tensor_beamformer_cuda.h"
 #endif
 #include <cstdlib>
 #include <fstream>

@@ -14,7 +14,7 @@
 #define BF_TB_EMULATION 1
 #include <hip/tensor_beamformer_mfma.cuh>
 
-#include "engines/tensor_beamformer_expand.h"
+#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"
 #include <gtest/gtest.h>
 #include <iostream>

@@ -9,8 +9,8 @@
 #ifndef INCLUDED_BEAMFORM_TEST_UTIL_H
 #define INCLUDED_BEAMFORM_TEST_UTIL_H
 
-#include "runtime/gpu_memory.h"
-#include <gnuradio/beamform/device.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <gnuradio/beamform/runtime/device.h>
 #include <gtest/gtest.h>
 #include <cmath>
 #include <complex>

@@ -7,8 +7,8 @@
 #define INCLUDED_BEAMFORM_ARRAY_SOURCE_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/array_geometry.h>
-#include <gnuradio/beamform/sample_format.h>
+#include <gnuradio/beamform/engines/array_geometry.h>
+#include <gnuradio/beamform/engines/sample_format.h>
 #include <gnuradio/sync_block.h>
 #include <array>
 

@@ -7,7 +7,7 @@
 #define INCLUDED_BEAMFORM_BIT_PACKER_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/device.h>
+#include <gnuradio/beamform/device_block_info.h>
 #include <gnuradio/sync_block.h>
 
 namespace gr {

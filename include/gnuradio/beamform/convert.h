@@ -7,8 +7,8 @@
 #define INCLUDED_BEAMFORM_CONVERT_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/device.h>
-#include <gnuradio/beamform/sample_format.h>
+#include <gnuradio/beamform/device_block_info.h>
+#include <gnuradio/beamform/engines/sample_format.h>
 #include <gnuradio/sync_block.h>
 
 namespace gr {

@@ -7,8 +7,8 @@
 #define INCLUDED_BEAMFORM_PFB_CHANNELIZER_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/device.h>
-#include <gnuradio/beamform/sample_format.h>
+#include <gnuradio/beamform/device_block_info.h>
+#include <gnuradio/beamform/engines/sample_format.h>
 #include <gnuradio/sync_decimator.h>
 
 namespace gr {

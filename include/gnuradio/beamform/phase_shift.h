@@ -7,8 +7,8 @@
 #define INCLUDED_BEAMFORM_PHASE_SHIFT_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/array_geometry.h>
-#include <gnuradio/beamform/device.h>
+#include <gnuradio/beamform/engines/array_geometry.h>
+#include <gnuradio/beamform/device_block_info.h>
 #include <gnuradio/sync_block.h>
 #include <array>
 #include <complex>

@@ -7,7 +7,7 @@
 #define INCLUDED_BEAMFORM_RCA_DAS_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/device.h>
+#include <gnuradio/beamform/device_block_info.h>
 #include <gnuradio/sync_decimator.h>
 #include <string>
 #include <vector>

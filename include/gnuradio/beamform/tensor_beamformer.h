@@ -7,8 +7,8 @@
 #define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_H
 
 #include <gnuradio/beamform/api.h>
-#include <gnuradio/beamform/beam_types.h>
-#include <gnuradio/beamform/device.h>
+#include <gnuradio/beamform/engines/beam_types.h>
+#include <gnuradio/beamform/device_block_info.h>
 #include <gnuradio/sync_decimator.h>
 #include <array>
 #include <cstdint>

@@ -13,8 +13,8 @@
 /* If manual edits are made, the following tags should be modified accordingly.    */
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
-/* BINDTOOL_HEADER_FILE(array_geometry.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(c2923ea2611f20811d2f439b06fefe3a)                     */
+/* BINDTOOL_HEADER_FILE(engines/array_geometry.h)                                        */
+/* BINDTOOL_HEADER_FILE_HASH(f851fe337ff1677d6ce97cf6899c8aa0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -23,7 +23,7 @@
 
 namespace py = pybind11;
 
-#include <gnuradio/beamform/array_geometry.h>
+#include <gnuradio/beamform/engines/array_geometry.h>
 // pydoc.h is automatically generated in the build directory
 #include <array_geometry_pydoc.h>
 

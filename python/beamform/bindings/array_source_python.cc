@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(array_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(80311ed250bef00e873c7db4c0aa02e0)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1ce9234150c54a9e0edd1bb57a2a637a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -13,7 +13,7 @@
 /* If manual edits are made, the following tags should be modified accordingly.    */
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
-/* BINDTOOL_HEADER_FILE(beam_types.h)                                        */
+/* BINDTOOL_HEADER_FILE(engines/beam_types.h)                                        */
 /* BINDTOOL_HEADER_FILE_HASH(198ee3cd39d16995367c6d3ae8df306f)                     */
 /***********************************************************************************/
 
@@ -23,7 +23,7 @@
 
 namespace py = pybind11;
 
-#include <gnuradio/beamform/beam_types.h>
+#include <gnuradio/beamform/engines/beam_types.h>
 // pydoc.h is automatically generated in the build directory
 #include <beam_types_pydoc.h>
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(bit_packer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3f83bc748786e8b4edf48bbb111f933b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(4e9682e23e2ab50a3e99996004a52b52)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(bit_unpacker.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(c9aa3c935b3336c4a540a0b9bd111470)                     */
+/* BINDTOOL_HEADER_FILE_HASH(16cc715352b32d01045fb44ffecbe0e6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

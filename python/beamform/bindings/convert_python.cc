@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(convert.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5a5386c25359ed696e07f70c4f19f5a1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d077c6338aca2d4473216e6b2d6934fc)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -13,8 +13,8 @@
 /* If manual edits are made, the following tags should be modified accordingly.    */
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
-/* BINDTOOL_HEADER_FILE(device.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f1e577f2c1c9c1021e2bd9cb919a780d)                     */
+/* BINDTOOL_HEADER_FILE(runtime/device.h)                                */
+/* BINDTOOL_HEADER_FILE_HASH(69eaf60d5ded8e1a279d6c919273f120)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -23,7 +23,7 @@
 
 namespace py = pybind11;
 
-#include <gnuradio/beamform/device.h>
+#include <gnuradio/beamform/runtime/device.h>
 // pydoc.h is automatically generated in the build directory
 #include <device_pydoc.h>
 
@@ -31,8 +31,6 @@ void bind_device(py::module& m)
 {
 
     using device_spec = ::gr::beamform::device_spec;
-    using copy_stats = ::gr::beamform::copy_stats;
-    using device_block_info = ::gr::beamform::device_block_info;
 
 
     py::class_<device_spec, std::shared_ptr<device_spec>>(
@@ -56,43 +54,6 @@ void bind_device(py::module& m)
 
         ;
 
-
-    py::class_<copy_stats, std::shared_ptr<copy_stats>>(m, "copy_stats", D(copy_stats))
-
-        .def(py::init<>(), D(copy_stats, copy_stats, 0))
-        .def(py::init<gr::beamform::copy_stats const&>(),
-             py::arg("arg0"),
-             D(copy_stats, copy_stats, 1))
-        .def_readonly("host_to_device", &copy_stats::host_to_device)
-        .def_readonly("device_to_host", &copy_stats::device_to_host)
-        .def("__repr__",
-             [](const copy_stats& c) {
-                 return "copy_stats(host_to_device=" + std::to_string(c.host_to_device) +
-                        ", device_to_host=" + std::to_string(c.device_to_host) + ")";
-             })
-
-        ;
-
-
-    py::class_<device_block_info, std::shared_ptr<device_block_info>>(
-        m, "device_block_info", D(device_block_info))
-
-
-        .def("device", &device_block_info::device, D(device_block_info, device))
-
-
-        .def("input_copy_stats",
-             &device_block_info::input_copy_stats,
-             py::arg("port") = 0,
-             D(device_block_info, input_copy_stats))
-
-
-        .def("output_copy_stats",
-             &device_block_info::output_copy_stats,
-             py::arg("port") = 0,
-             D(device_block_info, output_copy_stats))
-
-        ;
 
     py::enum_<::gr::beamform::backend>(m, "backend")
         .value("cpu", ::gr::beamform::backend::cpu)   // 0

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(pfb_channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(761da02082eef61a2b578d171ebeb7c6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(52c9f57e5ca196788413fd25f401e96d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b6f098edefc3d4e0a2ed61da436f8a1f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(75d52773c825c135e3e0e3c59282be1f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -22,6 +22,7 @@ namespace py = pybind11;
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
 void bind_device(py::module& m);
+void bind_device_block_info(py::module& m);
 void bind_sample_format(py::module& m);
 void bind_convert(py::module& m);
 void bind_beam_types(py::module& m);
@@ -64,6 +65,7 @@ PYBIND11_MODULE(beamform_python, m)
     /**************************************/
     // BINDING_FUNCTION_CALLS(
     bind_device(m);
+    bind_device_block_info(m);
     bind_sample_format(m);
     bind_convert(m);
     bind_beam_types(m);

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(rca_das.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9881018509dcca3759b4fa9e7d0d423e)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1e9ed7d04d1c1db2a29bea25c43565f2)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -13,8 +13,8 @@
 /* If manual edits are made, the following tags should be modified accordingly.    */
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
-/* BINDTOOL_HEADER_FILE(sample_format.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(eadc9a661803266ae33534e508e49d0b)                     */
+/* BINDTOOL_HEADER_FILE(engines/sample_format.h)                                        */
+/* BINDTOOL_HEADER_FILE_HASH(fd8dc295b6a10f72c20d11b9b1d4d8d0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -23,7 +23,7 @@
 
 namespace py = pybind11;
 
-#include <gnuradio/beamform/sample_format.h>
+#include <gnuradio/beamform/engines/sample_format.h>
 // pydoc.h is automatically generated in the build directory
 #include <sample_format_pydoc.h>
 

@@ -13,8 +13,8 @@
 /* If manual edits are made, the following tags should be modified accordingly.    */
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
-/* BINDTOOL_HEADER_FILE(steering.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5b372e65413bf023dc5bafb4b5c4a16f)                     */
+/* BINDTOOL_HEADER_FILE(engines/steering.h)                                        */
+/* BINDTOOL_HEADER_FILE_HASH(8918a5f3f10db3f7c26ee46994a4b102)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -23,7 +23,7 @@
 
 namespace py = pybind11;
 
-#include <gnuradio/beamform/steering.h>
+#include <gnuradio/beamform/engines/steering.h>
 // pydoc.h is automatically generated in the build directory
 #include <steering_pydoc.h>
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f1a2028200636f407b074117364a2f71)                     */
+/* BINDTOOL_HEADER_FILE_HASH(13a9a9e31690862cbf2c0ec2863beb57)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

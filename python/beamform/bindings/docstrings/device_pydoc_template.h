@@ -30,33 +30,6 @@ static const char* __doc_gr_beamform_device_spec_uses_device_buffers = R"doc()do
 static const char* __doc_gr_beamform_device_spec_name = R"doc()doc";
 
 
-static const char* __doc_gr_beamform_copy_stats = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_copy_stats_copy_stats_0 = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_copy_stats_copy_stats_1 = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_device_block_info = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_device_block_info_device_block_info_0 = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_device_block_info_device_block_info_1 = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_device_block_info_device = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_device_block_info_input_copy_stats = R"doc()doc";
-
-
-static const char* __doc_gr_beamform_device_block_info_output_copy_stats = R"doc()doc";
-
-
 static const char* __doc_gr_beamform_select_device = R"doc()doc";
 
 

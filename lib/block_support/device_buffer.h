@@ -1,0 +1,131 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_BEAMFORM_RUNTIME_DEVICE_BUFFER_H
+#define INCLUDED_BEAMFORM_RUNTIME_DEVICE_BUFFER_H
+
+#include <gnuradio/beamform/device_block_info.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <gnuradio/buffer_single_mapped.h>
+#include <gnuradio/buffer_type.h>
+#include <atomic>
+#include <mutex>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace beamform {
+
+class device_block;
+
+/*!
+ * \brief GNU Radio custom buffer that keeps stream items in GPU memory.
+ *
+ * A beamform block that runs on a GPU declares this buffer type in its input
+ * and output signatures. The runtime then picks a transfer type per edge:
+ *  - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device
+ *    memory; nothing is copied.
+ *  - host block -> GPU block (HOST_TO_DEVICE): the host block writes into pinned
+ *    host memory and post_work() enqueues the copy to the device on the GPU
+ *    block's stream, ahead of that block's kernels.
+ *  - GPU block -> host block (DEVICE_TO_HOST): post_work() copies the new items
+ *    into pinned host memory on the GPU block's stream and waits for them.
+ * Each buffer counts the bytes it copied in each direction.
+ *
+ * GNU Radio 3.10.5.1 (Debian bookworm) workarounds, harmless on later 3.10:
+ *  - The base class keeps a shared_ptr to the owning block, and the block keeps
+ *    its buffers, so buffers were never destroyed and device memory leaked at
+ *    every flowgraph teardown. This buffer drops that reference after
+ *    construction (the base class only stores it), so it is destroyed with the
+ *    flowgraph and frees its memory.
+ *  - One host output feeding several GPU blocks makes the runtime replace the
+ *    host buffer once per reader, leaving all but the last reader on an orphaned
+ *    buffer: the flowgraph hangs. The buffer factory detects the second
+ *    replacement and throws, so top_block.start() fails with a message instead.
+ *    So does a host output read by a host block and a GPU block when the host
+ *    reader was attached first (the host reader would be orphaned). When the
+ *    GPU reader comes first, GNU Radio itself throws "Cannot change to transfer
+ *    type". The fix: a host blocks.copy in front of the GPU reader (host output
+ *    read by both), or a GPU beamform.convert in front of the host reader (GPU
+ *    output read by both).
+ */
+class device_buffer : public gr::buffer_single_mapped
+{
+public:
+    //! One buffer type per backend, so that GNU Radio refuses to connect a CUDA
+    //! block directly to a HIP block.
+    static gr::buffer_type cuda_type;
+    static gr::buffer_type hip_type;
+    static gr::buffer_type emu_type;
+    static gr::buffer_type type_for(backend kind);
+
+    static gr::buffer_sptr make_buffer(int nitems,
+                                       size_t sizeof_item,
+                                       uint64_t downstream_lcm_nitems,
+                                       uint32_t downstream_max_out_mult,
+                                       gr::block_sptr link,
+                                       gr::block_sptr buf_owner);
+
+    ~device_buffer() override;
+
+    copy_stats stats() const
+    {
+        return copy_stats{ d_h2d_bytes.load(), d_d2h_bytes.load() };
+    }
+    const device_spec& device() const { return d_device; }
+    //! Number of device_buffer objects alive in the process (leak tests).
+    static long live_count();
+
+    void post_work(int nitems) override;
+    void* write_pointer() override;
+    const void* _read_pointer(unsigned int read_index) override;
+    bool input_blocked_callback(int items_required,
+                                int items_avail,
+                                unsigned read_index) override;
+    bool output_blocked_callback(int output_multiple, bool force) override;
+    void update_reader_block_history(unsigned history, int delay) override;
+
+protected:
+    bool do_allocate_buffer(size_t final_nitems, size_t sizeof_item) override;
+
+private:
+    device_buffer(int nitems,
+                  size_t sizeof_item,
+                  uint64_t downstream_lcm_nitems,
+                  uint32_t downstream_max_out_mult,
+                  gr::block_sptr link,
+                  gr::block_sptr buf_owner);
+
+    char* device_base() const { return d_device_mem.as<char>(); }
+    char* host_base();
+    //! memmove inside device memory (the runtime has no overlapping copy).
+    void* device_memmove(void* dst, const void* src, size_t bytes);
+    static void refuse_unsupported_replacement(const gr::block_sptr& writer,
+                                               const gr::block_sptr& gpu_reader,
+                                               int nitems,
+                                               size_t sizeof_item,
+                                               uint64_t downstream_lcm_nitems);
+    void end_orphaned_buffers();
+
+    const gpu_api* d_api;
+    device_spec d_device;
+    std::shared_ptr<gpu_stream> d_stream; // the owning GPU block's stream
+    std::string d_owner_alias;
+    bool d_replaced_host_output; // a host block's output replaced for a GPU reader
+    int d_link_port = -1;        // output port of the writer that holds this buffer
+
+    device_memory d_device_mem;
+    device_memory d_scratch;  // staging for overlapping device moves, made on first use
+    pinned_memory d_host_mem; // the host side of host <-> GPU edges, made on first use
+    std::once_flag d_host_once;
+    std::atomic<uint64_t> d_h2d_bytes{ 0 };
+    std::atomic<uint64_t> d_d2h_bytes{ 0 };
+};
+
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,286 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * pfb_channelizer on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h).
+ * Kernels and their data flow: kernels/gpu/pfb_channelizer.cuh.
+ */
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include "pfb_channelizer_plan.h"
+#include <gpu/pfb_channelizer.cuh>
+#ifdef BF_BACKEND_CUDA
+#include "pfb_channelizer_cufft.h"
+#endif
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace gr {
+namespace beamform {
+namespace BF_GPU_NS {
+namespace {
+
+using namespace pfb_plan;
+
+constexpr size_t workspace_budget = size_t(64) << 20;
+
+class pfb_channelizer_gpu final : public pfb_channelizer_engine
+{
+public:
+    pfb_channelizer_gpu(const pfb_channelizer_config& c, const device_spec& dev)
+        : d_config(c),
+          d_device(dev),
+          d_step(c.input_per_output()),
+          d_history_len(c.n_channels * c.taps_per_branch - d_step),
+          d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
+          d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
+          d_twiddle(dev, c.n_channels * sizeof(float2)),
+          d_path(path_for(c))
+    {
+        BF_GPU_CHECK(gpuSetDevice(dev.index));
+        d_history[0] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
+        d_history[1] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
+
+        const std::vector<float> taps = c.prototype();
+        std::vector<float2> twiddle(c.n_channels);
+        for (size_t k = 0; k < c.n_channels; k++) {
+            // exp(+2 pi i k / N) in double, then rounded once.
+            const double a = 2.0 * M_PI * double(k) / double(c.n_channels);
+            twiddle[k] = make_float2(float(std::cos(a)), float(std::sin(a)));
+        }
+        const gpu_api& api = gpu_api_for(dev.kind);
+        api.copy_async(dev.index,
+                       d_taps.get(),
+                       taps.data(),
+                       d_taps.size(),
+                       copy_kind::host_to_device,
+                       nullptr);
+        api.copy_async(dev.index,
+                       d_twiddle.get(),
+                       twiddle.data(),
+                       d_twiddle.size(),
+                       copy_kind::host_to_device,
+                       nullptr);
+        api.synchronize(dev.index, nullptr);
+        reset();
+
+        gpuDeviceProp_t prop;
+        BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
+        d_sm_count = prop.multiProcessorCount;
+
+        if (d_path == path::fir_smem_fft) {
+            BF_GPU_CHECK(gpuFuncSetAttribute(pfb_fft_kernel,
+                                             gpuFuncAttributeMaxDynamicSharedMemorySize,
+                                             int(3 * c.n_channels * sizeof(float2))));
+        }
+    }
+
+    void reset() override
+    {
+        const gpu_api& api = gpu_api_for(d_device.kind);
+        for (auto& h : d_history)
+            api.fill_async(d_device.index, h.get(), 0, h.size(), nullptr);
+        api.synchronize(d_device.index, nullptr);
+        d_steps_done = 0;
+    }
+
+    void execute(const void* in,
+                 std::complex<float>* out,
+                 size_t n_out_items,
+                 stream_handle stream) override
+    {
+        if (n_out_items == 0)
+            return;
+        BF_GPU_CHECK(gpuSetDevice(d_device.index));
+        auto s = static_cast<gpuStream_t>(stream);
+        auto* o = reinterpret_cast<float2*>(out);
+        switch (d_config.input) {
+        case sample_format::sc8:
+            run(static_cast<const int8_t*>(in), o, n_out_items, s);
+            break;
+        case sample_format::sc16:
+            run(static_cast<const int16_t*>(in), o, n_out_items, s);
+            break;
+        case sample_format::fc32:
+            run(static_cast<const float*>(in), o, n_out_items, s);
+            break;
+        }
+        update_history(in, n_out_items * d_step, s);
+        d_steps_done += n_out_items;
+    }
+
+private:
+    pfb_geometry geometry(size_t n_out) const
+    {
+        pfb_geometry g;
+        g.n_channels = int(d_config.n_channels);
+        g.log2_n = log2_exact(d_config.n_channels);
+        g.taps_per_branch = int(d_config.taps_per_branch);
+        g.step = int(d_step);
+        g.n_receivers = int(d_config.n_receivers);
+        g.fft_shift = d_config.fft_shift ? 1 : 0;
+        g.first_parity = int(d_steps_done % d_config.oversample);
+        g.n_out = (long long)n_out;
+        return g;
+    }
+
+    template <typename Tin>
+    pfb_stream<Tin> stream_of(const Tin* in) const
+    {
+        pfb_stream<Tin> st;
+        st.input = in;
+        st.history = d_history[d_current].as<Tin>();
+        st.history_len = (long long)d_history_len;
+        st.n_receivers = int(d_config.n_receivers);
+        return st;
+    }
+
+    template <typename Tin>
+    void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+        if (d_path == path::fused)
+            run_fused(in, out, n_out, s);
+        else
+            run_general(in, out, n_out, s);
+    }
+
+    template <typename Tin, int O, int BQ, int RBT, int NT>
+    void launch_fused(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+        const fused_launch l = plan_fused(d_config, n_out, d_sm_count);
+        dim3 grid(unsigned(l.receiver_blocks), unsigned(l.runs));
+        pfb_fused_kernel<Tin, fused_max_taps, O, BQ, RBT, NT>
+            <<<grid, l.threads, l.shared_bytes, s>>>(stream_of(in),
+                                                     d_taps.as<float>(),
+                                                     d_twiddle.as<float2>(),
+                                                     out,
+                                                     geometry(n_out),
+                                                     l.steps_per_block);
+        BF_GPU_CHECK_LAUNCH("pfb_fused_kernel");
+    }
+
+    template <typename Tin>
+    void run_fused(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+        const fused_shape shape =
+            fused_shape_for(d_config.n_channels, d_config.oversample);
+        if (d_config.oversample == 1) {
+            if (shape.bq == 4)
+                launch_fused<Tin, 1, 4, 1, 256>(in, out, n_out, s);
+            else if (shape.bq == 2)
+                launch_fused<Tin, 1, 2, 2, 256>(in, out, n_out, s);
+            else
+                launch_fused<Tin, 1, 1, 4, 256>(in, out, n_out, s);
+        } else {
+            if (shape.bq == 2)
+                launch_fused<Tin, 2, 2, 1, 256>(in, out, n_out, s);
+            else
+                launch_fused<Tin, 2, 1, 2, 256>(in, out, n_out, s);
+        }
+    }
+
+    template <typename Tin>
+    void run_general(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+        const size_t n = d_config.n_channels;
+        const size_t row_bytes = n * d_config.n_receivers * sizeof(float2);
+        const size_t chunk =
+            std::max<size_t>(1, std::min(n_out, workspace_budget / row_bytes));
+        if (d_workspace.size() < chunk * row_bytes)
+            d_workspace = device_memory(d_device, chunk * row_bytes);
+        const pfb_geometry g = geometry(n_out);
+        const bool pow2_fft = d_path == path::fir_smem_fft;
+        for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
+            const size_t steps = std::min(chunk, n_out - t0);
+            const long long elements = (long long)(steps * n * d_config.n_receivers);
+            const unsigned threads = 256;
+            const unsigned blocks = unsigned(
+                std::min<long long>((elements + threads - 1) / threads, 1 << 20));
+            pfb_fir_kernel<Tin><<<blocks, threads, 0, s>>>(stream_of(in),
+                                                           d_taps.as<float>(),
+                                                           d_workspace.as<float2>(),
+                                                           g,
+                                                           int(d_config.oversample),
+                                                           (long long)t0,
+                                                           (long long)steps);
+            BF_GPU_CHECK_LAUNCH("pfb_fir_kernel");
+            if (pow2_fft) {
+                const size_t smem = 3 * n * sizeof(float2);
+                const unsigned fft_threads = unsigned(std::min<size_t>(256, n / 2));
+                pfb_fft_kernel<<<unsigned(steps * d_config.n_receivers),
+                                 fft_threads,
+                                 smem,
+                                 s>>>(d_workspace.as<float2>(),
+                                      d_twiddle.as<float2>(),
+                                      out,
+                                      g,
+                                      (long long)t0);
+                BF_GPU_CHECK_LAUNCH("pfb_fft_kernel");
+                continue;
+            }
+            int direct_dft = 1;
+#ifdef BF_BACKEND_CUDA
+            d_cufft.run(
+                d_workspace.get(), int(n), (long long)(steps * d_config.n_receivers), s);
+            direct_dft = 0;
+#endif
+            pfb_reorder_kernel<<<blocks, threads, 0, s>>>(d_workspace.as<float2>(),
+                                                          d_twiddle.as<float2>(),
+                                                          out,
+                                                          g,
+                                                          (long long)t0,
+                                                          (long long)steps,
+                                                          direct_dft);
+            BF_GPU_CHECK_LAUNCH("pfb_reorder_kernel");
+        }
+    }
+
+    //! The next history: the last H samples of (history, this call's input).
+    void update_history(const void* in, size_t n_in, gpuStream_t s)
+    {
+        const size_t sample_bytes = d_config.n_receivers * sample_size(d_config.input);
+        const auto* input = static_cast<const char*>(in);
+        const char* current = d_history[d_current].as<char>();
+        char* next = d_history[1 - d_current].as<char>();
+        const auto copies = history_update(d_history_len, n_in, sample_bytes);
+        for (const auto& c : copies)
+            BF_GPU_CHECK(gpuMemcpyAsync(next + c.dst_offset,
+                                        (c.from_input ? input : current) + c.src_offset,
+                                        c.bytes,
+                                        gpuMemcpyDeviceToDevice,
+                                        s));
+        if (!copies.empty())
+            d_current = 1 - d_current;
+    }
+
+    pfb_channelizer_config d_config;
+    device_spec d_device;
+    size_t d_step;
+    size_t d_history_len;
+    size_t d_history_bytes;
+    device_memory d_taps;
+    device_memory d_twiddle;
+    device_memory d_history[2]; //!< ping-pong: the kernels read d_current
+    int d_current = 0;
+    device_memory d_workspace;
+    path d_path;
+    int d_sm_count = 1;
+    size_t d_steps_done = 0;
+#ifdef BF_BACKEND_CUDA
+    cuda::pfb_inverse_fft d_cufft;
+#endif
+};
+
+} // namespace
+
+std::unique_ptr<pfb_channelizer_engine>
+make_pfb_channelizer_gpu(const pfb_channelizer_config& config, const device_spec& device)
+{
+    return std::make_unique<pfb_channelizer_gpu>(config, device);
+}
+
+} // namespace BF_GPU_NS
+} // namespace beamform
+} // namespace gr

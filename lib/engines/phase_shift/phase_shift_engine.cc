@@ -1,0 +1,256 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <gnuradio/beamform/engines/phase_shift_engine.h>
+#include <volk/volk.h>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include "runtime/backends.h"
+
+namespace gr {
+namespace beamform {
+
+BEAMFORM_DECLARE_GPU_MAKER(phase_shift_engine,
+                           make_phase_shift_gpu,
+                           const phase_shift_config&,
+                           const phase_shift_delays&,
+                           const device_spec&)
+
+
+namespace {
+
+constexpr size_t max_count = size_t(1) << 20;
+
+void check_per_receiver(const char* name, size_t got, size_t n_receivers)
+{
+    if (got != n_receivers)
+        throw std::invalid_argument(std::string(name) + " must have n_receivers = " +
+                                    std::to_string(n_receivers) + " entries, got " +
+                                    std::to_string(got));
+}
+
+void check_all_finite(const char* name, const std::vector<double>& values)
+{
+    for (double v : values)
+        if (!std::isfinite(v))
+            throw std::invalid_argument(std::string(name) + " must be finite numbers");
+}
+
+/*!
+ * a * b as an unevaluated sum hi + lo (exact). hi comes from an explicit fma
+ * too, so that no compiler contraction can fuse a later "hi - x" with the
+ * product and count lo twice.
+ */
+inline void two_product(double a, double b, double& hi, double& lo)
+{
+    hi = std::fma(a, b, 0.0);
+    lo = std::fma(a, b, -hi);
+}
+
+//! Fractional part in [-0.5, 0.5] of a * b * c, good to ~1e-16 cycles whatever
+//! the magnitudes: a b = p + e exactly, then p c - rint(p c) in one fma.
+double fraction_of_product(double a, double b, double c)
+{
+    double p, e;
+    two_product(a, b, p, e);
+    const double whole = std::rint(p * c);
+    const double x = std::fma(p, c, -whole) + e * c;
+    return x - std::rint(x);
+}
+
+/*!
+ * cos and sin of 2 pi x for x in cycles. The quarter-cycle reduction is exact
+ * in double (x - q/4 with q = rint(4x)), so the library only sees |angle| <=
+ * pi/4, its fastest and most accurate range.
+ */
+inline void cos_sin_of_cycles(double x, double& c, double& s)
+{
+    constexpr double two_pi = 6.28318530717958647692;
+    const double q = std::rint(4.0 * x);
+    const double r = two_pi * (x - 0.25 * q);
+    const double cr = std::cos(r), sr = std::sin(r);
+    switch (static_cast<int>(q) & 3) {
+    case 0:
+        c = cr;
+        s = sr;
+        break;
+    case 1:
+        c = -sr;
+        s = cr;
+        break;
+    case 2:
+        c = -cr;
+        s = -sr;
+        break;
+    default:
+        c = sr;
+        s = -cr;
+        break;
+    }
+}
+
+} // namespace
+
+void phase_shift_config::validate() const
+{
+    if (n_channels < 1 || n_channels > max_count)
+        throw std::invalid_argument("n_channels must be in [1, 1048576], got " +
+                                    std::to_string(n_channels));
+    if (n_receivers < 1 || n_receivers > max_count)
+        throw std::invalid_argument("n_receivers must be in [1, 1048576], got " +
+                                    std::to_string(n_receivers));
+    if (n_channels * n_receivers > (size_t(1) << 26))
+        throw std::invalid_argument(
+            "n_channels * n_receivers must be at most 67108864 (item of 512 MiB), got " +
+            std::to_string(n_channels * n_receivers));
+    if (channel_frequencies.size() != n_channels)
+        throw std::invalid_argument(
+            "channel_frequencies must have n_channels = " + std::to_string(n_channels) +
+            " entries (Hz), got " + std::to_string(channel_frequencies.size()));
+    check_all_finite("channel_frequencies", channel_frequencies);
+    if (!(item_period > 0) || !std::isfinite(item_period))
+        throw std::invalid_argument("item_period must be a finite number > 0 (seconds)");
+}
+
+void phase_shift_delays::validate(size_t n_receivers) const
+{
+    check_per_receiver("delays", delays.size(), n_receivers);
+    check_per_receiver("rates", rates.size(), n_receivers);
+    check_per_receiver("gains", gains.size(), n_receivers);
+    check_all_finite("delays", delays);
+    check_all_finite("rates", rates);
+    for (const auto& g : gains)
+        if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
+            throw std::invalid_argument("gains must be finite complex numbers");
+    if (!std::isfinite(t0))
+        throw std::invalid_argument("t0 must be a finite number (seconds)");
+}
+
+phase_shift_coefficients phase_shift_coefficients::build(const phase_shift_config& config,
+                                                         const phase_shift_delays& d)
+{
+    config.validate();
+    d.validate(config.n_receivers);
+    const size_t nc = config.n_channels, na = config.n_receivers;
+    phase_shift_coefficients k;
+    k.offset.resize(nc * na);
+    k.step_hi.resize(nc * na);
+    k.step_lo.resize(nc * na);
+    k.gains.resize(nc * na);
+    for (size_t c = 0; c < nc; c++) {
+        const double f = config.channel_frequencies[c];
+        for (size_t a = 0; a < na; a++) {
+            const size_t j = c * na + a;
+            // cycles(n) = f delay + f rate (n P - t0)
+            //           = [f delay - f rate t0] + [f rate P] n
+            const double x = fraction_of_product(f, d.delays[a], 1.0) -
+                             fraction_of_product(f, d.rates[a], d.t0);
+            k.offset[j] = x - std::rint(x);
+            // f rate P as hi + lo, exact to ~1e-32 relative (the error of the
+            // step is multiplied by n); hi reduced mod 1, which is exact and
+            // leaves the phase at every integer n unchanged.
+            double p, e;
+            two_product(f, d.rates[a], p, e);
+            double q, e2;
+            two_product(p, config.item_period, q, e2);
+            k.step_hi[j] = q - std::rint(q);
+            k.step_lo[j] = e2 + e * config.item_period;
+            k.gains[j] = d.gains[a];
+        }
+    }
+    return k;
+}
+
+namespace {
+
+/*!
+ * The reference: for every item, the phasor of every (channel, receiver) is
+ * evaluated afresh from the absolute item index in double precision (nothing
+ * accumulates from item to item), then applied with one complex multiply.
+ * Without delay rates the phasors do not change, so they are computed once.
+ */
+class phase_shift_cpu final : public phase_shift_engine
+{
+public:
+    phase_shift_cpu(const phase_shift_config& config, const phase_shift_delays& delays)
+        : d_config(config), d_table(config.n_channels * config.n_receivers)
+    {
+        set_delays(delays);
+    }
+
+    void set_delays(const phase_shift_delays& delays) override
+    {
+        d_coeff = phase_shift_coefficients::build(d_config, delays);
+        d_static = true;
+        for (size_t j = 0; j < d_coeff.step_hi.size(); j++)
+            if (d_coeff.step_hi[j] != 0.0 || d_coeff.step_lo[j] != 0.0)
+                d_static = false;
+        if (d_static)
+            fill_table(0);
+    }
+
+    void execute(const std::complex<float>* in,
+                 std::complex<float>* out,
+                 size_t n_items,
+                 uint64_t first_item,
+                 stream_handle) override
+    {
+        const size_t n_cr = d_table.size();
+        for (size_t t = 0; t < n_items; t++) {
+            if (!d_static)
+                fill_table(first_item + t);
+            volk_32fc_x2_multiply_32fc(
+                out + t * n_cr, in + t * n_cr, d_table.data(), n_cr);
+        }
+    }
+
+private:
+    //! g_a exp(-2 pi i phase_cycles(n)) for every (channel, receiver), in double.
+    void fill_table(uint64_t n)
+    {
+        for (size_t j = 0; j < d_table.size(); j++) {
+            const double x = phase_cycles(
+                d_coeff.offset[j], d_coeff.step_hi[j], d_coeff.step_lo[j], n);
+            double c, s;
+            cos_sin_of_cycles(x, c, s);
+            // g (c - i s), written out (std::complex's operator* adds NaN checks).
+            const double gr = d_coeff.gains[j].real(), gi = d_coeff.gains[j].imag();
+            d_table[j] =
+                std::complex<float>(float(gr * c + gi * s), float(gi * c - gr * s));
+        }
+    }
+
+    phase_shift_config d_config;
+    phase_shift_coefficients d_coeff;
+    std::vector<std::complex<float>> d_table;
+    bool d_static = true;
+};
+
+} // namespace
+
+std::unique_ptr<phase_shift_engine> make_phase_shift_cpu(const phase_shift_config& config,
+                                                         const phase_shift_delays& delays)
+{
+    return std::make_unique<phase_shift_cpu>(config, delays);
+}
+
+std::unique_ptr<phase_shift_engine>
+phase_shift_engine::make(const phase_shift_config& config,
+                         const phase_shift_delays& delays,
+                         const device_spec& device)
+{
+    config.validate();
+    delays.validate(config.n_receivers);
+    return make_for_device(
+        "phase_shift",
+        device,
+        [&] { return make_phase_shift_cpu(config, delays); },
+        BEAMFORM_GPU_MAKERS(make_phase_shift_gpu),
+        config, delays, device);
+}
+
+} // namespace beamform
+} // namespace gr

@@ -1,0 +1,366 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * rca_das on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h):
+ * pre-processing, stage 1, stage 2 (or the conventional beamformer), and the
+ * output passes, all enqueued on the caller's stream. Workspaces are made once
+ * at construction.
+ */
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include "rca_das_gpu.h"
+#include <gpu/rca_das_beamform.cuh>
+#include <gpu/rca_das_preprocess.cuh>
+#include <gpu/rca_das_volume.cuh>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+namespace BF_GPU_NS {
+namespace {
+
+int pick(int value, int fallback) { return value > 0 ? value : fallback; }
+
+rca::stage_shape check_shape(const char* name, int warps, int batch)
+{
+    std::string accepted;
+    for (const auto& s : rca::stage_shapes) {
+        if (s.warps == warps && s.batch == batch)
+            return s;
+        accepted += " " + std::to_string(s.warps) + "x" + std::to_string(s.batch);
+    }
+    throw std::invalid_argument(std::string(name) + " (warps x batch) must be one of" +
+                                accepted + ", got " + std::to_string(warps) + "x" +
+                                std::to_string(batch));
+}
+
+void check_tile(const char* name, int t)
+{
+    if (t < 1 || t > rca::stage_groups || rca::stage_groups % t != 0)
+        throw std::invalid_argument(std::string(name) + " must divide " +
+                                    std::to_string(rca::stage_groups) + ", got " +
+                                    std::to_string(t));
+}
+
+class rca_das_gpu final : public rca_das_engine
+{
+public:
+    rca_das_gpu(const rca_das_config& c, const device_spec& dev, const rca_das_gpu_tuning& tune)
+        : rca_das_engine(c), d_device(dev)
+    {
+        const auto& g = d_geometry;
+        d_iq = g.iq;
+        d_sample_bytes = d_iq ? sizeof(float2) : sizeof(float);
+
+        d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
+        d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
+        d_multi_pixel = tune.multi_pixel != 0;
+        // Defaults: the fastest measured on an H200 with the paper's geometry
+        // (apps/rca_bench.md).
+        d_tile1 = pick(tune.stage1_tile_z, 8);
+        d_tile2 = pick(tune.stage2_tile_elev, 8);
+        check_tile("stage1_tile_z", d_tile1);
+        check_tile("stage2_tile_elev", d_tile2);
+
+        BF_GPU_CHECK(gpuSetDevice(dev.index));
+        d_row_stride = g.n_t + 2;
+        d_lri_stride = g.n_z_lri + 2;
+        // Frames of padding for the last, partly filled chunk of a launch.
+        const size_t filtered_elements = (g.n_tx + rca::max_batch_padding) * g.n_rx * d_row_stride;
+        const size_t lri_elements = (g.n_lat + rca::max_batch_padding) * g.n_tx * d_lri_stride;
+        if (filtered_elements >= (size_t(1) << 31) ||
+            (c.method == rca_method::dual_stage && lri_elements >= (size_t(1) << 31)))
+            throw std::invalid_argument(
+                "rca_das GPU engine: the filtered data (emissions x n_elements x samples) and the "
+                "stage-1 images (lateral count x emissions x image depth) must each have fewer "
+                "than 2^31 samples");
+        d_filtered = device_memory(dev, filtered_elements * d_sample_bytes);
+        if (c.method == rca_method::dual_stage)
+            d_lri = device_memory(dev, lri_elements * d_sample_bytes);
+        if (!d_iq)
+            d_volume = device_memory(dev, c.n_voxels() * sizeof(float));
+        d_max = device_memory(dev, sizeof(unsigned));
+
+        std::vector<float2> taps(g.n_taps);
+        for (size_t m = 0; m < g.n_taps; m++)
+            taps[m] = make_float2(g.taps[m].real(), g.taps[m].imag());
+        std::vector<float2> sources(g.n_tx);
+        for (size_t j = 0; j < g.n_tx; j++)
+            sources[j] = make_float2(float(g.source_elev[j]), float(g.source_z[j]));
+        d_taps = device_memory(dev, taps.size() * sizeof(float2));
+        d_sources = device_memory(dev, sources.size() * sizeof(float2));
+        BF_GPU_CHECK(gpuMemcpyAsync(
+            d_taps.get(), taps.data(), d_taps.size(), gpuMemcpyHostToDevice, nullptr));
+        BF_GPU_CHECK(gpuMemcpyAsync(
+            d_sources.get(), sources.data(), d_sources.size(), gpuMemcpyHostToDevice, nullptr));
+        // Zero guards at both ends of every row: written once, never again.
+        BF_GPU_CHECK(gpuMemsetAsync(d_filtered.get(), 0, d_filtered.size(), nullptr));
+        if (d_lri.get())
+            BF_GPU_CHECK(gpuMemsetAsync(d_lri.get(), 0, d_lri.size(), nullptr));
+        BF_GPU_CHECK(gpuStreamSynchronize(nullptr));
+    }
+
+    std::string describe() const override
+    {
+        std::ostringstream s;
+        const auto& g = d_geometry;
+        s << BF_GPU_API_NAME << " " << d_device.name() << ", "
+          << (d_config.method == rca_method::dual_stage ? "dual-stage" : "conventional")
+          << (d_iq ? ", I/Q" : ", real") << ", filtered samples " << g.n_t;
+        if (d_config.method == rca_method::dual_stage)
+            s << ", LRI " << g.n_lat << "x" << g.n_z_lri << ", stage 1 " << d_shape1.warps
+              << " warps x " << d_shape1.batch << " emissions, tile " << d_tile1
+              << "z, stage 2 " << d_shape2.warps << " warps x " << d_shape2.batch
+              << " planes, tile " << d_tile2 << "y, multi-pixel " << (d_multi_pixel ? "3" : "off");
+        return s.str();
+    }
+
+    void add_emissions(const void* in, size_t first, size_t count, stream_handle stream) override
+    {
+        const auto& g = d_geometry;
+        if (first + count > g.n_tx)
+            throw std::out_of_range("rca_das: emissions " + std::to_string(first) + ".." +
+                                    std::to_string(first + count) + " exceed the sequence of " +
+                                    std::to_string(g.n_tx));
+        if (count == 0)
+            return;
+        BF_GPU_CHECK(gpuSetDevice(d_device.index));
+        auto s = static_cast<gpuStream_t>(stream);
+        preprocess(in, first, count, s);
+        if (d_config.method == rca_method::dual_stage)
+            stage1(first, count, s);
+    }
+
+    void finish_volume(void* out, stream_handle stream) override
+    {
+        BF_GPU_CHECK(gpuSetDevice(d_device.index));
+        auto s = static_cast<gpuStream_t>(stream);
+        const bool db = d_config.output == rca_output::db;
+        const bool volume_max = db && !(d_config.db_reference > 0);
+        if (volume_max)
+            BF_GPU_CHECK(gpuMemsetAsync(d_max.get(), 0, sizeof(unsigned), s));
+
+        // Where the beamformer writes, and what.
+        rca::volume_store store = volume_layout();
+        if (!d_iq) {
+            store.out = d_volume.get();
+            store.mode = rca::store_real;
+            store.max_bits = nullptr;
+        } else {
+            store.out = out;
+            store.mode = d_config.output == rca_output::iq ? rca::store_complex
+                                                           : rca::store_envelope;
+            store.max_bits = volume_max ? d_max.as<unsigned>() : nullptr;
+        }
+        if (d_config.method == rca_method::dual_stage)
+            stage2(store, s);
+        else
+            conventional(store, s);
+
+        if (!d_iq) {
+            rca::axial_params a{};
+            const auto& g = d_geometry;
+            a.real_volume = d_volume.as<float>();
+            a.n_lat = int(g.n_lat);
+            a.n_elev = int(g.n_elev);
+            a.n_z = int(g.n_z);
+            const double k = -2.0 * g.demod_frequency / g.c;
+            a.z0_cycles = k * g.z.start;
+            a.dz_cycles = k * g.z.step;
+            const std::vector<float> h = rca_axial_hilbert_taps();
+            for (int m = 0; m < rca::axial_hilbert_taps; m++)
+                a.taps[m] = h[m];
+            a.store = volume_layout();
+            a.store.out = out;
+            a.store.mode = d_config.output == rca_output::iq ? rca::store_complex
+                                                             : rca::store_envelope;
+            a.store.max_bits = volume_max ? d_max.as<unsigned>() : nullptr;
+            rca::launch_rca_axial_analytic(a, s);
+        }
+        if (db) // the envelope is in out: to dB in place
+            rca::launch_rca_db(static_cast<float*>(out),
+                               d_config.n_voxels(),
+                               volume_max ? d_max.as<unsigned>() : nullptr,
+                               float(d_config.db_reference),
+                               s);
+    }
+
+private:
+    rca::volume_store volume_layout() const
+    {
+        rca::volume_store st{};
+        st.stride_lat = d_geometry.stride_lat;
+        st.stride_elev = d_geometry.stride_elev;
+        return st;
+    }
+
+    void preprocess(const void* in, size_t first, size_t count, gpuStream_t s)
+    {
+        const auto& g = d_geometry;
+        rca::preprocess_params p{};
+        p.n_samples = int(d_config.n_samples);
+        p.n_rx = int(g.n_rx);
+        p.n_taps = int(g.n_taps);
+        p.decimation = int(g.decimation);
+        p.n_t = int(g.n_t);
+        p.row_stride = int(d_row_stride);
+        p.phase0 = -g.demod_frequency * g.t0;
+        p.phase_step = -g.demod_frequency / g.fs;
+        p.taps = d_taps.as<float2>();
+        const size_t offset = first * g.n_rx * d_row_stride;
+        const int n = int(count);
+        if (d_config.input == rca_sample_type::int16) {
+            auto rf = static_cast<const int16_t*>(in);
+            if (d_iq)
+                rca::launch_rca_preprocess(rf, d_filtered.as<float2>() + offset, p, n, s);
+            else
+                rca::launch_rca_preprocess(rf, d_filtered.as<float>() + offset, p, n, s);
+        } else {
+            auto rf = static_cast<const float*>(in);
+            if (d_iq)
+                rca::launch_rca_preprocess(rf, d_filtered.as<float2>() + offset, p, n, s);
+            else
+                rca::launch_rca_preprocess(rf, d_filtered.as<float>() + offset, p, n, s);
+        }
+    }
+
+    //! The depth grid and receive-side constants that stage 1 and the
+    //! conventional kernel both take (float copies of the geometry).
+    template <typename Params>
+    void set_receive_params(Params& p) const
+    {
+        const auto& g = d_geometry;
+        p.z0 = float(g.z.start);
+        p.dz = float(g.z.step);
+        p.rx0 = float(g.element_first);
+        p.pitch = float(g.pitch);
+        p.f_number = float(g.f_number);
+        p.fs_over_c = float(g.fs / g.c);
+        p.t0_fs = float(g.t0 * g.fs);
+        p.cycles_per_m = float(g.demod_frequency / g.c);
+    }
+
+    //! Launches stage 1 or 2 (\p p) for the sample type (I/Q or real) and the
+    //! pixels per thread (3 with multi-pixel, else 1) chosen at construction.
+    template <typename Params>
+    void launch(const Params& p,
+                int first,
+                int count,
+                rca::stage_shape shape,
+                int tile,
+                int n_fast,
+                int n_slow,
+                gpuStream_t s)
+    {
+        if (d_iq) {
+            if (d_multi_pixel)
+                rca::launch_stage<float2, 3>(p, first, count, shape, tile, n_fast, n_slow, s);
+            else
+                rca::launch_stage<float2, 1>(p, first, count, shape, tile, n_fast, n_slow, s);
+        } else {
+            if (d_multi_pixel)
+                rca::launch_stage<float, 3>(p, first, count, shape, tile, n_fast, n_slow, s);
+            else
+                rca::launch_stage<float, 1>(p, first, count, shape, tile, n_fast, n_slow, s);
+        }
+    }
+
+    void stage1(size_t first, size_t count, gpuStream_t s)
+    {
+        const auto& g = d_geometry;
+        rca::stage1_params p{};
+        p.data = d_filtered.get();
+        p.lri = d_lri.get();
+        p.frame_stride = int(g.n_rx * d_row_stride);
+        p.row_stride = int(d_row_stride);
+        p.n_t = int(g.n_t);
+        p.n_rx = int(g.n_rx);
+        p.n_lat = int(g.n_lat);
+        p.n_zl = int(g.n_z_lri);
+        p.lri_stride = int(d_lri_stride);
+        p.n_tx = int(g.n_tx);
+        p.lat0 = float(g.lat.start);
+        p.dlat = float(g.lat.step);
+        set_receive_params(p);
+        p.tile_z = d_tile1;
+        launch(p, int(first), int(count), d_shape1, d_tile1, p.n_zl, p.n_lat, s);
+    }
+
+    void stage2(const rca::volume_store& store, gpuStream_t s)
+    {
+        const auto& g = d_geometry;
+        rca::stage2_params p{};
+        p.lri = d_lri.get();
+        p.lat_stride = int(g.n_tx * d_lri_stride);
+        p.lri_stride = int(d_lri_stride);
+        p.n_zl = int(g.n_z_lri);
+        p.n_tx = int(g.n_tx);
+        p.n_lat = int(g.n_lat);
+        p.n_elev = int(g.n_elev);
+        p.n_z = int(g.n_z);
+        p.elev0 = float(g.elev.start);
+        p.delev = float(g.elev.step);
+        p.z0 = float(g.z.start);
+        p.dz = float(g.z.step);
+        p.inv_dz = float(1.0 / g.z.step);
+        p.f_number = float(g.f_number);
+        p.cycles_per_m = float(2.0 * g.demod_frequency / g.c);
+        p.sources = d_sources.as<float2>();
+        p.store = store;
+        p.tile_elev = d_tile2;
+        launch(p, 0, int(g.n_lat), d_shape2, d_tile2, p.n_elev, p.n_z, s);
+    }
+
+    void conventional(const rca::volume_store& store, gpuStream_t s)
+    {
+        const auto& g = d_geometry;
+        rca::conventional_params p{};
+        p.data = d_filtered.get();
+        p.frame_stride = g.n_rx * d_row_stride;
+        p.row_stride = int(d_row_stride);
+        p.n_t = int(g.n_t);
+        p.n_rx = int(g.n_rx);
+        p.n_tx = int(g.n_tx);
+        p.n_lat = int(g.n_lat);
+        p.n_elev = int(g.n_elev);
+        p.n_z = int(g.n_z);
+        p.lat0 = float(g.lat.start);
+        p.dlat = float(g.lat.step);
+        p.elev0 = float(g.elev.start);
+        p.delev = float(g.elev.step);
+        set_receive_params(p);
+        p.sources = d_sources.as<float2>();
+        p.store = store;
+        rca::launch_rca_conventional(d_iq, p, s);
+    }
+
+    device_spec d_device;
+    bool d_iq = true;
+    size_t d_sample_bytes = 8;
+    rca::stage_shape d_shape1{ 4, 8 }, d_shape2{ 4, 8 };
+    bool d_multi_pixel = true;
+    int d_tile1 = 8, d_tile2 = 8;
+    size_t d_row_stride = 0, d_lri_stride = 0;
+    device_memory d_filtered; //!< [emission][receiver][n_t + 2]
+    device_memory d_lri;      //!< [lateral][emission][n_z_lri + 2]
+    device_memory d_volume;   //!< the real volume (real processing)
+    device_memory d_max;      //!< bits of the volume's peak envelope
+    device_memory d_taps;
+    device_memory d_sources;
+};
+
+} // namespace
+
+std::unique_ptr<rca_das_engine> make_rca_das_gpu(const rca_das_config& config,
+                                                 const device_spec& device,
+                                                 const rca_das_gpu_tuning& tuning)
+{
+    config.validate();
+    return std::make_unique<rca_das_gpu>(config, device, tuning);
+}
+
+} // namespace BF_GPU_NS
+} // namespace beamform
+} // namespace gr

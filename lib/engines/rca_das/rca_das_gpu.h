@@ -1,0 +1,43 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The rca_das GPU engine with its kernel choices exposed: for the GPU tests
+ * and apps/rca_bench's tuning sweep (private to the source tree; the engine
+ * library's users get the defaults through rca_das_engine::make).
+ */
+#ifndef INCLUDED_BEAMFORM_ENGINES_RCA_DAS_GPU_H
+#define INCLUDED_BEAMFORM_ENGINES_RCA_DAS_GPU_H
+
+#include "runtime/backends.h"
+#include <gnuradio/beamform/engines/rca_das_engine.h>
+
+namespace gr {
+namespace beamform {
+
+/*!
+ * GPU kernel choices, for the benchmark's tuning sweep; 0 (or -1 for
+ * multi_pixel) keeps the engine's default.
+ */
+struct rca_das_gpu_tuning {
+    //! Warps per block x frames per warp: (4, 8), (4, 4), (4, 1), (8, 4), (8, 2), (16, 2), (16, 1)
+    int stage1_warps = 0;
+    int stage1_batch = 0;     //!< emissions per warp in stage 1
+    int stage2_warps = 0;
+    int stage2_batch = 0;     //!< lateral planes per warp in stage 2
+    int stage1_tile_z = 0;    //!< of a block's 32 pixel groups, how many along z (1..32, divides 32)
+    int stage2_tile_elev = 0; //!< of a block's 32 voxel groups, how many along elevation
+    int multi_pixel = -1;     //!< -1: three pixels per group, 0: one
+};
+
+BEAMFORM_DECLARE_GPU_MAKER(rca_das_engine,
+                           make_rca_das_gpu,
+                           const rca_das_config& config,
+                           const device_spec& device,
+                           const rca_das_gpu_tuning& tuning = {})
+
+} // namespace beamform
+} // namespace gr
+
+#endif
