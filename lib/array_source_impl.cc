@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "array_source_impl.h"
+#include "block_support/rx_time.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/io_signature.h>
@@ -187,13 +188,11 @@ int array_source_impl::work(int noutput_items,
 {
     const uint64_t first = nitems_written(0);
     if (first == 0) {
-        const double whole = std::floor(d_config.start_time);
         const pmt::pmt_t src = alias_pmt();
         add_item_tag(0,
                      0,
-                     pmt::mp("rx_time"),
-                     pmt::make_tuple(pmt::from_uint64(uint64_t(whole)),
-                                     pmt::from_double(d_config.start_time - whole)),
+                     rx_time_key(),
+                     make_rx_time(shifted(rx_time{}, d_config.start_time)),
                      src);
         add_item_tag(
             0, 0, pmt::mp("rx_freq"), pmt::from_double(d_config.center_freq), src);

@@ -6,9 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_BIT_PACKING_IMPL_H
 #define INCLUDED_BEAMFORM_BIT_PACKING_IMPL_H
 
+#include "block_support/engine_block.h"
 #include <gnuradio/beamform/engines/bit_packer_engine.h>
-#include "block_support/block_params.h"
-#include "block_support/device_block.h"
 #include <gnuradio/beamform/bit_packer.h>
 #include <gnuradio/beamform/bit_unpacker.h>
 #include <type_traits>
@@ -32,7 +31,7 @@ inline bit_packer_config checked_bit_packing_config(int n_channels, int n_receiv
  * [channels][2][words]; work() hands both buffers to the Engine.
  */
 template <typename Block, typename Engine, typename In, typename Out>
-class bit_packing_impl : public Block, public device_block
+class bit_packing_impl : public engine_block<Block, Engine>
 {
 public:
     bit_packing_impl(const char* name,
@@ -41,11 +40,10 @@ public:
         : gr::sync_block(name,
                          device_block::signature(1, 1, item_bytes<In>(config), device),
                          device_block::signature(1, 1, item_bytes<Out>(config), device)),
-          device_block(device),
-          d_config(config),
-          d_engine(Engine::make(config, device))
+          engine_block<Block, Engine>(
+              device, item_bytes<Out>(config), Engine::make(config, device)),
+          d_config(config)
     {
-        size_output_buffers(*this, item_bytes<Out>(config), device);
     }
 
     size_t packed_item_words() const override { return d_config.packed_item_words(); }
@@ -54,11 +52,9 @@ public:
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override
     {
-        d_engine->execute(static_cast<const In*>(input_items[0]),
-                          static_cast<Out*>(output_items[0]),
-                          static_cast<size_t>(noutput_items),
-                          stream());
-        finish_work();
+        this->run_engine(static_cast<const In*>(input_items[0]),
+                         static_cast<Out*>(output_items[0]),
+                         static_cast<size_t>(noutput_items));
         return noutput_items;
     }
 
@@ -74,7 +70,6 @@ private:
     }
 
     bit_packer_config d_config;
-    std::unique_ptr<Engine> d_engine;
 };
 
 using bit_packer_impl =

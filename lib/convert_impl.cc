@@ -29,22 +29,20 @@ convert_impl::convert_impl(const convert_config& config, const device_spec& devi
               1, 1, config.n_receivers * sample_size(config.input), device),
           device_block::signature(
               1, 1, config.n_receivers * sizeof(gr_complex), device)),
-      device_block(device),
-      d_config(config),
-      d_engine(convert_engine::make(config, device))
+      engine_block(device,
+                   config.n_receivers * sizeof(gr_complex),
+                   convert_engine::make(config, device)),
+      d_config(config)
 {
-    size_output_buffers(*this, config.n_receivers * sizeof(gr_complex), device);
 }
 
 int convert_impl::work(int noutput_items,
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
 {
-    d_engine->execute(input_items[0],
-                      static_cast<gr_complex*>(output_items[0]),
-                      static_cast<size_t>(noutput_items),
-                      stream());
-    finish_work();
+    run_engine(input_items[0],
+               static_cast<gr_complex*>(output_items[0]),
+               static_cast<size_t>(noutput_items));
     return noutput_items;
 }
 

@@ -6,14 +6,14 @@
 #ifndef INCLUDED_BEAMFORM_CONVERT_IMPL_H
 #define INCLUDED_BEAMFORM_CONVERT_IMPL_H
 
+#include "block_support/engine_block.h"
 #include <gnuradio/beamform/engines/convert_engine.h>
-#include "block_support/device_block.h"
 #include <gnuradio/beamform/convert.h>
 
 namespace gr {
 namespace beamform {
 
-class convert_impl : public convert, public device_block
+class convert_impl : public engine_block<convert, convert_engine>
 {
 public:
     convert_impl(const convert_config& config, const device_spec& device);
@@ -26,7 +26,6 @@ public:
 
 private:
     convert_config d_config;
-    std::unique_ptr<convert_engine> d_engine;
 };
 
 } // namespace beamform

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "filterbank_sink_impl.h"
+#include "block_support/rx_time.h"
 #include "block_support/block_params.h"
 #include <gnuradio/io_signature.h>
 #include <pmt/pmt.h>
@@ -12,34 +13,6 @@
 
 namespace gr {
 namespace beamform {
-
-namespace {
-
-const pmt::pmt_t rx_time_key = pmt::string_to_symbol("rx_time");
-
-//! GNU Radio's rx_time: (uint64 full seconds, double fractional seconds).
-bool parse_rx_time(const pmt::pmt_t& value, uint64_t& seconds, double& fraction)
-{
-    if (!pmt::is_tuple(value) || pmt::length(value) != 2)
-        return false;
-    const pmt::pmt_t whole = pmt::tuple_ref(value, 0);
-    const pmt::pmt_t part = pmt::tuple_ref(value, 1);
-    if (pmt::is_uint64(whole))
-        seconds = pmt::to_uint64(whole);
-    else if (pmt::is_integer(whole) && pmt::to_long(whole) >= 0)
-        seconds = static_cast<uint64_t>(pmt::to_long(whole));
-    else
-        return false;
-    if (pmt::is_real(part))
-        fraction = pmt::to_double(part);
-    else if (pmt::is_integer(part))
-        fraction = static_cast<double>(pmt::to_long(part));
-    else
-        return false;
-    return std::isfinite(fraction);
-}
-
-} // namespace
 
 filterbank_sink::sptr filterbank_sink::make(const std::string& directory,
                                             const std::string& prefix,
@@ -125,14 +98,13 @@ void filterbank_sink_impl::finish(const char* where) noexcept
 void filterbank_sink_impl::write_headers_at(uint64_t first)
 {
     std::vector<gr::tag_t> tags;
-    get_tags_in_range(tags, 0, first, first + 1, rx_time_key);
+    get_tags_in_range(tags, 0, first, first + 1, rx_time_key());
     double tstart = d_tstart_parameter;
     bool from_tag = false;
     if (!tags.empty()) {
-        uint64_t seconds = 0;
-        double fraction = 0.0;
-        if (parse_rx_time(tags.front().value, seconds, fraction)) {
-            tstart = unix_time_to_mjd(seconds, fraction);
+        const auto t = parse_rx_time(tags.front().value);
+        if (t && t->seconds >= 0) {
+            tstart = unix_time_to_mjd(uint64_t(t->seconds), t->fraction);
             from_tag = true;
         } else {
             d_logger->warn("rx_time tag on the first item is not (uint64, double): {:s}; "
@@ -161,7 +133,7 @@ int filterbank_sink_impl::work(int noutput_items,
         write_headers_at(first);
 
     std::vector<gr::tag_t> tags;
-    get_tags_in_range(tags, 0, first, first + noutput_items, rx_time_key);
+    get_tags_in_range(tags, 0, first, first + noutput_items, rx_time_key());
     for (const auto& tag : tags)
         if (tag.offset != d_header_item)
             d_logger->warn("rx_time tag on item {:d} ignored: the header (tstart) is "

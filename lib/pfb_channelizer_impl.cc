@@ -6,6 +6,7 @@
 #include "pfb_channelizer_impl.h"
 #include <gnuradio/beamform/engines/steering.h>
 #include "block_support/block_params.h"
+#include "block_support/rx_time.h"
 #include <pmt/pmt.h>
 #include <algorithm>
 #include <cmath>
@@ -58,16 +59,15 @@ pfb_channelizer_impl::pfb_channelizer_impl(const pfb_channelizer_config& config,
           device_block::signature(
               1, 1, config.n_channels * config.n_receivers * sizeof(gr_complex), device),
           unsigned(config.input_per_output())),
-      device_block(device),
+      engine_block(device,
+                   config.n_channels * config.n_receivers * sizeof(gr_complex),
+                   pfb_channelizer_engine::make(config, device)),
       d_config(config),
       d_center_freq(center_freq),
-      d_sample_rate(sample_rate),
-      d_engine(pfb_channelizer_engine::make(config, device))
+      d_sample_rate(sample_rate)
 {
-    // Tags are moved in work(), where rx_time values can be corrected too.
+    // Tags are moved in work(), where rx_time values are corrected too.
     set_tag_propagation_policy(TPP_DONT);
-    size_output_buffers(
-        *this, config.n_channels * config.n_receivers * sizeof(gr_complex), device);
     // Each work call reads the filter history (N T samples per receiver) once:
     // give it at least 8 T steps to spread that over.
     if (device.uses_device_buffers())
@@ -85,49 +85,24 @@ std::vector<double> pfb_channelizer_impl::channel_frequencies() const
                                                             : channel_order::pfb);
 }
 
-void pfb_channelizer_impl::propagate_tags(uint64_t n_in)
-{
-    static const pmt::pmt_t rx_time = pmt::intern("rx_time");
-    const uint64_t step = d_config.input_per_output();
-    std::vector<gr::tag_t> tags;
-    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + n_in);
-    for (gr::tag_t tag : tags) {
-        const uint64_t out_item = tag.offset / step;
-        const uint64_t samples_late = tag.offset - out_item * step;
-        tag.offset = out_item;
-        if (pmt::eqv(tag.key, rx_time) && pmt::is_tuple(tag.value) &&
-            pmt::length(tag.value) == 2) {
-            // Time of the first input sample of this output item's block.
-            const pmt::pmt_t secs = pmt::tuple_ref(tag.value, 0);
-            const pmt::pmt_t frac = pmt::tuple_ref(tag.value, 1);
-            if (pmt::is_integer(secs) || pmt::is_uint64(secs)) {
-                if (pmt::is_real(frac)) {
-                    int64_t full = pmt::is_uint64(secs) ? int64_t(pmt::to_uint64(secs))
-                                                        : int64_t(pmt::to_long(secs));
-                    double f =
-                        pmt::to_double(frac) - double(samples_late) / d_sample_rate;
-                    const double whole = std::floor(f);
-                    full += int64_t(whole);
-                    f -= whole;
-                    tag.value = pmt::make_tuple(pmt::from_uint64(uint64_t(full)),
-                                                pmt::from_double(f));
-                }
-            }
-        }
-        add_item_tag(0, tag);
-    }
-}
-
 int pfb_channelizer_impl::work(int noutput_items,
                                gr_vector_const_void_star& input_items,
                                gr_vector_void_star& output_items)
 {
-    d_engine->execute(input_items[0],
-                      static_cast<gr_complex*>(output_items[0]),
-                      static_cast<size_t>(noutput_items),
-                      stream());
-    propagate_tags(uint64_t(noutput_items) * d_config.input_per_output());
-    finish_work();
+    run_engine(input_items[0],
+               static_cast<gr_complex*>(output_items[0]),
+               static_cast<size_t>(noutput_items));
+    // Each tag moves to the output item made from its sample; an rx_time moves
+    // back to the first input sample of that item's block.
+    move_tags_decimated(uint64_t(noutput_items) * d_config.input_per_output(),
+                        d_config.input_per_output(),
+                        [this](gr::tag_t& tag, uint64_t samples_late) {
+                            if (!pmt::eqv(tag.key, rx_time_key()))
+                                return;
+                            if (const auto t = parse_rx_time(tag.value))
+                                tag.value = make_rx_time(
+                                    shifted(*t, -double(samples_late) / d_sample_rate));
+                        });
     return noutput_items;
 }
 

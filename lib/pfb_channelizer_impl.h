@@ -6,14 +6,14 @@
 #ifndef INCLUDED_BEAMFORM_PFB_CHANNELIZER_IMPL_H
 #define INCLUDED_BEAMFORM_PFB_CHANNELIZER_IMPL_H
 
+#include "block_support/engine_block.h"
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
-#include "block_support/device_block.h"
 #include <gnuradio/beamform/pfb_channelizer.h>
 
 namespace gr {
 namespace beamform {
 
-class pfb_channelizer_impl : public pfb_channelizer, public device_block
+class pfb_channelizer_impl : public engine_block<pfb_channelizer, pfb_channelizer_engine>
 {
 public:
     pfb_channelizer_impl(const pfb_channelizer_config& config,
@@ -32,12 +32,10 @@ public:
              gr_vector_void_star& output_items) override;
 
 private:
-    void propagate_tags(uint64_t n_in);
 
     pfb_channelizer_config d_config; //!< taps resolved to the full prototype
     double d_center_freq;
     double d_sample_rate;
-    std::unique_ptr<pfb_channelizer_engine> d_engine;
 };
 
 } // namespace beamform

@@ -5,6 +5,7 @@
  */
 #include "phase_shift_impl.h"
 #include "block_support/block_params.h"
+#include "block_support/pmt_values.h"
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -39,72 +40,6 @@ double channel_bandwidth(const phase_shift_config& config)
             spacing = d;
     }
     return spacing > 0 ? spacing : 1.0 / config.item_period;
-}
-
-//! A list, tuple, vector or single number of reals from a message.
-std::vector<double> reals_from_pmt(const pmt::pmt_t& v, const std::string& key)
-{
-    std::vector<double> out;
-    auto one = [&](const pmt::pmt_t& x) {
-        if (!pmt::is_real(x) && !pmt::is_integer(x))
-            throw std::invalid_argument("message key \"" + key +
-                                        "\" must hold real numbers");
-        out.push_back(pmt::to_double(x));
-    };
-    if (pmt::is_f64vector(v)) {
-        out = pmt::f64vector_elements(v);
-    } else if (pmt::is_f32vector(v)) {
-        for (float x : pmt::f32vector_elements(v))
-            out.push_back(x);
-    } else if (pmt::is_tuple(v)) {
-        for (size_t i = 0; i < pmt::length(v); i++)
-            one(pmt::tuple_ref(v, i));
-    } else if (pmt::is_vector(v)) {
-        for (size_t i = 0; i < pmt::length(v); i++)
-            one(pmt::vector_ref(v, i));
-    } else if (pmt::is_pair(v)) {
-        if (pmt::is_null(pmt::cdr(v)) || pmt::is_pair(pmt::cdr(v))) {
-            for (size_t i = 0; i < pmt::length(v); i++)
-                one(pmt::nth(i, v));
-        } else { // a cons (a . b)
-            one(pmt::car(v));
-            one(pmt::cdr(v));
-        }
-    } else {
-        one(v);
-    }
-    return out;
-}
-
-std::vector<gr_complex> complexes_from_pmt(const pmt::pmt_t& v, const std::string& key)
-{
-    std::vector<gr_complex> out;
-    auto one = [&](const pmt::pmt_t& x) {
-        if (!pmt::is_number(x))
-            throw std::invalid_argument("message key \"" + key + "\" must hold numbers");
-        out.push_back(gr_complex(pmt::to_complex(x)));
-    };
-    if (pmt::is_c32vector(v)) {
-        out = pmt::c32vector_elements(v);
-    } else if (pmt::is_c64vector(v)) {
-        for (const auto& x : pmt::c64vector_elements(v))
-            out.push_back(gr_complex(x));
-    } else if (pmt::is_f32vector(v) || pmt::is_f64vector(v)) {
-        for (double x : reals_from_pmt(v, key))
-            out.push_back(gr_complex(float(x), 0.0f));
-    } else if (pmt::is_tuple(v)) {
-        for (size_t i = 0; i < pmt::length(v); i++)
-            one(pmt::tuple_ref(v, i));
-    } else if (pmt::is_vector(v)) {
-        for (size_t i = 0; i < pmt::length(v); i++)
-            one(pmt::vector_ref(v, i));
-    } else if (pmt::is_pair(v)) {
-        for (size_t i = 0; i < pmt::length(v); i++)
-            one(pmt::nth(i, v));
-    } else {
-        one(v);
-    }
-    return out;
 }
 
 pmt::pmt_t describe(const phase_shift_delays& m)
@@ -155,14 +90,13 @@ phase_shift_impl::phase_shift_impl(const phase_shift_config& config,
               1, 1, config.n_channels * config.n_receivers * sizeof(gr_complex), device),
           device_block::signature(
               1, 1, config.n_channels * config.n_receivers * sizeof(gr_complex), device)),
-      device_block(device),
+      engine_block(device,
+                   config.n_channels * config.n_receivers * sizeof(gr_complex),
+                   phase_shift_engine::make(config, delays, device)),
       d_config(config),
       d_max_delay(gr::beamform::max_representable_delay(channel_bandwidth(config))),
-      d_engine(phase_shift_engine::make(config, delays, device)),
       d_model(delays)
 {
-    size_output_buffers(
-        *this, config.n_channels * config.n_receivers * sizeof(gr_complex), device);
     warn_if_unrepresentable(delays.delays);
     message_port_register_in(port_delays);
     set_msg_handler(port_delays,
@@ -183,8 +117,7 @@ void phase_shift_impl::queue_update(const phase_shift_delays& next,
     next.validate(d_config.n_receivers);
     warn_if_unrepresentable(next.delays);
     d_model = next;
-    d_pending = true;
-    d_pending_description = description;
+    d_update.queue({ next, description });
 }
 
 void phase_shift_impl::set_delays(const std::vector<double>& delays,
@@ -312,34 +245,21 @@ double phase_shift_impl::t0() const
     std::lock_guard<std::mutex> lock(d_mutex);
     return d_model.t0;
 }
-uint64_t phase_shift_impl::updates_applied() const
-{
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_updates_applied;
-}
+uint64_t phase_shift_impl::updates_applied() const { return d_update.applied(); }
 
 int phase_shift_impl::work(int noutput_items,
                            gr_vector_const_void_star& input_items,
                            gr_vector_void_star& output_items)
 {
-    {
-        // Updates land on the first item of a work call, never inside a batch.
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (d_pending) {
-            d_engine->set_delays(d_model);
-            add_item_tag(
-                0, nitems_written(0), tag_update, d_pending_description, alias_pmt());
-            d_pending = false;
-            d_pending_description = pmt::PMT_NIL;
-            d_updates_applied++;
-        }
-    }
-    d_engine->execute(static_cast<const gr_complex*>(input_items[0]),
-                      static_cast<gr_complex*>(output_items[0]),
-                      static_cast<size_t>(noutput_items),
-                      nitems_read(0),
-                      stream());
-    finish_work();
+    apply_queued(
+        d_update,
+        tag_update,
+        [this](const auto& update) { engine().set_delays(update.first); },
+        [](const auto& update, uint64_t) { return update.second; });
+    run_engine(static_cast<const gr_complex*>(input_items[0]),
+               static_cast<gr_complex*>(output_items[0]),
+               static_cast<size_t>(noutput_items),
+               nitems_read(0));
     return noutput_items;
 }
 

@@ -6,15 +6,15 @@
 #ifndef INCLUDED_BEAMFORM_PHASE_SHIFT_IMPL_H
 #define INCLUDED_BEAMFORM_PHASE_SHIFT_IMPL_H
 
+#include "block_support/engine_block.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
-#include "block_support/device_block.h"
 #include <gnuradio/beamform/phase_shift.h>
 #include <mutex>
 
 namespace gr {
 namespace beamform {
 
-class phase_shift_impl : public phase_shift, public device_block
+class phase_shift_impl : public engine_block<phase_shift, phase_shift_engine>
 {
 public:
     phase_shift_impl(const phase_shift_config& config,
@@ -55,13 +55,11 @@ private:
 
     const phase_shift_config d_config;
     const double d_max_delay;
-    std::unique_ptr<phase_shift_engine> d_engine;
 
-    mutable std::mutex d_mutex;
+    mutable std::mutex d_mutex; // guards d_model and the geometry below
     phase_shift_delays d_model; //!< latest model (applied or pending)
-    bool d_pending = false;
-    pmt::pmt_t d_pending_description;
-    uint64_t d_updates_applied = 0;
+    //! The model for the next work call, with the tag value that announces it.
+    queued_update<std::pair<phase_shift_delays, pmt::pmt_t>> d_update;
 
     std::vector<std::array<double, 3>> d_positions;
     int d_reference_index = 0;

@@ -124,23 +124,19 @@ rca_das_impl::rca_das_impl(const rca_das_config& config,
           device_block::signature(1, 1, config.input_item_bytes(), device),
           device_block::signature(1, 1, config.output_item_bytes(), device),
           unsigned(config.n_emissions())),
-      device_block(device),
+      engine_block(device, config.output_item_bytes(), rca_das_engine::make(config, device)),
       d_config(config),
-      d_warnings(warnings),
-      d_engine(rca_das_engine::make(config, device))
+      d_warnings(warnings)
 {
     for (const auto& w : d_warnings)
         d_logger->warn("{}", w);
-    size_output_buffers(*this, config.output_item_bytes(), device);
 }
 
 int rca_das_impl::work(int noutput_items,
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
 {
-    d_engine->execute(
-        input_items[0], output_items[0], static_cast<size_t>(noutput_items), stream());
-    finish_work();
+    run_engine(input_items[0], output_items[0], static_cast<size_t>(noutput_items));
     return noutput_items;
 }
 

@@ -6,14 +6,14 @@
 #ifndef INCLUDED_BEAMFORM_RCA_DAS_IMPL_H
 #define INCLUDED_BEAMFORM_RCA_DAS_IMPL_H
 
+#include "block_support/engine_block.h"
 #include <gnuradio/beamform/engines/rca_das_engine.h>
-#include "block_support/device_block.h"
 #include <gnuradio/beamform/rca_das.h>
 
 namespace gr {
 namespace beamform {
 
-class rca_das_impl : public rca_das, public device_block
+class rca_das_impl : public engine_block<rca_das, rca_das_engine>
 {
 public:
     rca_das_impl(const rca_das_config& config,
@@ -21,9 +21,9 @@ public:
                  const std::vector<std::string>& warnings);
 
     int n_emissions() const override { return int(d_config.n_emissions()); }
-    int lri_z_count() const override { return int(d_engine->geometry().n_z_lri); }
+    int lri_z_count() const override { return int(engine().geometry().n_z_lri); }
     std::vector<std::string> warnings() const override { return d_warnings; }
-    std::string engine_description() const override { return d_engine->describe(); }
+    std::string engine_description() const override { return engine().describe(); }
     std::vector<float> filter_taps() const override { return d_config.filter_taps; }
 
     int work(int noutput_items,
@@ -33,7 +33,6 @@ public:
 private:
     rca_das_config d_config;
     std::vector<std::string> d_warnings;
-    std::unique_ptr<rca_das_engine> d_engine;
 };
 
 } // namespace beamform

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_support/block_params.h"
+#include "block_support/pmt_values.h"
 #include "tensor_beamformer_impl.h"
 #include <gnuradio/beamform/engines/steering.h>
 #include <stdexcept>
@@ -16,13 +17,6 @@ const pmt::pmt_t weights_port = pmt::mp("weights");
 const pmt::pmt_t pointing_port = pmt::mp("pointing");
 const pmt::pmt_t update_tag_key = pmt::mp("weights_update");
 
-std::vector<double> f64_pairs(const pmt::pmt_t& value, const std::string& key)
-{
-    if (!pmt::is_f64vector(value))
-        throw std::invalid_argument("pointing: \"" + key +
-                                    "\" must be an f64vector of [n_beams][2] values");
-    return pmt::f64vector_elements(value);
-}
 } // namespace
 
 tensor_beamformer::sptr tensor_beamformer::make(int n_channels,
@@ -60,16 +54,14 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
           device_block::signature(1, 1, config.output_item_bytes(), device),
           // power: one output item per n_int time steps; voltage: n_int = 1
           static_cast<unsigned>(config.n_int)),
-      device_block(device),
+      engine_block(device,
+                   config.output_item_bytes(),
+                   tensor_beamformer_engine::make(config, weights, device)),
       d_config(config),
-      d_engine(tensor_beamformer_engine::make(config, weights, device)),
       d_latest_weights(weights)
 {
-    // Tags are moved in work(): GNU Radio's own propagation rounds offset / n_int
-    // to the nearest item, which puts a tag from the second half of one
-    // integration onto the next power item; here it stays on its own.
+    // Tags are moved in work() (move_tags_decimated), each to its own power item.
     set_tag_propagation_policy(TPP_DONT);
-    size_output_buffers(*this, config.output_item_bytes(), device);
 
     message_port_register_in(weights_port);
     set_msg_handler(weights_port,
@@ -84,7 +76,7 @@ void tensor_beamformer_impl::set_weights(const std::vector<gr_complex>& weights)
     check_tensor_beamformer_weights(d_config, weights);
     std::lock_guard<std::mutex> lock(d_mutex);
     d_latest_weights = weights;
-    d_queued_weights = weights;
+    d_queued_weights.queue(weights);
 }
 
 std::vector<gr_complex> tensor_beamformer_impl::weights() const
@@ -154,8 +146,7 @@ void tensor_beamformer_impl::set_pointing_lm(const std::vector<double>& lm)
 
 uint64_t tensor_beamformer_impl::weight_updates_applied() const
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_updates_applied;
+    return d_queued_weights.applied();
 }
 
 void tensor_beamformer_impl::handle_weights_message(const pmt::pmt_t& msg)
@@ -164,11 +155,7 @@ void tensor_beamformer_impl::handle_weights_message(const pmt::pmt_t& msg)
         pmt::pmt_t value = msg;
         if (pmt::is_dict(msg))
             value = pmt::dict_ref(msg, weights_port, pmt::PMT_NIL);
-        if (!pmt::is_c32vector(value))
-            throw std::invalid_argument(
-                "weights: expected a c32vector or a dict with key \"weights\" "
-                "holding one");
-        set_weights(pmt::c32vector_elements(value));
+        set_weights(complexes_from_pmt(value, "weights"));
     } catch (const std::exception& e) {
         d_logger->error("dropped a message on port weights: {:s}", e.what());
     }
@@ -183,9 +170,9 @@ void tensor_beamformer_impl::handle_pointing_message(const pmt::pmt_t& msg)
         const pmt::pmt_t az_el = pmt::dict_ref(msg, pmt::mp("az_el"), pmt::PMT_NIL);
         const pmt::pmt_t lm = pmt::dict_ref(msg, pmt::mp("lm"), pmt::PMT_NIL);
         if (!pmt::is_null(az_el))
-            set_pointing_az_el(f64_pairs(az_el, "az_el"));
+            set_pointing_az_el(reals_from_pmt(az_el, "az_el"));
         else if (!pmt::is_null(lm))
-            set_pointing_lm(f64_pairs(lm, "lm"));
+            set_pointing_lm(reals_from_pmt(lm, "lm"));
         else
             throw std::invalid_argument(
                 "pointing: expected a dict with key \"az_el\" or \"lm\"");
@@ -194,39 +181,22 @@ void tensor_beamformer_impl::handle_pointing_message(const pmt::pmt_t& msg)
     }
 }
 
-void tensor_beamformer_impl::apply_queued_weights()
-{
-    std::optional<std::vector<gr_complex>> queued;
-    uint64_t update_number;
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (!d_queued_weights)
-            return;
-        queued.swap(d_queued_weights);
-        update_number = ++d_updates_applied;
-    }
-    d_engine->set_weights(*queued);
-    add_item_tag(0, nitems_written(0), update_tag_key, pmt::from_uint64(update_number));
-}
-
 int tensor_beamformer_impl::work(int noutput_items,
                                  gr_vector_const_void_star& input_items,
                                  gr_vector_void_star& output_items)
 {
-    // Weight updates land here, on the first item of a work call.
-    apply_queued_weights();
+    apply_queued(
+        d_queued_weights,
+        update_tag_key,
+        [this](const std::vector<gr_complex>& w) { engine().set_weights(w); },
+        [](const std::vector<gr_complex>&, uint64_t number) {
+            return pmt::from_uint64(number);
+        });
     const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
-    d_engine->execute(input_items[0], output_items[0], n_in, stream());
-    finish_work();
-
-    // Every input tag goes to the output item made from its time step:
-    // offset / n_int, rounded down (the same offset in voltage mode).
-    std::vector<gr::tag_t> tags;
-    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + n_in);
-    for (gr::tag_t tag : tags) {
-        tag.offset /= d_config.n_int;
-        add_item_tag(0, tag);
-    }
+    run_engine(input_items[0], output_items[0], n_in);
+    // Every input tag goes to the output item made from its time step (the
+    // same offset in voltage mode).
+    move_tags_decimated(n_in, d_config.n_int);
     return noutput_items;
 }
 

@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
 #define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
 
+#include "block_support/engine_block.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
-#include "block_support/device_block.h"
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <pmt/pmt.h>
 #include <mutex>
@@ -16,7 +16,7 @@
 namespace gr {
 namespace beamform {
 
-class tensor_beamformer_impl : public tensor_beamformer, public device_block
+class tensor_beamformer_impl : public engine_block<tensor_beamformer, tensor_beamformer_engine>
 {
 public:
     tensor_beamformer_impl(const tensor_beamformer_config& config,
@@ -60,17 +60,13 @@ private:
     void handle_pointing_message(const pmt::pmt_t& msg);
     //! Weights for a pointing (az_el or lm pairs) from the stored geometry.
     std::vector<gr_complex> steer(const std::vector<double>& pairs, bool as_lm) const;
-    //! Called at the start of work(): hand queued weights to the engine.
-    void apply_queued_weights();
 
     const tensor_beamformer_config d_config;
-    std::unique_ptr<tensor_beamformer_engine> d_engine;
 
-    mutable std::mutex d_mutex; // guards everything below
+    mutable std::mutex d_mutex; // guards the two below
     std::vector<gr_complex> d_latest_weights;
-    std::optional<std::vector<gr_complex>> d_queued_weights;
     std::optional<geometry> d_geometry;
-    uint64_t d_updates_applied = 0;
+    queued_update<std::vector<gr_complex>> d_queued_weights;
 };
 
 } // namespace beamform

@@ -1,0 +1,117 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_BEAMFORM_BLOCK_SUPPORT_ENGINE_BLOCK_H
+#define INCLUDED_BEAMFORM_BLOCK_SUPPORT_ENGINE_BLOCK_H
+
+#include "block_params.h"
+#include "device_block.h"
+#include "queued_update.h"
+#include <gnuradio/tags.h>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace beamform {
+
+/*!
+ * \brief The skeleton every beamform block that owns an engine shares: the
+ * block's public interface \p Block (a gr::sync_block or sync_decimator), the
+ * device placement (device_block), GPU-sized output buffers, and the engine.
+ *
+ * A block implementation only builds its signatures and engine and writes a
+ * short work():
+ *
+ *   convert_impl(const convert_config& c, const device_spec& dev)
+ *     : gr::sync_block("convert",
+ *                      device_block::signature(1, 1, in_bytes, dev),
+ *                      device_block::signature(1, 1, out_bytes, dev)),
+ *       engine_block(dev, out_bytes, convert_engine::make(c, dev)) {}
+ *
+ *   int work(...) { run_engine(in[0], out[0], n); return n; }
+ *
+ * (The most derived class initializes gr::sync_block itself: it is a virtual
+ * base of every GNU Radio block interface.)
+ */
+template <typename Block, typename Engine>
+class engine_block : public Block, public device_block
+{
+protected:
+    engine_block(const device_spec& device,
+                 size_t output_item_bytes,
+                 std::unique_ptr<Engine> engine)
+        : device_block(device), d_engine(std::move(engine))
+    {
+        size_output_buffers(*this, output_item_bytes, device);
+    }
+
+    Engine& engine() const { return *d_engine; }
+
+    /*!
+     * One work call's engine run: execute(args..., stream) on this block's
+     * stream, then wait until its items are complete (device_block::finish_work).
+     */
+    template <typename... Args>
+    void run_engine(Args&&... args)
+    {
+        d_engine->execute(std::forward<Args>(args)..., stream());
+        finish_work();
+    }
+
+    /*!
+     * Apply a queued update at the first item of this work call: hands the
+     * value to \p apply and tags the first output item with \p key and
+     * tag_value(value, number of this update). Call first in work().
+     */
+    template <typename T, typename Apply, typename TagValue>
+    void apply_queued(queued_update<T>& update,
+                      const pmt::pmt_t& key,
+                      Apply apply,
+                      TagValue tag_value)
+    {
+        uint64_t number = 0;
+        if (auto value = update.take(number)) {
+            apply(*value);
+            this->add_item_tag(
+                0, this->nitems_written(0), key, tag_value(*value, number), this->alias_pmt());
+        }
+    }
+
+    /*!
+     * Move the tags of the \p n_in input items this call consumed to the
+     * output item made from each (offset / \p step, rounded down), passing
+     * each through \p adjust(tag, input items after the output item's first).
+     * For blocks that set TPP_DONT: GNU Radio's own propagation rounds
+     * offset / step to the nearest item, which puts a tag from the second half
+     * of one output item onto the next.
+     */
+    template <typename Adjust>
+    void move_tags_decimated(uint64_t n_in, uint64_t step, Adjust adjust)
+    {
+        std::vector<gr::tag_t> tags;
+        const uint64_t first = this->nitems_read(0);
+        this->get_tags_in_range(tags, 0, first, first + n_in);
+        for (gr::tag_t tag : tags) {
+            const uint64_t out_item = tag.offset / step;
+            const uint64_t items_late = tag.offset - out_item * step;
+            tag.offset = out_item;
+            adjust(tag, items_late);
+            this->add_item_tag(0, tag);
+        }
+    }
+    void move_tags_decimated(uint64_t n_in, uint64_t step)
+    {
+        move_tags_decimated(n_in, step, [](gr::tag_t&, uint64_t) {});
+    }
+
+private:
+    std::unique_ptr<Engine> d_engine;
+};
+
+} // namespace beamform
+} // namespace gr
+
+#endif
