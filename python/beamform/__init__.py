@@ -7,8 +7,10 @@
 # The presence of this file turns this directory into a Python package
 
 '''
-This is the GNU Radio BEAMFORM module. Place your Python package
-description here (python/__init__.py).
+gr-beamform: GPU beamforming blocks for GNU Radio (convert, pfb_channelizer,
+phase_shift, tensor_beamformer, bit_packer/bit_unpacker, rca_das, array_source,
+filterbank_sink) and their Python helpers. See README.md and docs/ of the
+source tree.
 '''
 import os
 

@@ -1,7 +1,7 @@
 # Copyright 2026 gr-beamform authors.
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Antenna array geometries: positions as an (n, 3) array of east, north, up
-metres (the convention of design.md), for uniform linear and circular arrays or
+metres (the convention of docs/architecture.md), for uniform linear and circular arrays or
 read from a text file.
 
 Directions and geometric delays are computed in C++ (array_geometry.h), bound

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Per-receiver complex gain calibration from a source in a known direction.
 
-Model (the convention of design.md): receiver a sees a narrowband plane wave
+Model (the convention of docs/architecture.md): receiver a sees a narrowband plane wave
 from direction s as x_a(t) = h_a exp(+2 pi i f tau_a) s(t) + noise, with h_a the
 receiver's unknown complex gain (cable, LO phase, amplifier). The calibration
 gain is g_a = 1 / h_a, normalised so that the reference receiver has phase 0 and

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """numpy-friendly helpers around the steering functions (steering.h).
 
-Convention (design.md): direction s = (cos el sin az, cos el cos az, sin el)
+Convention (docs/architecture.md): direction s = (cos el sin az, cos el cos az, sin el)
 in east-north-up, tau_a = (r_a - r_ref) . s / c with r_ref = receiver 0 unless
 a reference is given, w_a(f) = g_a exp(-2 pi i f tau_a); weights are
 [channels][beams][receivers]. The delays come from the C++ geometry module

@@ -1,7 +1,7 @@
 # Copyright 2026 gr-beamform authors.
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The geometry module (array_geometry.h): pointing directions and geometric
-delays in the design.md convention, against hand-computed cases and against an
+delays in the convention of docs/architecture.md, against hand-computed cases and against an
 independent numpy projection in double precision. Steering weights built on
 these delays are tested in test_steering.py."""
 import math

@@ -1,6 +1,6 @@
 # Copyright 2026 gr-beamform authors.
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""bit_packer / bit_unpacker: the 1-bit layout of design.md, against numpy."""
+"""bit_packer / bit_unpacker: the 1-bit layout of docs/architecture.md, against numpy."""
 import numpy as np
 import pmt
 import pytest

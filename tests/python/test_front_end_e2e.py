@@ -68,7 +68,7 @@ def test_receivers_in_phase_after_correction(device, oversample, fmt):
 
     def run(correction_delays):
         # One flowgraph per run: a GPU output read by both a host sink and a GPU
-        # block is unsupported on GNU Radio 3.10.5 (design.md), so the
+        # block is unsupported on GNU Radio 3.10.5 (docs/architecture.md), so the
         # uncorrected spectra come from a second run with zero delays.
         src = beamform.array_source(positions, FS, FC, [AZ] * len(offsets), [EL] * len(offsets),
                                     offsets, [1.0] * len(offsets), phases,

@@ -252,7 +252,7 @@ def test_int1_through_bit_packer_equals_float16_on_sign_data(rng, device):
     x = signs(random_complex(rng, (n_t, n_c, n_r))).astype(np.complex64)
     w = signs(random_complex(rng, (n_c, n_b, n_r))).astype(np.complex64)
     # Two flowgraphs: one host output feeding two device blocks is a topology
-    # GNU Radio 3.10.5.1 cannot run (design.md).
+    # GNU Radio 3.10.5.1 cannot run (docs/architecture.md).
     tb = gr.top_block()
     packer = beamform.bit_packer(n_c, n_r, device)
     bf1 = beamform.tensor_beamformer(n_c, n_r, n_b, w.ravel(), P.int1, O.voltage, 1,

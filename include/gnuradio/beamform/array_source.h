@@ -22,7 +22,7 @@ namespace beamform {
  *
  * Receiver a sits at positions[a] (east, north, up metres). Source k is a tone
  * at sky frequency f_k = center_freq + frequency_offsets[k] arriving from
- * (azimuths[k], elevations[k]) (design.md convention) with amplitude
+ * (azimuths[k], elevations[k]) (azimuth from north through east) with amplitude
  * amplitudes[k] and phase phases[k] (radians, at the reference receiver and
  * t = 0). With tau_ak = geometric delay (r_a - r_ref).s_k / c, receiver a sees
  * the wavefront tau_ak EARLIER than the reference (arrival offset -tau_ak), so

@@ -32,7 +32,7 @@ namespace beamform {
  *
  * Meaning of the sign: the block DELAYS receiver a by tau_a (a delay by tau
  * multiplies a narrow-band signal at f by exp(-2 pi i f tau)). With delays =
- * geometric_delays(positions, az, el) (design.md: tau_a = (r_a - r_ref).s/c,
+ * geometric_delays(positions, az, el) (tau_a = (r_a - r_ref).s/c,
  * the receiver nearer the source sees the wavefront tau_a earlier) a plane wave
  * from (az, el) leaves the block in phase on every receiver.
  *

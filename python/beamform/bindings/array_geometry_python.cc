@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(engines/array_geometry.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f851fe337ff1677d6ce97cf6899c8aa0)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6039d95da348e37d8023d92ed27cfc33)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(75d52773c825c135e3e0e3c59282be1f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6a9070b52ee7cf4affc9372450899c44)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

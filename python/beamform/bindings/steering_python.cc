@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(engines/steering.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8918a5f3f10db3f7c26ee46994a4b102)                     */
+/* BINDTOOL_HEADER_FILE_HASH(65b822dc7aed56af4bddb890ad3ccba7)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

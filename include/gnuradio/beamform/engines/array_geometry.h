@@ -15,8 +15,8 @@ namespace gr {
 namespace beamform {
 
 /*!
- * \brief Array geometry: pointing directions and geometric delays (design.md
- * convention), in double precision. The one implementation of the convention
+ * \brief Array geometry: pointing directions and geometric delays (the
+ * convention of docs/architecture.md), in double precision. The one implementation of the convention
  * in the module: steering.h, phase_shift, array_source and the Python helpers
  * all call it.
  * \ingroup beamform

@@ -15,7 +15,7 @@ namespace gr {
 namespace beamform {
 
 /*!
- * 1-bit layout (design.md): per time step [channels][2][words] uint32,
+ * 1-bit layout (docs/architecture.md): per time step [channels][2][words] uint32,
  * words = ceil(receivers/32). Word w of part 0 holds the real-part signs of
  * receivers 32w..32w+31 (receiver 32w+k in bit k), part 1 the imaginary parts.
  * Bit set <=> value >= 0 <=> +1; clear <=> -1. Padding bits past the last

@@ -20,7 +20,7 @@ namespace beamform {
  * every channel of a channelizer.
  * \ingroup beamform
  *
- * Convention (design.md), all in double precision:
+ * Convention (docs/architecture.md), all in double precision:
  *  - positions, directions and geometric delays tau_a = (r_a - r_ref) . s / c
  *    as in array_geometry.h (which computes the delays); the phase centre
  *    r_ref is receiver \p reference_index (default 0) or \p reference_position.
