@@ -3,8 +3,9 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * rca_das engine: execute() over add_emissions / finish_volume, and the
- * factory that picks the CPU reference or a GPU engine for a device.
+ * rca_das engine: execute() over add_emissions / finish_volume, the factory
+ * that picks the CPU reference or a GPU engine for a device, and the GPU
+ * engine with tuning for the tests and the benchmark.
  */
 #include "rca_das_gpu.h"
 
@@ -35,6 +36,22 @@ std::unique_ptr<rca_das_engine> rca_das_engine::make(const rca_das_config& confi
                            config,
                            device,
                            rca_das_gpu_tuning{});
+}
+
+std::unique_ptr<rca_das_engine> make_rca_das_gpu_for(const rca_das_config& config,
+                                                     const device_spec& device,
+                                                     const rca_das_gpu_tuning& tuning)
+{
+    return make_for_device(
+        "rca_das (GPU)",
+        device,
+        [&]() -> std::unique_ptr<rca_das_engine> {
+            throw std::runtime_error("rca_das (GPU): " + device.name() + " is not a GPU");
+        },
+        BEAMFORM_GPU_MAKERS(make_rca_das_gpu),
+        config,
+        device,
+        tuning);
 }
 
 } // namespace beamform
