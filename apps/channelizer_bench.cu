@@ -3,9 +3,9 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * pfb_channelizer throughput (design.md, "Measuring"; notes in
- * apps/channelizer_bench.md): the GPU engine on 256 and 1024 channels x 16
- * taps, 96 receivers, sc16 and fc32 input, next to
+ * pfb_channelizer throughput (notes in apps/channelizer_bench.md): the GPU
+ * engine on 256 and 1024 channels x 16 taps, 96 receivers, sc16 and fc32
+ * input, next to
  *   - a device-to-device copy (the bandwidth ceiling) measured in the same run,
  *   - cuFFT alone on the same FFTs (N-point C2C, one per receiver and step),
  *   - GNU Radio's CPU pfb_channelizer_ccf on the same data, one flowgraph

@@ -212,7 +212,7 @@ int main(int argc, char** argv)
             const rca_das_config c = paper_config(false);
             auto rf = random_rf(c, 1);
             bench::device_array out(c.output_item_bytes());
-            auto e = cuda::make_rca_das_gpu(c, gpu, tune);
+            auto e = make_rca_das_gpu_for(c, gpu, tune);
             for (int i = 0; i < 3; i++)
                 e->execute(rf->ptr, out.ptr, 1, stream);
             BENCH_CHECK(cudaStreamSynchronize(stream));
@@ -275,7 +275,7 @@ int main(int argc, char** argv)
         };
 
         // --- dual-stage I/Q, default kernels ---
-        auto engine = cuda::make_rca_das_gpu(iq, gpu);
+        auto engine = make_rca_das_gpu_for(iq, gpu);
         bench::timing t = time_engine(*engine, runs);
         table.add("dual_stage/iq (RF on GPU)",
                   t.median_ms / n_rot,
@@ -293,7 +293,7 @@ int main(int argc, char** argv)
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
             rca_das_config conv = iq;
             conv.method = rca_method::conventional;
-            auto pre = cuda::make_rca_das_gpu(conv, gpu);
+            auto pre = make_rca_das_gpu_for(conv, gpu);
             int v = 0;
             bench::timing tp = bench::time_gpu(
                 [&] {
@@ -353,7 +353,7 @@ int main(int argc, char** argv)
                 tune.multi_pixel = vt.multi_pixel;
                 tune.stage1_tile_z = vt.tile1;
                 tune.stage2_tile_elev = vt.tile2;
-                auto e = cuda::make_rca_das_gpu(iq, gpu, tune);
+                auto e = make_rca_das_gpu_for(iq, gpu, tune);
                 int v = 0;
                 const int n = std::max(5, runs / 3);
                 bench::timing t1 = bench::time_gpu(
@@ -381,7 +381,7 @@ int main(int argc, char** argv)
             const rca_das_counts rc = rca_count_interpolations(real, false);
             auto rf_real = random_rf(real, 2);
             bench::device_array out_real(real.output_item_bytes() * 2);
-            auto e = cuda::make_rca_das_gpu(real, gpu);
+            auto e = make_rca_das_gpu_for(real, gpu);
             bench::timing tr = bench::time_gpu(
                 [&] { e->execute(rf_real->ptr, out_real.ptr, 2, stream); }, stream, std::max(5, runs / 2), 2);
             std::printf("  (real: stage 1 %llu, stage 2 %llu interpolations; paper 96 x 5804364, 133 x 4733065)\n",
@@ -400,7 +400,7 @@ int main(int argc, char** argv)
         if (!skip_conventional) {
             rca_das_config conv = iq;
             conv.method = rca_method::conventional;
-            auto e = cuda::make_rca_das_gpu(conv, gpu);
+            auto e = make_rca_das_gpu_for(conv, gpu);
             bench::timing tc = bench::time_gpu(
                 [&] { e->execute(rf->ptr, out.ptr, 1, stream); }, stream, 3, 1);
             table.add("conventional/iq (RF on GPU)",

@@ -5,11 +5,12 @@
  *
  * Polyphase filter-bank channelizer kernels (CUDA and HIP).
  *
- * Notation (lib/engines/pfb_channelizer_engine.h): N channels, T taps per
- * branch, oversample O (1 or 2), M = N/O input samples per output step. For
- * output step t the newest input sample is m_t = (t+1) M - 1, branch p's FIR
- * output is y_p = sum_k h[p + kN] x[m_t - p - kN], it lands at FFT input
- * index (p - t M) mod N, and the spectrum is the unnormalized inverse DFT.
+ * Notation (include/gnuradio/beamform/engines/pfb_channelizer_engine.h): N
+ * channels, T taps per branch, oversample O (1 or 2), M = N/O input samples
+ * per output step. For output step t the newest input sample is
+ * m_t = (t+1) M - 1, branch p's FIR output is y_p = sum_k h[p + kN]
+ * x[m_t - p - kN], it lands at FFT input index (p - t M) mod N, and the
+ * spectrum is the unnormalized inverse DFT.
  *
  * The input of a call is seen as one stream per receiver: the engine's
  * history (the last H = N T - M samples of the previous calls, raw format,

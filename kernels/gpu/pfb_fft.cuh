@@ -8,7 +8,8 @@
  * X[c] = sum_n x[n] exp(+2 pi i n c / N), unnormalized (GNU Radio's
  * fft_complex_rev). Written as plain templates over a complex type with .x
  * and .y so that the C++ tests can run the same index arithmetic on the host
- * (tests/cpp/test_pfb_channelizer_fft.cc) and the kernels run it on the GPU.
+ * (host_stockham in tests/cpp/test_pfb_channelizer_gpu.cc) and the kernels run
+ * it on the GPU.
  *
  * Stockham autosort, radix R, pass with sub-transform length Ns (1, R, R^2...):
  * butterfly j (0 <= j < N/R) reads src[j + r N/R], multiplies element r by

@@ -5,7 +5,7 @@
  *
  * The channelizer's GPU kernels (kernels/gpu/pfb_channelizer.cuh) run on the
  * host through tests/cpp/gpu_emulation.h, planned exactly as the GPU engine
- * plans them (lib/engines/pfb_channelizer_plan.h), against the CPU
+ * plans them (lib/engines/pfb_channelizer/pfb_channelizer_plan.h), against the CPU
  * reference. This checks the kernels' index arithmetic, register-window
  * ring, FFT passes, barrier placement, run splitting and history handover
  * on machines without a GPU; the general path runs with the direct-DFT
@@ -19,6 +19,7 @@
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
+#include "pfb_test_input.h"
 #include "test_util.h"
 #include <cstring>
 #include <iostream>
@@ -27,6 +28,7 @@
 
 using namespace gr::beamform;
 using namespace gr::beamform::emulated;
+using beamform_test::random_input;
 using beamform_test::random_vector;
 using beamform_test::relative_error;
 using cfloat = std::complex<float>;
@@ -83,16 +85,7 @@ public:
 private:
     pfb_geometry geometry(size_t n_out) const
     {
-        pfb_geometry g;
-        g.n_channels = int(d_config.n_channels);
-        g.log2_n = pfb_plan::log2_exact(d_config.n_channels);
-        g.taps_per_branch = int(d_config.taps_per_branch);
-        g.step = int(d_step);
-        g.n_receivers = int(d_config.n_receivers);
-        g.fft_shift = d_config.fft_shift ? 1 : 0;
-        g.first_parity = int(d_steps_done % d_config.oversample);
-        g.n_out = (long long)n_out;
-        return g;
+        return pfb_plan::kernel_geometry<pfb_geometry>(d_config, n_out, d_steps_done);
     }
 
     template <typename Tin>
@@ -126,21 +119,13 @@ private:
     {
         const auto p = pfb_plan::path_for(d_config);
         if (p == pfb_plan::path::fused) {
-            const auto shape =
-                pfb_plan::fused_shape_for(d_config.n_channels, d_config.oversample);
-            if (d_config.oversample == 1) {
-                if (shape.bq == 4)
-                    fused<Tin, 1, 4, 1, 256>(in, out, n_out);
-                else if (shape.bq == 2)
-                    fused<Tin, 1, 2, 2, 256>(in, out, n_out);
-                else
-                    fused<Tin, 1, 1, 4, 256>(in, out, n_out);
-            } else {
-                if (shape.bq == 2)
-                    fused<Tin, 2, 2, 1, 256>(in, out, n_out);
-                else
-                    fused<Tin, 2, 1, 2, 256>(in, out, n_out);
-            }
+            pfb_plan::with_fused_shape(
+                d_config.n_channels, d_config.oversample, [&](auto index) {
+                    constexpr pfb_plan::fused_shape shape =
+                        pfb_plan::fused_shapes[decltype(index)::value];
+                    fused<Tin, shape.oversample, shape.bq, shape.rbt, shape.nt>(
+                        in, out, n_out);
+                });
             return;
         }
         // General path in one chunk.
@@ -181,31 +166,6 @@ private:
     int d_current = 0;
     size_t d_steps_done = 0;
 };
-
-std::vector<uint8_t>
-random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
-{
-    const size_t values = 2 * n_items * c.n_receivers;
-    std::vector<uint8_t> bytes(values * (sample_size(c.input) / 2));
-    std::mt19937 gen(seed);
-    if (c.input == sample_format::fc32) {
-        std::normal_distribution<float> g(0.0f, 1.0f);
-        auto* p = reinterpret_cast<float*>(bytes.data());
-        for (size_t i = 0; i < values; i++)
-            p[i] = g(gen);
-    } else if (c.input == sample_format::sc16) {
-        std::uniform_int_distribution<int> u(-32768, 32767);
-        auto* p = reinterpret_cast<int16_t*>(bytes.data());
-        for (size_t i = 0; i < values; i++)
-            p[i] = int16_t(u(gen));
-    } else {
-        std::uniform_int_distribution<int> u(-128, 127);
-        auto* p = reinterpret_cast<int8_t*>(bytes.data());
-        for (size_t i = 0; i < values; i++)
-            p[i] = int8_t(u(gen));
-    }
-    return bytes;
-}
 
 struct emulated_case {
     size_t n, t;

@@ -16,6 +16,7 @@
  */
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
+#include "pfb_test_input.h"
 #include "test_util.h"
 #include <gpu/pfb_fft.cuh>
 #include <cstdint>
@@ -66,32 +67,6 @@ std::vector<host_complex> host_stockham(std::vector<host_complex> data)
 std::string format_name(sample_format f)
 {
     return f == sample_format::sc8 ? "sc8" : f == sample_format::sc16 ? "sc16" : "fc32";
-}
-
-//! Random raw input of n_items items (non-zero, full range for integers).
-std::vector<uint8_t>
-random_input(const pfb_channelizer_config& c, size_t n_items, unsigned seed)
-{
-    const size_t values = 2 * n_items * c.n_receivers;
-    std::vector<uint8_t> bytes(values * (gr::beamform::sample_size(c.input) / 2));
-    std::mt19937 gen(seed);
-    if (c.input == sample_format::fc32) {
-        std::normal_distribution<float> g(0.0f, 1.0f);
-        auto* p = reinterpret_cast<float*>(bytes.data());
-        for (size_t i = 0; i < values; i++)
-            p[i] = g(gen);
-    } else if (c.input == sample_format::sc16) {
-        std::uniform_int_distribution<int> u(-32768, 32767);
-        auto* p = reinterpret_cast<int16_t*>(bytes.data());
-        for (size_t i = 0; i < values; i++)
-            p[i] = int16_t(u(gen));
-    } else {
-        std::uniform_int_distribution<int> u(-128, 127);
-        auto* p = reinterpret_cast<int8_t*>(bytes.data());
-        for (size_t i = 0; i < values; i++)
-            p[i] = int8_t(u(gen));
-    }
-    return bytes;
 }
 
 //! Run \p engine over the input in calls of \p calls output items each.

@@ -19,22 +19,6 @@ using namespace beamform_test;
 
 namespace {
 
-std::unique_ptr<rca_das_engine>
-make_gpu_engine(const rca_das_config& c, const device_spec& gpu, const rca_das_gpu_tuning& t = {})
-{
-#if defined(BEAMFORM_HAVE_CUDA)
-    if (gpu.kind == backend::cuda)
-        return cuda::make_rca_das_gpu(c, gpu, t);
-#endif
-#if defined(BEAMFORM_HAVE_HIP)
-    if (gpu.kind == backend::hip)
-        return hip::make_rca_das_gpu(c, gpu, t);
-#endif
-    (void)c;
-    (void)t;
-    throw std::runtime_error("no GPU engine for " + gpu.name() + " in this build");
-}
-
 //! A small RCA set-up with odd sizes everywhere; the grid lies inside the data.
 rca_das_config small_config()
 {
@@ -109,7 +93,7 @@ std::vector<uint8_t> run_gpu(const device_spec& gpu,
                              const rca_das_gpu_tuning& tuning,
                              std::string* description = nullptr)
 {
-    auto engine = make_gpu_engine(c, gpu, tuning);
+    auto engine = make_rca_das_gpu_for(c, gpu, tuning);
     if (description)
         *description = engine->describe();
     device_memory d_in = to_device(gpu, rf);
@@ -269,7 +253,7 @@ TEST(RcaDasGpu, StagewiseEmissionsMatchExecute)
     c.output = rca_output::iq;
     const auto rf = random_rf(c, 1, 81);
     const auto cpu = run_cpu(c, rf, 1);
-    auto engine = make_gpu_engine(c, gpu);
+    auto engine = make_rca_das_gpu_for(c, gpu);
     device_memory d_in = to_device(gpu, rf);
     device_memory d_out(gpu, c.output_item_bytes());
     poison(gpu, d_out);
@@ -296,6 +280,6 @@ TEST(RcaDasGpu, BadTuningIsRejected)
     t.stage1_batch = 3;
     rca_das_gpu_tuning u;
     u.stage2_tile_elev = 5;
-    EXPECT_THROW(make_gpu_engine(small_config(), gpu, t), std::invalid_argument);
-    EXPECT_THROW(make_gpu_engine(small_config(), gpu, u), std::invalid_argument);
+    EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, t), std::invalid_argument);
+    EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, u), std::invalid_argument);
 }

@@ -114,16 +114,7 @@ public:
 private:
     pfb_geometry geometry(size_t n_out) const
     {
-        pfb_geometry g;
-        g.n_channels = int(d_config.n_channels);
-        g.log2_n = log2_exact(d_config.n_channels);
-        g.taps_per_branch = int(d_config.taps_per_branch);
-        g.step = int(d_step);
-        g.n_receivers = int(d_config.n_receivers);
-        g.fft_shift = d_config.fft_shift ? 1 : 0;
-        g.first_parity = int(d_steps_done % d_config.oversample);
-        g.n_out = (long long)n_out;
-        return g;
+        return kernel_geometry<pfb_geometry>(d_config, n_out, d_steps_done);
     }
 
     template <typename Tin>
@@ -164,21 +155,11 @@ private:
     template <typename Tin>
     void run_fused(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        const fused_shape shape =
-            fused_shape_for(d_config.n_channels, d_config.oversample);
-        if (d_config.oversample == 1) {
-            if (shape.bq == 4)
-                launch_fused<Tin, 1, 4, 1, 256>(in, out, n_out, s);
-            else if (shape.bq == 2)
-                launch_fused<Tin, 1, 2, 2, 256>(in, out, n_out, s);
-            else
-                launch_fused<Tin, 1, 1, 4, 256>(in, out, n_out, s);
-        } else {
-            if (shape.bq == 2)
-                launch_fused<Tin, 2, 2, 1, 256>(in, out, n_out, s);
-            else
-                launch_fused<Tin, 2, 1, 2, 256>(in, out, n_out, s);
-        }
+        with_fused_shape(d_config.n_channels, d_config.oversample, [&](auto index) {
+            constexpr fused_shape shape = fused_shapes[decltype(index)::value];
+            launch_fused<Tin, shape.oversample, shape.bq, shape.rbt, shape.nt>(
+                in, out, n_out, s);
+        });
     }
 
     template <typename Tin>

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -83,23 +85,62 @@ inline const char* path_name(path p)
  * channel).
  */
 struct fused_shape {
+    int oversample;      //!< O of the configurations it serves
+    size_t min_channels; //!< it serves N >= min_channels (first match in fused_shapes)
     int bq;
     int rbt;
     int nt;
 };
 
+/*!
+ * The one table of fused launch shapes: the GPU engine instantiates
+ * pfb_fused_kernel for each entry (with_fused_shape) and plans its launches
+ * from the same entry (plan_fused), as does the emulation test. A
+ * configuration takes the first entry of its oversample with N >= min_channels.
+ */
+inline constexpr fused_shape fused_shapes[] = {
+    { 1, 1024, 4, 1, 256 },
+    { 1, 512, 2, 2, 256 },
+    { 1, 0, 1, 4, 256 },
+    { 2, 1024, 2, 1, 256 },
+    { 2, 0, 1, 2, 256 },
+};
+constexpr size_t fused_shape_count = sizeof(fused_shapes) / sizeof(fused_shapes[0]);
+
+//! Index in fused_shapes of the shape of N = \p n channels and \p oversample.
+inline size_t fused_shape_index(size_t n, unsigned oversample)
+{
+    for (size_t i = 0; i < fused_shape_count; i++)
+        if (unsigned(fused_shapes[i].oversample) == oversample &&
+            n >= fused_shapes[i].min_channels)
+            return i;
+    throw std::logic_error("pfb_channelizer: no fused launch shape for oversample " +
+                           std::to_string(oversample));
+}
+
 inline fused_shape fused_shape_for(size_t n, unsigned oversample)
 {
-    if (oversample == 1) {
-        if (n >= 1024)
-            return { 4, 1, 256 };
-        if (n >= 512)
-            return { 2, 2, 256 };
-        return { 1, 4, 256 };
-    }
-    if (n >= 1024)
-        return { 2, 1, 256 };
-    return { 1, 2, 256 };
+    return fused_shapes[fused_shape_index(n, oversample)];
+}
+
+template <typename Launch, size_t... I>
+void with_fused_shape_index(size_t index, Launch& launch, std::index_sequence<I...>)
+{
+    ((index == I ? launch(std::integral_constant<size_t, I>{}) : void()), ...);
+}
+
+/*!
+ * Calls launch(std::integral_constant<size_t, I>{}) with I the index in
+ * fused_shapes of the shape of (\p n, \p oversample): the caller instantiates
+ * its kernel with fused_shapes[I]'s fields as template arguments, so every
+ * entry is compiled and a launch's template shape and plan share one entry.
+ */
+template <typename Launch>
+void with_fused_shape(size_t n, unsigned oversample, Launch&& launch)
+{
+    with_fused_shape_index(fused_shape_index(n, oversample),
+                           launch,
+                           std::make_index_sequence<fused_shape_count>{});
 }
 
 struct fused_launch {
@@ -162,6 +203,25 @@ plan_fused(const pfb_channelizer_config& c, size_t n_out, int sm_count)
     l.shared_bytes = size_t(n + 2 * l.receivers_per_block * pfb_fft::row_stride(n)) * 2 *
                      sizeof(float);
     return l;
+}
+
+/*!
+ * The kernels' geometry (\p Geometry: a backend's pfb_geometry) of a call of
+ * \p n_out output steps after \p steps_done steps of earlier calls.
+ */
+template <typename Geometry>
+Geometry kernel_geometry(const pfb_channelizer_config& c, size_t n_out, size_t steps_done)
+{
+    Geometry g;
+    g.n_channels = int(c.n_channels);
+    g.log2_n = log2_exact(c.n_channels);
+    g.taps_per_branch = int(c.taps_per_branch);
+    g.step = int(c.input_per_output());
+    g.n_receivers = int(c.n_receivers);
+    g.fft_shift = c.fft_shift ? 1 : 0;
+    g.first_parity = int(steps_done % c.oversample);
+    g.n_out = (long long)n_out;
+    return g;
 }
 
 //! One copy of the history update: bytes from the input or the old history.

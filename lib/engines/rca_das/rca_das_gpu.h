@@ -37,6 +37,15 @@ BEAMFORM_DECLARE_GPU_MAKER(rca_das_engine,
                            const device_spec& device,
                            const rca_das_gpu_tuning& tuning = {})
 
+/*!
+ * The GPU engine of \p device's backend with \p tuning (the backend picked in
+ * make_for_device, as rca_das_engine::make does); std::runtime_error for a
+ * device that is not a GPU or whose backend this build lacks.
+ */
+std::unique_ptr<rca_das_engine> make_rca_das_gpu_for(const rca_das_config& config,
+                                                     const device_spec& device,
+                                                     const rca_das_gpu_tuning& tuning = {});
+
 } // namespace beamform
 } // namespace gr
 

@@ -5,7 +5,7 @@
  *
  * Row-column (RCA) ultrasound delay-and-sum volume beamformer: the dual-stage
  * method of Praesius, Jorgensen and Jensen, "Real-Time Full-Volume Row-Column
- * Imaging" (papers/002), and the conventional full 3D RCA delay-and-sum
+ * Imaging", and the conventional full 3D RCA delay-and-sum
  * beamformer it approximates (the paper's reference, Fig. 9).
  *
  * Coordinates (metres, seconds). The probe lies in z = 0, z grows into the
