@@ -26,9 +26,8 @@
  * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).
  */
 #include "bench_common.h"
-#include "engines/tensor_beamformer/tensor_beamformer_cuda.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
-#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
+#include "tensor_beamformer_testing.h"
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <algorithm>
@@ -436,8 +435,8 @@ std::vector<uint16_t> cublas_weights(const tensor_beamformer_config& c,
             for (size_t b = 0; b < c.n_beams; b++)
                 for (size_t r = 0; r < per_pol; r++) {
                     const auto v = w[(ch * c.n_beams + b) * c.n_receivers + r * npol + p];
-                    const uint16_t wr = float_to_half_bits(v.real());
-                    const uint16_t wi = float_to_half_bits(v.imag());
+                    const uint16_t wr = tb_testing::float_to_half_bits(v.real());
+                    const uint16_t wi = tb_testing::float_to_half_bits(v.imag());
                     m[(2 * b) + (2 * r) * M] = wr;
                     m[(2 * b) + (2 * r + 1) * M] = uint16_t(wi ^ 0x8000u);
                     m[(2 * b + 1) + (2 * r) * M] = wi;
@@ -555,13 +554,13 @@ double time_cublas_route(const context& ctx,
  */
 std::string wgmma_tile(const context& ctx, const bench_config& b)
 {
-    if (!cuda::tb_wgmma_available(ctx.gpu.index))
+    if (!tb_testing::wgmma_available(ctx.gpu.index))
         return "";
     const std::string preferred =
         (b.fp16_input || b.cfg.precision == beam_precision::int1) ? "128x256x128/wgmma/4"
                                                                   : "256x128x128/wgmma/4";
     std::string first;
-    for (const auto& t : cuda::tensor_beamformer_tiles(b.cfg)) {
+    for (const auto& t : tb_testing::compiled_tiles(b.cfg)) {
         if (t == preferred)
             return t;
         if (first.empty() && t.find("/wgmma/") != std::string::npos)
@@ -578,10 +577,9 @@ double time_engine(const context& ctx,
                    device_array& d_out,
                    int runs)
 {
-    auto* extras = dynamic_cast<cuda::tensor_beamformer_gpu_extras*>(&engine);
     auto run = [&] {
         if (b.fp16_input)
-            extras->execute_fp16_input(d_in, d_out.ptr, b.n_times, ctx.stream);
+            tb_testing::execute_fp16_input(engine, d_in, d_out.ptr, b.n_times, ctx.stream);
         else
             engine.execute(d_in, d_out.ptr, b.n_times, ctx.stream);
     };
@@ -637,7 +635,7 @@ size_t check_int1_samples(const bench_config& b,
                                cudaMemcpyDeviceToHost));
         long long re = 0, im = 0;
         for (size_t r = 0; r < c.n_receivers; r++) {
-            const unsigned wb = tb::random_weight_bits(seed, 0, beam, r);
+            const unsigned wb = tb_testing::random_weight_bits(seed, 0, beam, r);
             const int wr = (wb & 1) ? 1 : -1, wi = (wb & 2) ? 1 : -1;
             const int xr = (row[r / 32] >> (r % 32)) & 1 ? 1 : -1;
             const int xi = (row[words + r / 32] >> (r % 32)) & 1 ? 1 : -1;
@@ -673,10 +671,9 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     ours.target_text = b.target_text;
     if (c.precision == beam_precision::int1) {
         const uint64_t seed = 1234;
-        auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, {}, ctx.gpu, "");
-        auto* extras = dynamic_cast<cuda::tensor_beamformer_gpu_extras*>(engine.get());
-        extras->fill_random_weights(seed);
-        ours.tile = extras->tile();
+        auto engine = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, "");
+        tb_testing::fill_random_weights(*engine, seed);
+        ours.tile = tb_testing::tile(*engine);
         ours.ms = time_engine(ctx, *engine, b, d_in->ptr, d_out, ctx.runs);
         ours.tops = ops / (ours.ms * 1e-3) / 1e12;
         const size_t bad = check_int1_samples(b, *d_in, d_out, seed);
@@ -689,9 +686,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
             result r = ours;
             r.what = "tensor_beamformer (wgmma)";
-            auto e = cuda::make_tensor_beamformer_gpu_tiled(c, {}, ctx.gpu, wg);
-            dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*e).fill_random_weights(
-                seed);
+            auto e = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, wg);
+            tb_testing::fill_random_weights(*e, seed);
             BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
             r.tile = wg;
             r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
@@ -705,8 +701,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     }
 
     const auto w = random_weights(c.weight_count(), 3);
-    auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, "");
-    ours.tile = dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile();
+    auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, "");
+    ours.tile = tb_testing::tile(*engine);
     ours.ms = time_engine(ctx, *engine, b, d_in->ptr, d_out, ctx.runs);
     ours.tops = ops / (ours.ms * 1e-3) / 1e12;
 
@@ -746,7 +742,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
         result r = ours;
         r.what = "tensor_beamformer (wgmma)";
-        auto e = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, wg);
+        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, wg);
         BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
         r.tile = wg;
         r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
@@ -791,12 +787,11 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
         time_cublas_route(once, b, w, d_in->ptr, *route_out);
     }
     const uint64_t seed = 99;
-    for (const auto& tile : cuda::tensor_beamformer_tiles(c)) {
+    for (const auto& tile : tb_testing::compiled_tiles(c)) {
         try {
-            auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, tile);
+            auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
             if (int1)
-                dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine)
-                    .fill_random_weights(seed);
+                tb_testing::fill_random_weights(*engine, seed);
             BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
             const double t =
                 time_engine(ctx, *engine, b, d_in->ptr, d_out, std::max(5, ctx.runs / 3));
@@ -881,10 +876,10 @@ int main(int argc, char** argv)
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);
-        const double peak_wg_f16 = cuda::tb_wgmma_peak_tops(0, false);
-        const double peak_wg_b1 = cuda::tb_wgmma_peak_tops(0, true);
+        const double peak_wg_f16 = tb_testing::wgmma_peak_tops(0, false);
+        const double peak_wg_b1 = tb_testing::wgmma_peak_tops(0, true);
         std::cout << "wgmma (sm_90a) kernels: "
-                  << (cuda::tb_wgmma_available(0) ? "available"
+                  << (tb_testing::wgmma_available(0) ? "available"
                                                   : "not available on this GPU")
                   << std::endl;
         std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0)
@@ -921,7 +916,7 @@ int main(int argc, char** argv)
             for (const auto& b : configs) {
                 if (only && b.id.substr(0, b.id.find('/')) != std::to_string(only))
                     continue;
-                const auto key = cuda::tensor_beamformer_tuning_key(b.cfg);
+                const auto key = tb_testing::tuning_key(b.cfg);
                 n_configs[key]++;
                 for (const auto& [tile, ms] : tune_config(ctx, b)) {
                     per_key[key][tile] += ms;
