@@ -134,7 +134,7 @@ double
 relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B)
 {
     device_array sums(2 * sizeof(double));
-    BENCH_CHECK(cudaMemset(sums.ptr, 0, sums.bytes));
+    BF_GPU_CHECK(cudaMemset(sums.get(), 0, sums.size()));
     error_sums<<<1024, 256>>>(static_cast<const float*>(ours),
                               static_cast<const float*>(ref),
                               n_floats,
@@ -142,9 +142,9 @@ relative_error(const void* ours, const void* ref, size_t n_floats, int map, int 
                               C,
                               B,
                               sums.as<double>());
-    BENCH_CHECK(cudaGetLastError());
+    BF_GPU_CHECK_LAUNCH("error_sums");
     double h[2];
-    BENCH_CHECK(cudaMemcpy(h, sums.ptr, sizeof h, cudaMemcpyDeviceToHost));
+    BF_GPU_CHECK(cudaMemcpy(h, sums.get(), sizeof h, cudaMemcpyDeviceToHost));
     return std::sqrt(h[0] / h[1]);
 }
 
@@ -170,7 +170,7 @@ __global__ void fill_random_floats_device(float* f, size_t n, unsigned long long
 void fill_random(void* dst, size_t n_floats, unsigned long long seed)
 {
     fill_random_floats_device<<<4096, 256>>>(static_cast<float*>(dst), n_floats, seed);
-    BENCH_CHECK(cudaDeviceSynchronize());
+    BF_GPU_CHECK(cudaDeviceSynchronize());
 }
 
 //! Random words with zero padding bits (int1 input), from a hash (no host copy).
@@ -237,7 +237,7 @@ __global__ void peak_b1_and_kernel(int* out, int iters)
 double time_peak_fp16(cudaStream_t s)
 {
     int sms = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = sms * 4, threads = 256, iters = 4096;
     device_array out(size_t(blocks) * threads * sizeof(float));
     const auto t = bench::time_gpu(
@@ -252,7 +252,7 @@ double time_peak_fp16(cudaStream_t s)
 double time_peak_b1(cudaStream_t s)
 {
     int sms = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = sms * 4, threads = 256, iters = 4096;
     device_array out(size_t(blocks) * threads * sizeof(int));
     const auto t = bench::time_gpu(
@@ -271,9 +271,9 @@ double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n)
     // Random fp16 in [-1, 1): fill as floats, convert.
     device_array tmp(n * n * 4);
     for (device_array* m : { &a, &b }) {
-        fill_random(tmp.ptr, n * n, m == &a ? 1 : 2);
+        fill_random(tmp.get(), n * n, m == &a ? 1 : 2);
         convert_fc32_to_fp16<<<1024, 256>>>(tmp.as<float4>(), m->as<uint2>(), n * n / 4);
-        BENCH_CHECK(cudaGetLastError());
+        BF_GPU_CHECK_LAUNCH("convert_fc32_to_fp16");
     }
     const float alpha = 1.0f, beta = 0.0f;
     const int N = int(n);
@@ -286,14 +286,14 @@ double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n)
                                       N,
                                       N,
                                       &alpha,
-                                      a.ptr,
+                                      a.get(),
                                       CUDA_R_16F,
                                       N,
-                                      b.ptr,
+                                      b.get(),
                                       CUDA_R_16F,
                                       N,
                                       &beta,
-                                      c.ptr,
+                                      c.get(),
                                       CUDA_R_16F,
                                       N,
                                       CUBLAS_COMPUTE_32F,
@@ -478,16 +478,16 @@ double time_cublas_route(const context& ctx,
     const size_t T = b.n_times, C = c.n_channels, B = c.n_beams, R = c.n_receivers;
     const auto host_a = cublas_weights(c, w);
     device_array d_a(host_a.size() * 2);
-    BENCH_CHECK(cudaMemcpy(d_a.ptr, host_a.data(), d_a.bytes, cudaMemcpyHostToDevice));
+    BF_GPU_CHECK(cudaMemcpy(d_a.get(), host_a.data(), d_a.size(), cudaMemcpyHostToDevice));
     std::unique_ptr<device_array> d_x16;
     if (!b.fp16_input)
         d_x16 = std::make_unique<device_array>(T * C * R * 4);
-    const void* x16 = b.fp16_input ? d_in : d_x16->ptr;
+    const void* x16 = b.fp16_input ? d_in : d_x16->get();
     std::unique_ptr<device_array> d_volt;
     const bool power = c.output == beam_output::power;
     if (power)
         d_volt = std::make_unique<device_array>(T * C * B * 8);
-    void* volt = power ? d_volt->ptr : route_out.ptr;
+    void* volt = power ? d_volt->get() : route_out.get();
 
     const int M = int(2 * B), N = int(T), K = int(2 * per_pol);
     const float alpha = 1.0f, beta = 0.0f;
@@ -502,7 +502,7 @@ double time_cublas_route(const context& ctx,
             else
                 convert_fc32_to_fp16<<<4096, 256, 0, ctx.stream>>>(
                     static_cast<const float4*>(d_in), d_x16->as<uint2>(), T * C * R / 2);
-            BENCH_CHECK(cudaGetLastError());
+            BF_GPU_CHECK_LAUNCH("convert_fc32_to_fp16");
         }
         // batch (c, p): A [2B][K] at (c npol + p) M K; X rows k of (t, c, p) at
         // ((t C + c) npol + p) K; D [2B][T] with ldc = 2 B C npol.
@@ -513,7 +513,7 @@ double time_cublas_route(const context& ctx,
                                                 N,
                                                 K,
                                                 &alpha,
-                                                d_a.ptr,
+                                                d_a.get(),
                                                 CUDA_R_16F,
                                                 M,
                                                 (long long)M * K,
@@ -536,7 +536,7 @@ double time_cublas_route(const context& ctx,
                                                        int(C),
                                                        int(B),
                                                        int(c.n_int));
-            BENCH_CHECK(cudaGetLastError());
+            BF_GPU_CHECK_LAUNCH("detect_power");
         }
     };
     if (R % 2 != 0 && !b.fp16_input)
@@ -579,9 +579,9 @@ double time_engine(const context& ctx,
 {
     auto run = [&] {
         if (b.fp16_input)
-            tb_testing::execute_fp16_input(engine, d_in, d_out.ptr, b.n_times, ctx.stream);
+            tb_testing::execute_fp16_input(engine, d_in, d_out.get(), b.n_times, ctx.stream);
         else
-            engine.execute(d_in, d_out.ptr, b.n_times, ctx.stream);
+            engine.execute(d_in, d_out.get(), b.n_times, ctx.stream);
     };
     return bench::time_gpu(run, ctx.stream, runs, 3).median_ms;
 }
@@ -596,20 +596,20 @@ std::unique_ptr<device_array> make_input(const bench_config& b)
         auto d = std::make_unique<device_array>(T * c.n_channels * 2 * words * 4);
         fill_random_bits<<<4096, 256>>>(
             d->as<uint32_t>(), T * c.n_channels, int(words), int(c.n_receivers), 77);
-        BENCH_CHECK(cudaDeviceSynchronize());
+        BF_GPU_CHECK(cudaDeviceSynchronize());
         return d;
     }
     const size_t n = T * c.n_channels * c.n_receivers; // complex values
     if (b.fp16_input) {
         auto d = std::make_unique<device_array>(n * 4);
         device_array tmp(n * 8);
-        fill_random(tmp.ptr, 2 * n, 5);
+        fill_random(tmp.get(), 2 * n, 5);
         convert_fc32_to_fp16<<<4096, 256>>>(tmp.as<float4>(), d->as<uint2>(), n / 2);
-        BENCH_CHECK(cudaDeviceSynchronize());
+        BF_GPU_CHECK(cudaDeviceSynchronize());
         return d;
     }
     auto d = std::make_unique<device_array>(n * 8);
-    fill_random(d->ptr, 2 * n, 5);
+    fill_random(d->get(), 2 * n, 5);
     return d;
 }
 
@@ -629,7 +629,7 @@ size_t check_int1_samples(const bench_config& b,
     std::vector<uint32_t> row(2 * words);
     for (int s = 0; s < 64; s++) {
         const size_t t = gen() % b.n_times, beam = gen() % c.n_beams;
-        BENCH_CHECK(cudaMemcpy(row.data(),
+        BF_GPU_CHECK(cudaMemcpy(row.data(),
                                d_in.as<uint32_t>() + t * 2 * words,
                                row.size() * 4,
                                cudaMemcpyDeviceToHost));
@@ -643,7 +643,7 @@ size_t check_int1_samples(const bench_config& b,
             im += wr * xi + wi * xr;
         }
         float got[2];
-        BENCH_CHECK(cudaMemcpy(got,
+        BF_GPU_CHECK(cudaMemcpy(got,
                                d_out.as<float>() + (t * c.n_beams + beam) * 2,
                                8,
                                cudaMemcpyDeviceToHost));
@@ -662,7 +662,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
               << c.n_receivers << " rx)" << std::endl;
     auto d_in = make_input(b);
     device_array d_out(out_floats(c, b.n_times) * 4);
-    BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes)); // NaN until written
+    BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size())); // NaN until written
 
     result ours;
     ours.id = b.id;
@@ -674,7 +674,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         auto engine = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, "");
         tb_testing::fill_random_weights(*engine, seed);
         ours.tile = tb_testing::tile(*engine);
-        ours.ms = time_engine(ctx, *engine, b, d_in->ptr, d_out, ctx.runs);
+        ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
         ours.tops = ops / (ours.ms * 1e-3) / 1e12;
         const size_t bad = check_int1_samples(b, *d_in, d_out, seed);
         ours.err = double(bad);
@@ -688,9 +688,9 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
             r.what = "tensor_beamformer (wgmma)";
             auto e = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, wg);
             tb_testing::fill_random_weights(*e, seed);
-            BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+            BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
             r.tile = wg;
-            r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
+            r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
             r.tops = ops / (r.ms * 1e-3) / 1e12;
             const size_t wrong = check_int1_samples(b, *d_in, d_out, seed);
             r.err = double(wrong);
@@ -703,7 +703,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     const auto w = random_weights(c.weight_count(), 3);
     auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, "");
     ours.tile = tb_testing::tile(*engine);
-    ours.ms = time_engine(ctx, *engine, b, d_in->ptr, d_out, ctx.runs);
+    ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
     ours.tops = ops / (ours.ms * 1e-3) / 1e12;
 
     const bool xy = c.polarization == polarization_layout::xy_pairs;
@@ -715,13 +715,13 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
                               : (c.output == beam_output::power
                                      ? "cuBLAS route: convert+HGEMM+detect"
                                      : "cuBLAS route: convert+HGEMM");
-    route.ms = time_cublas_route(ctx, b, w, d_in->ptr, route_out);
+    route.ms = time_cublas_route(ctx, b, w, d_in->get(), route_out);
     route.tops = ops / (route.ms * 1e-3) / 1e12;
     route.ratio_hgemm = route.tops / ctx.hgemm_tflops;
     rows.push_back(route);
 
-    ours.err = relative_error(d_out.ptr,
-                              route_out.ptr,
+    ours.err = relative_error(d_out.get(),
+                              route_out.get(),
                               out_floats(c, b.n_times),
                               xy ? 1 : 0,
                               int(c.n_channels),
@@ -743,12 +743,12 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         result r = ours;
         r.what = "tensor_beamformer (wgmma)";
         auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, wg);
-        BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+        BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
         r.tile = wg;
-        r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
+        r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
         r.tops = ops / (r.ms * 1e-3) / 1e12;
-        r.err = relative_error(d_out.ptr,
-                               route_out.ptr,
+        r.err = relative_error(d_out.get(),
+                               route_out.get(),
                                out_floats(c, b.n_times),
                                xy ? 1 : 0,
                                int(c.n_channels),
@@ -784,7 +784,7 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
         route_out = std::make_unique<device_array>(out_floats(c, b.n_times) * 4);
         context once = ctx;
         once.runs = 1;
-        time_cublas_route(once, b, w, d_in->ptr, *route_out);
+        time_cublas_route(once, b, w, d_in->get(), *route_out);
     }
     const uint64_t seed = 99;
     for (const auto& tile : tb_testing::compiled_tiles(c)) {
@@ -792,12 +792,12 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
             auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
             if (int1)
                 tb_testing::fill_random_weights(*engine, seed);
-            BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+            BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
             const double t =
-                time_engine(ctx, *engine, b, d_in->ptr, d_out, std::max(5, ctx.runs / 3));
+                time_engine(ctx, *engine, b, d_in->get(), d_out, std::max(5, ctx.runs / 3));
             const double err = int1 ? double(check_int1_samples(b, *d_in, d_out, seed))
-                                    : relative_error(d_out.ptr,
-                                                     route_out->ptr,
+                                    : relative_error(d_out.get(),
+                                                     route_out->get(),
                                                      out_floats(c, b.n_times),
                                                      xy ? 1 : 0,
                                                      int(c.n_channels),
@@ -856,13 +856,13 @@ int main(int argc, char** argv)
         context ctx;
         ctx.runs = std::stoi(bench::option(argc, argv, "runs", quick ? "5" : "20"));
         ctx.gpu = select_device("cuda:0");
-        BENCH_CHECK(cudaSetDevice(0));
-        BENCH_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+        BF_GPU_CHECK(cudaSetDevice(0));
+        BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
         CUBLAS_CHECK(cublasCreate(&ctx.cublas));
         CUBLAS_CHECK(cublasSetStream(ctx.cublas, ctx.stream));
 
         cudaDeviceProp prop;
-        BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
+        BF_GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
         std::cout << "device: " << prop.name << ", " << prop.multiProcessorCount
                   << " SMs, L2 " << prop.l2CacheSize / (1 << 20) << " MiB"
                   << (quick ? "   (--quick: small sizes, figures are not meaningful)"
