@@ -26,9 +26,8 @@
  * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).
  */
 #include "bench_common.h"
-#include "engines/tensor_beamformer/tensor_beamformer_cuda.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
-#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
+#include "tensor_beamformer_testing.h"
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <algorithm>
@@ -135,7 +134,7 @@ double
 relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B)
 {
     device_array sums(2 * sizeof(double));
-    BENCH_CHECK(cudaMemset(sums.ptr, 0, sums.bytes));
+    BF_GPU_CHECK(cudaMemset(sums.get(), 0, sums.size()));
     error_sums<<<1024, 256>>>(static_cast<const float*>(ours),
                               static_cast<const float*>(ref),
                               n_floats,
@@ -143,9 +142,9 @@ relative_error(const void* ours, const void* ref, size_t n_floats, int map, int 
                               C,
                               B,
                               sums.as<double>());
-    BENCH_CHECK(cudaGetLastError());
+    BF_GPU_CHECK_LAUNCH("error_sums");
     double h[2];
-    BENCH_CHECK(cudaMemcpy(h, sums.ptr, sizeof h, cudaMemcpyDeviceToHost));
+    BF_GPU_CHECK(cudaMemcpy(h, sums.get(), sizeof h, cudaMemcpyDeviceToHost));
     return std::sqrt(h[0] / h[1]);
 }
 
@@ -171,7 +170,7 @@ __global__ void fill_random_floats_device(float* f, size_t n, unsigned long long
 void fill_random(void* dst, size_t n_floats, unsigned long long seed)
 {
     fill_random_floats_device<<<4096, 256>>>(static_cast<float*>(dst), n_floats, seed);
-    BENCH_CHECK(cudaDeviceSynchronize());
+    BF_GPU_CHECK(cudaDeviceSynchronize());
 }
 
 //! Random words with zero padding bits (int1 input), from a hash (no host copy).
@@ -238,7 +237,7 @@ __global__ void peak_b1_and_kernel(int* out, int iters)
 double time_peak_fp16(cudaStream_t s)
 {
     int sms = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = sms * 4, threads = 256, iters = 4096;
     device_array out(size_t(blocks) * threads * sizeof(float));
     const auto t = bench::time_gpu(
@@ -253,7 +252,7 @@ double time_peak_fp16(cudaStream_t s)
 double time_peak_b1(cudaStream_t s)
 {
     int sms = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = sms * 4, threads = 256, iters = 4096;
     device_array out(size_t(blocks) * threads * sizeof(int));
     const auto t = bench::time_gpu(
@@ -272,9 +271,9 @@ double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n)
     // Random fp16 in [-1, 1): fill as floats, convert.
     device_array tmp(n * n * 4);
     for (device_array* m : { &a, &b }) {
-        fill_random(tmp.ptr, n * n, m == &a ? 1 : 2);
+        fill_random(tmp.get(), n * n, m == &a ? 1 : 2);
         convert_fc32_to_fp16<<<1024, 256>>>(tmp.as<float4>(), m->as<uint2>(), n * n / 4);
-        BENCH_CHECK(cudaGetLastError());
+        BF_GPU_CHECK_LAUNCH("convert_fc32_to_fp16");
     }
     const float alpha = 1.0f, beta = 0.0f;
     const int N = int(n);
@@ -287,14 +286,14 @@ double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n)
                                       N,
                                       N,
                                       &alpha,
-                                      a.ptr,
+                                      a.get(),
                                       CUDA_R_16F,
                                       N,
-                                      b.ptr,
+                                      b.get(),
                                       CUDA_R_16F,
                                       N,
                                       &beta,
-                                      c.ptr,
+                                      c.get(),
                                       CUDA_R_16F,
                                       N,
                                       CUBLAS_COMPUTE_32F,
@@ -436,8 +435,8 @@ std::vector<uint16_t> cublas_weights(const tensor_beamformer_config& c,
             for (size_t b = 0; b < c.n_beams; b++)
                 for (size_t r = 0; r < per_pol; r++) {
                     const auto v = w[(ch * c.n_beams + b) * c.n_receivers + r * npol + p];
-                    const uint16_t wr = float_to_half_bits(v.real());
-                    const uint16_t wi = float_to_half_bits(v.imag());
+                    const uint16_t wr = tb_testing::float_to_half_bits(v.real());
+                    const uint16_t wi = tb_testing::float_to_half_bits(v.imag());
                     m[(2 * b) + (2 * r) * M] = wr;
                     m[(2 * b) + (2 * r + 1) * M] = uint16_t(wi ^ 0x8000u);
                     m[(2 * b + 1) + (2 * r) * M] = wi;
@@ -479,16 +478,16 @@ double time_cublas_route(const context& ctx,
     const size_t T = b.n_times, C = c.n_channels, B = c.n_beams, R = c.n_receivers;
     const auto host_a = cublas_weights(c, w);
     device_array d_a(host_a.size() * 2);
-    BENCH_CHECK(cudaMemcpy(d_a.ptr, host_a.data(), d_a.bytes, cudaMemcpyHostToDevice));
+    BF_GPU_CHECK(cudaMemcpy(d_a.get(), host_a.data(), d_a.size(), cudaMemcpyHostToDevice));
     std::unique_ptr<device_array> d_x16;
     if (!b.fp16_input)
         d_x16 = std::make_unique<device_array>(T * C * R * 4);
-    const void* x16 = b.fp16_input ? d_in : d_x16->ptr;
+    const void* x16 = b.fp16_input ? d_in : d_x16->get();
     std::unique_ptr<device_array> d_volt;
     const bool power = c.output == beam_output::power;
     if (power)
         d_volt = std::make_unique<device_array>(T * C * B * 8);
-    void* volt = power ? d_volt->ptr : route_out.ptr;
+    void* volt = power ? d_volt->get() : route_out.get();
 
     const int M = int(2 * B), N = int(T), K = int(2 * per_pol);
     const float alpha = 1.0f, beta = 0.0f;
@@ -503,7 +502,7 @@ double time_cublas_route(const context& ctx,
             else
                 convert_fc32_to_fp16<<<4096, 256, 0, ctx.stream>>>(
                     static_cast<const float4*>(d_in), d_x16->as<uint2>(), T * C * R / 2);
-            BENCH_CHECK(cudaGetLastError());
+            BF_GPU_CHECK_LAUNCH("convert_fc32_to_fp16");
         }
         // batch (c, p): A [2B][K] at (c npol + p) M K; X rows k of (t, c, p) at
         // ((t C + c) npol + p) K; D [2B][T] with ldc = 2 B C npol.
@@ -514,7 +513,7 @@ double time_cublas_route(const context& ctx,
                                                 N,
                                                 K,
                                                 &alpha,
-                                                d_a.ptr,
+                                                d_a.get(),
                                                 CUDA_R_16F,
                                                 M,
                                                 (long long)M * K,
@@ -537,7 +536,7 @@ double time_cublas_route(const context& ctx,
                                                        int(C),
                                                        int(B),
                                                        int(c.n_int));
-            BENCH_CHECK(cudaGetLastError());
+            BF_GPU_CHECK_LAUNCH("detect_power");
         }
     };
     if (R % 2 != 0 && !b.fp16_input)
@@ -555,13 +554,13 @@ double time_cublas_route(const context& ctx,
  */
 std::string wgmma_tile(const context& ctx, const bench_config& b)
 {
-    if (!cuda::tb_wgmma_available(ctx.gpu.index))
+    if (!tb_testing::wgmma_available(ctx.gpu.index))
         return "";
     const std::string preferred =
         (b.fp16_input || b.cfg.precision == beam_precision::int1) ? "128x256x128/wgmma/4"
                                                                   : "256x128x128/wgmma/4";
     std::string first;
-    for (const auto& t : cuda::tensor_beamformer_tiles(b.cfg)) {
+    for (const auto& t : tb_testing::compiled_tiles(b.cfg)) {
         if (t == preferred)
             return t;
         if (first.empty() && t.find("/wgmma/") != std::string::npos)
@@ -578,12 +577,11 @@ double time_engine(const context& ctx,
                    device_array& d_out,
                    int runs)
 {
-    auto* extras = dynamic_cast<cuda::tensor_beamformer_gpu_extras*>(&engine);
     auto run = [&] {
         if (b.fp16_input)
-            extras->execute_fp16_input(d_in, d_out.ptr, b.n_times, ctx.stream);
+            tb_testing::execute_fp16_input(engine, d_in, d_out.get(), b.n_times, ctx.stream);
         else
-            engine.execute(d_in, d_out.ptr, b.n_times, ctx.stream);
+            engine.execute(d_in, d_out.get(), b.n_times, ctx.stream);
     };
     return bench::time_gpu(run, ctx.stream, runs, 3).median_ms;
 }
@@ -598,20 +596,20 @@ std::unique_ptr<device_array> make_input(const bench_config& b)
         auto d = std::make_unique<device_array>(T * c.n_channels * 2 * words * 4);
         fill_random_bits<<<4096, 256>>>(
             d->as<uint32_t>(), T * c.n_channels, int(words), int(c.n_receivers), 77);
-        BENCH_CHECK(cudaDeviceSynchronize());
+        BF_GPU_CHECK(cudaDeviceSynchronize());
         return d;
     }
     const size_t n = T * c.n_channels * c.n_receivers; // complex values
     if (b.fp16_input) {
         auto d = std::make_unique<device_array>(n * 4);
         device_array tmp(n * 8);
-        fill_random(tmp.ptr, 2 * n, 5);
+        fill_random(tmp.get(), 2 * n, 5);
         convert_fc32_to_fp16<<<4096, 256>>>(tmp.as<float4>(), d->as<uint2>(), n / 2);
-        BENCH_CHECK(cudaDeviceSynchronize());
+        BF_GPU_CHECK(cudaDeviceSynchronize());
         return d;
     }
     auto d = std::make_unique<device_array>(n * 8);
-    fill_random(d->ptr, 2 * n, 5);
+    fill_random(d->get(), 2 * n, 5);
     return d;
 }
 
@@ -631,13 +629,13 @@ size_t check_int1_samples(const bench_config& b,
     std::vector<uint32_t> row(2 * words);
     for (int s = 0; s < 64; s++) {
         const size_t t = gen() % b.n_times, beam = gen() % c.n_beams;
-        BENCH_CHECK(cudaMemcpy(row.data(),
+        BF_GPU_CHECK(cudaMemcpy(row.data(),
                                d_in.as<uint32_t>() + t * 2 * words,
                                row.size() * 4,
                                cudaMemcpyDeviceToHost));
         long long re = 0, im = 0;
         for (size_t r = 0; r < c.n_receivers; r++) {
-            const unsigned wb = tb::random_weight_bits(seed, 0, beam, r);
+            const unsigned wb = tb_testing::random_weight_bits(seed, 0, beam, r);
             const int wr = (wb & 1) ? 1 : -1, wi = (wb & 2) ? 1 : -1;
             const int xr = (row[r / 32] >> (r % 32)) & 1 ? 1 : -1;
             const int xi = (row[words + r / 32] >> (r % 32)) & 1 ? 1 : -1;
@@ -645,7 +643,7 @@ size_t check_int1_samples(const bench_config& b,
             im += wr * xi + wi * xr;
         }
         float got[2];
-        BENCH_CHECK(cudaMemcpy(got,
+        BF_GPU_CHECK(cudaMemcpy(got,
                                d_out.as<float>() + (t * c.n_beams + beam) * 2,
                                8,
                                cudaMemcpyDeviceToHost));
@@ -664,7 +662,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
               << c.n_receivers << " rx)" << std::endl;
     auto d_in = make_input(b);
     device_array d_out(out_floats(c, b.n_times) * 4);
-    BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes)); // NaN until written
+    BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size())); // NaN until written
 
     result ours;
     ours.id = b.id;
@@ -673,11 +671,10 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     ours.target_text = b.target_text;
     if (c.precision == beam_precision::int1) {
         const uint64_t seed = 1234;
-        auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, {}, ctx.gpu, "");
-        auto* extras = dynamic_cast<cuda::tensor_beamformer_gpu_extras*>(engine.get());
-        extras->fill_random_weights(seed);
-        ours.tile = extras->tile();
-        ours.ms = time_engine(ctx, *engine, b, d_in->ptr, d_out, ctx.runs);
+        auto engine = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, "");
+        tb_testing::fill_random_weights(*engine, seed);
+        ours.tile = tb_testing::tile(*engine);
+        ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
         ours.tops = ops / (ours.ms * 1e-3) / 1e12;
         const size_t bad = check_int1_samples(b, *d_in, d_out, seed);
         ours.err = double(bad);
@@ -689,12 +686,11 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
             result r = ours;
             r.what = "tensor_beamformer (wgmma)";
-            auto e = cuda::make_tensor_beamformer_gpu_tiled(c, {}, ctx.gpu, wg);
-            dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*e).fill_random_weights(
-                seed);
-            BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+            auto e = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, wg);
+            tb_testing::fill_random_weights(*e, seed);
+            BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
             r.tile = wg;
-            r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
+            r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
             r.tops = ops / (r.ms * 1e-3) / 1e12;
             const size_t wrong = check_int1_samples(b, *d_in, d_out, seed);
             r.err = double(wrong);
@@ -705,9 +701,9 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     }
 
     const auto w = random_weights(c.weight_count(), 3);
-    auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, "");
-    ours.tile = dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile();
-    ours.ms = time_engine(ctx, *engine, b, d_in->ptr, d_out, ctx.runs);
+    auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, "");
+    ours.tile = tb_testing::tile(*engine);
+    ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
     ours.tops = ops / (ours.ms * 1e-3) / 1e12;
 
     const bool xy = c.polarization == polarization_layout::xy_pairs;
@@ -719,13 +715,13 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
                               : (c.output == beam_output::power
                                      ? "cuBLAS route: convert+HGEMM+detect"
                                      : "cuBLAS route: convert+HGEMM");
-    route.ms = time_cublas_route(ctx, b, w, d_in->ptr, route_out);
+    route.ms = time_cublas_route(ctx, b, w, d_in->get(), route_out);
     route.tops = ops / (route.ms * 1e-3) / 1e12;
     route.ratio_hgemm = route.tops / ctx.hgemm_tflops;
     rows.push_back(route);
 
-    ours.err = relative_error(d_out.ptr,
-                              route_out.ptr,
+    ours.err = relative_error(d_out.get(),
+                              route_out.get(),
                               out_floats(c, b.n_times),
                               xy ? 1 : 0,
                               int(c.n_channels),
@@ -746,13 +742,13 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
         result r = ours;
         r.what = "tensor_beamformer (wgmma)";
-        auto e = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, wg);
-        BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, wg);
+        BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
         r.tile = wg;
-        r.ms = time_engine(ctx, *e, b, d_in->ptr, d_out, ctx.runs);
+        r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
         r.tops = ops / (r.ms * 1e-3) / 1e12;
-        r.err = relative_error(d_out.ptr,
-                               route_out.ptr,
+        r.err = relative_error(d_out.get(),
+                               route_out.get(),
                                out_floats(c, b.n_times),
                                xy ? 1 : 0,
                                int(c.n_channels),
@@ -788,21 +784,20 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
         route_out = std::make_unique<device_array>(out_floats(c, b.n_times) * 4);
         context once = ctx;
         once.runs = 1;
-        time_cublas_route(once, b, w, d_in->ptr, *route_out);
+        time_cublas_route(once, b, w, d_in->get(), *route_out);
     }
     const uint64_t seed = 99;
-    for (const auto& tile : cuda::tensor_beamformer_tiles(c)) {
+    for (const auto& tile : tb_testing::compiled_tiles(c)) {
         try {
-            auto engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, ctx.gpu, tile);
+            auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
             if (int1)
-                dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine)
-                    .fill_random_weights(seed);
-            BENCH_CHECK(cudaMemset(d_out.ptr, 0xff, d_out.bytes));
+                tb_testing::fill_random_weights(*engine, seed);
+            BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
             const double t =
-                time_engine(ctx, *engine, b, d_in->ptr, d_out, std::max(5, ctx.runs / 3));
+                time_engine(ctx, *engine, b, d_in->get(), d_out, std::max(5, ctx.runs / 3));
             const double err = int1 ? double(check_int1_samples(b, *d_in, d_out, seed))
-                                    : relative_error(d_out.ptr,
-                                                     route_out->ptr,
+                                    : relative_error(d_out.get(),
+                                                     route_out->get(),
                                                      out_floats(c, b.n_times),
                                                      xy ? 1 : 0,
                                                      int(c.n_channels),
@@ -861,13 +856,13 @@ int main(int argc, char** argv)
         context ctx;
         ctx.runs = std::stoi(bench::option(argc, argv, "runs", quick ? "5" : "20"));
         ctx.gpu = select_device("cuda:0");
-        BENCH_CHECK(cudaSetDevice(0));
-        BENCH_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+        BF_GPU_CHECK(cudaSetDevice(0));
+        BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
         CUBLAS_CHECK(cublasCreate(&ctx.cublas));
         CUBLAS_CHECK(cublasSetStream(ctx.cublas, ctx.stream));
 
         cudaDeviceProp prop;
-        BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
+        BF_GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
         std::cout << "device: " << prop.name << ", " << prop.multiProcessorCount
                   << " SMs, L2 " << prop.l2CacheSize / (1 << 20) << " MiB"
                   << (quick ? "   (--quick: small sizes, figures are not meaningful)"
@@ -881,10 +876,10 @@ int main(int argc, char** argv)
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);
-        const double peak_wg_f16 = cuda::tb_wgmma_peak_tops(0, false);
-        const double peak_wg_b1 = cuda::tb_wgmma_peak_tops(0, true);
+        const double peak_wg_f16 = tb_testing::wgmma_peak_tops(0, false);
+        const double peak_wg_b1 = tb_testing::wgmma_peak_tops(0, true);
         std::cout << "wgmma (sm_90a) kernels: "
-                  << (cuda::tb_wgmma_available(0) ? "available"
+                  << (tb_testing::wgmma_available(0) ? "available"
                                                   : "not available on this GPU")
                   << std::endl;
         std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0)
@@ -921,7 +916,7 @@ int main(int argc, char** argv)
             for (const auto& b : configs) {
                 if (only && b.id.substr(0, b.id.find('/')) != std::to_string(only))
                     continue;
-                const auto key = cuda::tensor_beamformer_tuning_key(b.cfg);
+                const auto key = tb_testing::tuning_key(b.cfg);
                 n_configs[key]++;
                 for (const auto& [tile, ms] : tune_config(ctx, b)) {
                     per_key[key][tile] += ms;

@@ -3,14 +3,17 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What every benchmark in apps/ shares (design.md, "Measuring"): CUDA-event
- * timing with warm-up and the median of many runs, the device-to-device copy
- * ceiling measured in the same run, non-zero random inputs, and output as a
- * table on stdout plus a JSON file.
+ * What every benchmark in apps/ shares: CUDA-event timing with warm-up and
+ * the median of many runs, the device-to-device copy ceiling measured in the
+ * same run, non-zero random inputs, and output as a table on stdout plus a
+ * JSON file. Device memory, events and error checks are the runtime's
+ * (gr::beamform::device_memory, gpu_event, BF_GPU_CHECK).
  */
 #ifndef INCLUDED_BEAMFORM_APPS_BENCH_COMMON_H
 #define INCLUDED_BEAMFORM_APPS_BENCH_COMMON_H
 
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <common/gpu_portable.h>
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
@@ -26,27 +29,17 @@
 
 namespace bench {
 
-inline void check(cudaError_t e, const char* what)
+//! The CUDA device the benchmarks run on (the current one).
+inline gr::beamform::device_spec gpu()
 {
-    if (e != cudaSuccess)
-        throw std::runtime_error(std::string("CUDA error in ") + what + ": " +
-                                 cudaGetErrorString(e));
+    int dev = 0;
+    BF_GPU_CHECK(cudaGetDevice(&dev));
+    return { gr::beamform::backend::cuda, dev };
 }
-#define BENCH_CHECK(call) ::bench::check((call), #call)
 
-//! Device memory owned for the duration of a benchmark.
-struct device_array {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-    explicit device_array(size_t n) : bytes(n) { BENCH_CHECK(cudaMalloc(&ptr, n)); }
-    ~device_array() { cudaFree(ptr); }
-    device_array(const device_array&) = delete;
-    device_array& operator=(const device_array&) = delete;
-    template <typename T>
-    T* as() const
-    {
-        return static_cast<T*>(ptr);
-    }
+//! Device memory on the current device, owned for the duration of a benchmark.
+struct device_array : gr::beamform::device_memory {
+    explicit device_array(size_t bytes) : device_memory(gpu(), bytes) {}
 };
 
 //! Fill device memory with uniform random floats in [-1, 1) (never zeros).
@@ -57,7 +50,7 @@ inline void fill_random_floats(void* dst, size_t n_floats, unsigned seed)
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     for (auto& v : host)
         v = u(gen);
-    BENCH_CHECK(cudaMemcpy(dst, host.data(), n_floats * sizeof(float), cudaMemcpyHostToDevice));
+    BF_GPU_CHECK(cudaMemcpy(dst, host.data(), n_floats * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 struct timing {
@@ -78,23 +71,17 @@ inline timing time_gpu(const std::function<void()>& fn,
 {
     for (int i = 0; i < warmup; i++)
         fn();
-    BENCH_CHECK(cudaStreamSynchronize(stream));
-    cudaEvent_t start, stop;
-    BENCH_CHECK(cudaEventCreate(&start));
-    BENCH_CHECK(cudaEventCreate(&stop));
+    BF_GPU_CHECK(cudaStreamSynchronize(stream));
+    const gr::beamform::device_spec dev = gpu();
+    const gr::beamform::gpu_event start(dev), stop(dev);
     std::vector<double> ms;
     for (int i = 0; i < runs; i++) {
-        BENCH_CHECK(cudaEventRecord(start, stream));
+        start.record(stream);
         fn();
-        BENCH_CHECK(cudaEventRecord(stop, stream));
-        BENCH_CHECK(cudaEventSynchronize(stop));
-        float t = 0;
-        BENCH_CHECK(cudaEventElapsedTime(&t, start, stop));
-        ms.push_back(t);
+        stop.record(stream);
+        ms.push_back(stop.ms_since(start));
     }
-    BENCH_CHECK(cudaGetLastError());
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+    BF_GPU_CHECK(cudaGetLastError());
     std::sort(ms.begin(), ms.end());
     return timing{ ms[ms.size() / 2], ms.front(), ms.back(), runs };
 }
@@ -106,10 +93,10 @@ inline timing time_gpu(const std::function<void()>& fn,
 inline double copy_ceiling_gbps(cudaStream_t stream, size_t bytes = size_t(1) << 30)
 {
     device_array a(bytes), b(bytes);
-    fill_random_floats(a.ptr, bytes / sizeof(float), 1);
+    fill_random_floats(a.get(), bytes / sizeof(float), 1);
     timing t = time_gpu(
         [&] {
-            BENCH_CHECK(cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice, stream));
+            BF_GPU_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream));
         },
         stream,
         20,
@@ -119,11 +106,8 @@ inline double copy_ceiling_gbps(cudaStream_t stream, size_t bytes = size_t(1) <<
 
 inline std::string device_name()
 {
-    int dev = 0;
-    BENCH_CHECK(cudaGetDevice(&dev));
-    cudaDeviceProp p;
-    BENCH_CHECK(cudaGetDeviceProperties(&p, dev));
-    return p.name;
+    const auto dev = gpu();
+    return gr::beamform::gpu_api_for(dev.kind).device_name(dev.index);
 }
 
 //! A flat JSON object per result row, written as an array.

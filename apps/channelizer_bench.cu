@@ -68,7 +68,7 @@ void fill_input(void* dst, size_t bytes, sample_format f, unsigned seed)
     std::uniform_int_distribution<int> u(-32768, 32767);
     for (auto& v : host)
         v = int16_t(u(gen) | 1); // odd: never zero
-    BENCH_CHECK(cudaMemcpy(dst, host.data(), bytes, cudaMemcpyHostToDevice));
+    BF_GPU_CHECK(cudaMemcpy(dst, host.data(), bytes, cudaMemcpyHostToDevice));
 }
 
 double relative_error(const std::vector<std::complex<float>>& a,
@@ -100,30 +100,30 @@ run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, cudaStream_t
     gpu_figures g;
     g.n_out = std::max<size_t>(64, target_bytes / out_item);
     bench::device_array in(g.n_out * in_item), out(g.n_out * out_item);
-    fill_input(in.ptr, in.bytes, c.input, 7);
-    g.bytes = double(in.bytes) + double(out.bytes);
+    fill_input(in.get(), in.size(), c.input, 7);
+    g.bytes = double(in.size()) + double(out.size());
 
     // Spot check: the first steps against the CPU reference.
     {
         const size_t steps = 6;
         std::vector<uint8_t> host_in(steps * in_item);
-        BENCH_CHECK(
-            cudaMemcpy(host_in.data(), in.ptr, host_in.size(), cudaMemcpyDeviceToHost));
+        BF_GPU_CHECK(
+            cudaMemcpy(host_in.data(), in.get(), host_in.size(), cudaMemcpyDeviceToHost));
         auto cpu = make_pfb_channelizer_cpu(c);
         auto dev = pfb_channelizer_engine::make(c, gpu);
         std::vector<std::complex<float>> expected(steps * c.n_channels * receivers),
             got(expected.size());
         cpu->execute(host_in.data(), expected.data(), steps, nullptr);
-        dev->execute(in.ptr, out.as<std::complex<float>>(), steps, s);
-        BENCH_CHECK(cudaStreamSynchronize(s));
-        BENCH_CHECK(cudaMemcpy(
-            got.data(), out.ptr, got.size() * sizeof(got[0]), cudaMemcpyDeviceToHost));
+        dev->execute(in.get(), out.as<std::complex<float>>(), steps, s);
+        BF_GPU_CHECK(cudaStreamSynchronize(s));
+        BF_GPU_CHECK(cudaMemcpy(
+            got.data(), out.get(), got.size() * sizeof(got[0]), cudaMemcpyDeviceToHost));
         g.check_rel_err = relative_error(got, expected);
     }
 
     auto engine = pfb_channelizer_engine::make(c, gpu);
     bench::timing t = bench::time_gpu(
-        [&] { engine->execute(in.ptr, out.as<std::complex<float>>(), g.n_out, s); },
+        [&] { engine->execute(in.get(), out.as<std::complex<float>>(), g.n_out, s); },
         s,
         20,
         3);
@@ -287,7 +287,7 @@ int main(int argc, char** argv)
             prefer_shm_open_buffers(); // before GNU Radio makes its first buffer
 
         cudaStream_t s;
-        BENCH_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        BF_GPU_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         const double copy_gbps = bench::copy_ceiling_gbps(s);
         const unsigned cores = std::thread::hardware_concurrency();
         std::printf(
@@ -403,7 +403,7 @@ int main(int argc, char** argv)
         }
         rep.write_json(json);
         std::printf("\nJSON: %s\n", json.c_str());
-        BENCH_CHECK(cudaStreamDestroy(s));
+        BF_GPU_CHECK(cudaStreamDestroy(s));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "channelizer_bench: %s\n", e.what());
         return 1;

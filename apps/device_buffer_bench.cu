@@ -81,7 +81,7 @@ int main(int argc, char** argv)
 
     const device_spec gpu = select_device("cuda:0");
     cudaStream_t stream;
-    BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BF_GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const double copy_gbps = bench::copy_ceiling_gbps(stream);
 
     // The host link: pinned copies of 256 MiB each way. A flowgraph fed from the
@@ -91,10 +91,10 @@ int main(int argc, char** argv)
     device_memory dev_buf(gpu, link_bytes);
     std::memset(host.get(), 1, link_bytes);
     auto h2d = bench::time_gpu(
-        [&] { BENCH_CHECK(cudaMemcpyAsync(dev_buf.get(), host.get(), link_bytes, cudaMemcpyHostToDevice, stream)); },
+        [&] { BF_GPU_CHECK(cudaMemcpyAsync(dev_buf.get(), host.get(), link_bytes, cudaMemcpyHostToDevice, stream)); },
         stream, 10, 2);
     auto d2h = bench::time_gpu(
-        [&] { BENCH_CHECK(cudaMemcpyAsync(host.get(), dev_buf.get(), link_bytes, cudaMemcpyDeviceToHost, stream)); },
+        [&] { BF_GPU_CHECK(cudaMemcpyAsync(host.get(), dev_buf.get(), link_bytes, cudaMemcpyDeviceToHost, stream)); },
         stream, 10, 2);
     const double h2d_gbps = link_bytes / (h2d.median_ms * 1e-3) / 1e9;
     const double d2h_gbps = link_bytes / (d2h.median_ms * 1e-3) / 1e9;

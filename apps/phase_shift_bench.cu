@@ -94,7 +94,7 @@ int main(int argc, char** argv)
     const std::string json = bench::option(argc, argv, "json", "phase_shift_bench.json");
 
     cudaStream_t stream;
-    BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BF_GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const device_spec gpu{ backend::cuda, 0 };
     const device_spec cpu{ backend::cpu, 0 };
     const std::string device = bench::device_name();
@@ -130,7 +130,7 @@ int main(int argc, char** argv)
         const auto fixed = make_delays(receivers, false);
 
         bench::device_array d_in(bytes), d_out(bytes);
-        bench::fill_random_floats(d_in.ptr, bytes / sizeof(float), 11);
+        bench::fill_random_floats(d_in.get(), bytes / sizeof(float), 11);
         auto engine = phase_shift_engine::make(config, tracking, gpu);
         const uint64_t first_item = 3000000000ull; // ~ 1 h into an observation
         const auto gpu_t = bench::time_gpu(
@@ -141,8 +141,8 @@ int main(int argc, char** argv)
             runs);
         const auto copy_t = bench::time_gpu(
             [&] {
-                BENCH_CHECK(cudaMemcpyAsync(
-                    d_out.ptr, d_in.ptr, bytes, cudaMemcpyDeviceToDevice, stream));
+                BF_GPU_CHECK(cudaMemcpyAsync(
+                    d_out.get(), d_in.get(), bytes, cudaMemcpyDeviceToDevice, stream));
             },
             stream,
             runs);
@@ -154,15 +154,15 @@ int main(int argc, char** argv)
             std::max<size_t>(1, std::min<size_t>(items, (32u << 20) / item_bytes));
         std::vector<cf> host_in(cpu_items * elements), host_out(cpu_items * elements),
             gpu_slice(cpu_items * elements);
-        BENCH_CHECK(cudaMemcpy(host_in.data(),
-                               d_in.ptr,
+        BF_GPU_CHECK(cudaMemcpy(host_in.data(),
+                               d_in.get(),
                                host_in.size() * sizeof(cf),
                                cudaMemcpyDeviceToHost));
         // Correctness check of the timed GPU output against the CPU reference.
         engine->execute(d_in.as<cf>(), d_out.as<cf>(), cpu_items, first_item, stream);
-        BENCH_CHECK(cudaStreamSynchronize(stream));
-        BENCH_CHECK(cudaMemcpy(gpu_slice.data(),
-                               d_out.ptr,
+        BF_GPU_CHECK(cudaStreamSynchronize(stream));
+        BF_GPU_CHECK(cudaMemcpy(gpu_slice.data(),
+                               d_out.get(),
                                gpu_slice.size() * sizeof(cf),
                                cudaMemcpyDeviceToHost));
         auto cpu_tracking = phase_shift_engine::make(config, tracking, cpu);

@@ -80,7 +80,7 @@ std::unique_ptr<bench::device_array> random_rf(const rca_das_config& c, size_t n
     for (auto& v : host)
         v = int16_t(u(gen) | 1);
     auto d = std::make_unique<bench::device_array>(n * sizeof(int16_t));
-    BENCH_CHECK(cudaMemcpy(d->ptr, host.data(), d->bytes, cudaMemcpyHostToDevice));
+    BF_GPU_CHECK(cudaMemcpy(d->get(), host.data(), d->size(), cudaMemcpyHostToDevice));
     return d;
 }
 
@@ -105,7 +105,7 @@ __global__ void ffma_peak_kernel(float* out, int iterations)
 double measured_fp32_peak(cudaStream_t stream)
 {
     int sms = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     bench::device_array out(sizeof(float));
     const int iterations = 4096, threads = 256, blocks = sms * 8;
     bench::timing t = bench::time_gpu(
@@ -122,9 +122,9 @@ double measured_fp32_peak(cudaStream_t stream)
 double nominal_fp32_peak()
 {
     int sms = 0, clock_khz = 0, major = 0;
-    BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    BENCH_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-    BENCH_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
     const int lanes = major >= 8 ? 128 : 64; // Volta 64 FP32 lanes per SM; Ampere+ and Hopper 128
     return double(sms) * lanes * 2.0 * double(clock_khz) * 1e3;
 }
@@ -132,7 +132,7 @@ double nominal_fp32_peak()
 size_t count_non_finite(const void* d_out, size_t n_floats)
 {
     std::vector<float> host(n_floats);
-    BENCH_CHECK(cudaMemcpy(host.data(), d_out, n_floats * sizeof(float), cudaMemcpyDeviceToHost));
+    BF_GPU_CHECK(cudaMemcpy(host.data(), d_out, n_floats * sizeof(float), cudaMemcpyDeviceToHost));
     size_t bad = 0;
     for (float v : host)
         bad += !std::isfinite(v);
@@ -198,10 +198,10 @@ int main(int argc, char** argv)
         // --profile=B1,B2,MP: one engine, three volumes, nothing else (for ncu).
         const std::string profile = bench::option(argc, argv, "profile", "");
         const device_spec gpu{ backend::cuda, 0 };
-        BENCH_CHECK(cudaSetDevice(0));
+        BF_GPU_CHECK(cudaSetDevice(0));
         cudaStream_t stream, stream_b;
-        BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        BENCH_CHECK(cudaStreamCreateWithFlags(&stream_b, cudaStreamNonBlocking));
+        BF_GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        BF_GPU_CHECK(cudaStreamCreateWithFlags(&stream_b, cudaStreamNonBlocking));
 
         if (!profile.empty()) {
             rca_das_gpu_tuning tune;
@@ -214,8 +214,8 @@ int main(int argc, char** argv)
             bench::device_array out(c.output_item_bytes());
             auto e = make_rca_das_gpu_for(c, gpu, tune);
             for (int i = 0; i < 3; i++)
-                e->execute(rf->ptr, out.ptr, 1, stream);
-            BENCH_CHECK(cudaStreamSynchronize(stream));
+                e->execute(rf->get(), out.get(), 1, stream);
+            BF_GPU_CHECK(cudaStreamSynchronize(stream));
             std::printf("profiled: %s\n", e->describe().c_str());
             return 0;
         }
@@ -223,7 +223,7 @@ int main(int argc, char** argv)
         const double measured_peak = measured_fp32_peak(stream);
         const double copy_gbps = bench::copy_ceiling_gbps(stream);
         cudaDeviceProp prop;
-        BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
+        BF_GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
         std::printf("rca_bench on %s: %d SMs, L2 %.0f MB\n",
                     prop.name,
                     prop.multiProcessorCount,
@@ -268,7 +268,7 @@ int main(int argc, char** argv)
         bench::device_array out(iq.output_item_bytes() * n_rot);
 
         auto time_engine = [&](rca_das_engine& e, int n_runs) {
-            return bench::time_gpu([&] { e.execute(rf->ptr, out.ptr, n_rot, stream); },
+            return bench::time_gpu([&] { e.execute(rf->get(), out.get(), n_rot, stream); },
                                    stream,
                                    n_runs,
                                    2);
@@ -284,7 +284,7 @@ int main(int argc, char** argv)
                   nominal_peak,
                   engine->describe(),
                   t);
-        const size_t bad = count_non_finite(out.ptr, iq.output_item_bytes() * n_rot / 4);
+        const size_t bad = count_non_finite(out.get(), iq.output_item_bytes() * n_rot / 4);
         if (bad)
             std::printf("  !! %zu non-finite output values\n", bad);
 
@@ -297,7 +297,7 @@ int main(int argc, char** argv)
             int v = 0;
             bench::timing tp = bench::time_gpu(
                 [&] {
-                    pre->add_emissions(static_cast<uint8_t*>(rf->ptr) + (v++ % n_rot) * in_bytes,
+                    pre->add_emissions(static_cast<uint8_t*>(rf->get()) + (v++ % n_rot) * in_bytes,
                                        0,
                                        iq.n_emissions(),
                                        stream);
@@ -308,7 +308,7 @@ int main(int argc, char** argv)
             table.add("  preprocess", tp.median_ms, 0, 0, nominal_peak, "int16 -> filter -> I/Q /3", tp);
             bench::timing t1 = bench::time_gpu(
                 [&] {
-                    engine->add_emissions(static_cast<uint8_t*>(rf->ptr) + (v++ % n_rot) * in_bytes,
+                    engine->add_emissions(static_cast<uint8_t*>(rf->get()) + (v++ % n_rot) * in_bytes,
                                           0,
                                           iq.n_emissions(),
                                           stream);
@@ -324,7 +324,7 @@ int main(int argc, char** argv)
                       "efficiency: stage-1 FLOP only",
                       t1);
             bench::timing t2 = bench::time_gpu(
-                [&] { engine->finish_volume(out.ptr, stream); }, stream, runs, 2);
+                [&] { engine->finish_volume(out.get(), stream); }, stream, runs, 2);
             table.add("  stage 2 + output",
                       t2.median_ms,
                       0,
@@ -358,11 +358,11 @@ int main(int argc, char** argv)
                 const int n = std::max(5, runs / 3);
                 bench::timing t1 = bench::time_gpu(
                     [&] {
-                        e->add_emissions(static_cast<uint8_t*>(rf->ptr) + (v++ % n_rot) * in_bytes,
+                        e->add_emissions(static_cast<uint8_t*>(rf->get()) + (v++ % n_rot) * in_bytes,
                                          0, iq.n_emissions(), stream);
                     },
                     stream, n, 2);
-                bench::timing t2 = bench::time_gpu([&] { e->finish_volume(out.ptr, stream); }, stream, n, 2);
+                bench::timing t2 = bench::time_gpu([&] { e->finish_volume(out.get(), stream); }, stream, n, 2);
                 char name[128];
                 std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy", vt.warps,
                               vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2);
@@ -383,7 +383,7 @@ int main(int argc, char** argv)
             bench::device_array out_real(real.output_item_bytes() * 2);
             auto e = make_rca_das_gpu_for(real, gpu);
             bench::timing tr = bench::time_gpu(
-                [&] { e->execute(rf_real->ptr, out_real.ptr, 2, stream); }, stream, std::max(5, runs / 2), 2);
+                [&] { e->execute(rf_real->get(), out_real.get(), 2, stream); }, stream, std::max(5, runs / 2), 2);
             std::printf("  (real: stage 1 %llu, stage 2 %llu interpolations; paper 96 x 5804364, 133 x 4733065)\n",
                         (unsigned long long)rc.stage1,
                         (unsigned long long)rc.stage2);
@@ -402,7 +402,7 @@ int main(int argc, char** argv)
             conv.method = rca_method::conventional;
             auto e = make_rca_das_gpu_for(conv, gpu);
             bench::timing tc = bench::time_gpu(
-                [&] { e->execute(rf->ptr, out.ptr, 1, stream); }, stream, 3, 1);
+                [&] { e->execute(rf->get(), out.get(), 1, stream); }, stream, 3, 1);
             table.add("conventional/iq (RF on GPU)",
                       tc.median_ms,
                       voxels_c,
@@ -422,17 +422,17 @@ int main(int argc, char** argv)
             const size_t per_volume = item * iq.n_emissions();
             const size_t n_host_volumes = 4;
             void* host = nullptr;
-            BENCH_CHECK(cudaMallocHost(&host, per_volume * n_host_volumes));
-            BENCH_CHECK(cudaMemcpy(host, rf->ptr, per_volume * n_host_volumes, cudaMemcpyDeviceToHost));
+            BF_GPU_CHECK(cudaMallocHost(&host, per_volume * n_host_volumes));
+            BF_GPU_CHECK(cudaMemcpy(host, rf->get(), per_volume * n_host_volumes, cudaMemcpyDeviceToHost));
             const size_t group = 32; // emissions per copy: one stage-1 block's frames
             const int ring = 3;
             std::vector<std::unique_ptr<bench::device_array>> staging;
             std::vector<cudaEvent_t> landed(ring), consumed(ring);
             for (int r = 0; r < ring; r++) {
                 staging.push_back(std::make_unique<bench::device_array>(item * group));
-                BENCH_CHECK(cudaEventCreateWithFlags(&landed[r], cudaEventDisableTiming));
-                BENCH_CHECK(cudaEventCreateWithFlags(&consumed[r], cudaEventDisableTiming));
-                BENCH_CHECK(cudaEventRecord(consumed[r], stream));
+                BF_GPU_CHECK(cudaEventCreateWithFlags(&landed[r], cudaEventDisableTiming));
+                BF_GPU_CHECK(cudaEventCreateWithFlags(&consumed[r], cudaEventDisableTiming));
+                BF_GPU_CHECK(cudaEventRecord(consumed[r], stream));
             }
             cudaStream_t copy_stream = stream_b;
             int volume = 0, slot_index = 0;
@@ -441,15 +441,15 @@ int main(int argc, char** argv)
                 for (size_t first = 0; first < iq.n_emissions(); first += group) {
                     const size_t n = std::min(group, iq.n_emissions() - first);
                     const int r = slot_index++ % ring;
-                    BENCH_CHECK(cudaStreamWaitEvent(copy_stream, consumed[r], 0));
-                    BENCH_CHECK(cudaMemcpyAsync(staging[r]->ptr, src + first * item, n * item,
+                    BF_GPU_CHECK(cudaStreamWaitEvent(copy_stream, consumed[r], 0));
+                    BF_GPU_CHECK(cudaMemcpyAsync(staging[r]->get(), src + first * item, n * item,
                                                 cudaMemcpyHostToDevice, copy_stream));
-                    BENCH_CHECK(cudaEventRecord(landed[r], copy_stream));
-                    BENCH_CHECK(cudaStreamWaitEvent(stream, landed[r], 0));
-                    engine->add_emissions(staging[r]->ptr, first, n, stream);
-                    BENCH_CHECK(cudaEventRecord(consumed[r], stream));
+                    BF_GPU_CHECK(cudaEventRecord(landed[r], copy_stream));
+                    BF_GPU_CHECK(cudaStreamWaitEvent(stream, landed[r], 0));
+                    engine->add_emissions(staging[r]->get(), first, n, stream);
+                    BF_GPU_CHECK(cudaEventRecord(consumed[r], stream));
                 }
-                engine->finish_volume(out.ptr, stream);
+                engine->finish_volume(out.get(), stream);
             };
             bench::timing ts = bench::time_gpu(streamed_volume, stream, runs, 2);
             table.add("streamed/iq (pinned H2D overlapped)",
@@ -461,7 +461,7 @@ int main(int argc, char** argv)
                       ts);
             bench::timing th = bench::time_gpu(
                 [&] {
-                    BENCH_CHECK(cudaMemcpyAsync(rf->ptr, host, per_volume, cudaMemcpyHostToDevice, stream));
+                    BF_GPU_CHECK(cudaMemcpyAsync(rf->get(), host, per_volume, cudaMemcpyHostToDevice, stream));
                 },
                 stream,
                 runs,

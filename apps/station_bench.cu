@@ -161,7 +161,7 @@ struct engine_times {
 engine_times time_engines(const station_size& s, const device_spec& gpu, size_t batch)
 {
     cudaStream_t stream;
-    BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BF_GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const size_t n_time = batch * s.channels; // raw samples per receiver
     const size_t raw_bytes = n_time * s.receivers * 4;
     const size_t spectra_bytes = n_time * s.receivers * 8;
@@ -228,7 +228,7 @@ engine_times time_engines(const station_size& s, const device_spec& gpu, size_t 
     std::memset(host.get(), 1, raw_bytes);
     t.h2d_ms = bench::time_gpu(
                    [&] {
-                       BENCH_CHECK(cudaMemcpyAsync(
+                       BF_GPU_CHECK(cudaMemcpyAsync(
                            raw.get(), host.get(), raw_bytes, cudaMemcpyHostToDevice, stream));
                    },
                    stream,

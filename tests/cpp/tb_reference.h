@@ -3,7 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tensor beamformer computed straight from its definition (design.md,
+ * The tensor beamformer computed straight from its definition (see
  * tensor_beamformer_engine.h), in double precision, for the C++ tests of the
  * GPU kernels: independent of every engine, so that a disagreement between
  * the GPU and the CPU engine can be attributed.

@@ -15,7 +15,7 @@
 #include "tb_reference.h"
 #include "test_util.h"
 #ifdef BEAMFORM_HAVE_CUDA
-#include "engines/tensor_beamformer/tensor_beamformer_cuda.h"
+#include "tensor_beamformer_testing.h"
 #endif
 #include <cstdlib>
 #include <fstream>
@@ -99,8 +99,8 @@ void check(const tensor_beamformer_config& c,
     std::string used_tile = "(hip)";
 #ifdef BEAMFORM_HAVE_CUDA
     if (gpu.kind == backend::cuda) {
-        engine = cuda::make_tensor_beamformer_gpu_tiled(c, w, gpu, tile);
-        used_tile = dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile();
+        engine = tb_testing::make_gpu_tiled(c, w, gpu, tile);
+        used_tile = tb_testing::tile(*engine);
     }
 #endif
     if (!engine)
@@ -251,8 +251,8 @@ std::vector<std::string> usable_tiles(const tensor_beamformer_config& c,
                                       const device_spec& gpu)
 {
     std::vector<std::string> out;
-    const bool wgmma = cuda::tb_wgmma_available(gpu.index);
-    for (const auto& t : cuda::tensor_beamformer_tiles(c))
+    const bool wgmma = tb_testing::wgmma_available(gpu.index);
+    for (const auto& t : tb_testing::compiled_tiles(c))
         if (wgmma || t.find("/wgmma/") == std::string::npos)
             out.push_back(t);
     return out;
@@ -264,7 +264,7 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA tile variants";
     std::cout << "wgmma (sm_90a) kernels "
-              << (cuda::tb_wgmma_available(gpu.index)
+              << (tb_testing::wgmma_available(gpu.index)
                       ? "available: tested too"
                       : "not available on this GPU: not tested")
               << "\n";
@@ -326,18 +326,15 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
     const auto w = tb_reference::random_complex(c.weight_count(), 3);
     for (const std::string& wanted : { tiles[0], tiles.back() }) {
         std::ofstream(path) << "# test\n"
-                            << cuda::tensor_beamformer_tuning_key(c) << " = " << wanted
-                            << "\n";
+                            << tb_testing::tuning_key(c) << " = " << wanted << "\n";
         setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
         auto engine = tensor_beamformer_engine::make(c, w, gpu);
-        EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(),
-                  wanted);
+        EXPECT_EQ(tb_testing::tile(*engine), wanted);
     }
-    std::ofstream(path) << cuda::tensor_beamformer_tuning_key(c) << " = 1x2x3/4x5/6\n";
+    std::ofstream(path) << tb_testing::tuning_key(c) << " = 1x2x3/4x5/6\n";
     auto engine =
         tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
-    EXPECT_EQ(dynamic_cast<cuda::tensor_beamformer_gpu_extras&>(*engine).tile(),
-              cuda::tensor_beamformer_default_tile(c));
+    EXPECT_EQ(tb_testing::tile(*engine), tb_testing::default_tile(c));
     unsetenv("BEAMFORM_TUNING_FILE");
     std::remove(path.c_str());
 }

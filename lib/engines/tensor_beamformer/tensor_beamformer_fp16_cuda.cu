@@ -7,7 +7,7 @@
  * per tile shape and input kind; a separate file so they compile in parallel
  * with the int1 ones).
  */
-#include <cuda/tensor_beamformer_variants.cuh>
+#include "tensor_beamformer_variants.cuh"
 
 namespace gr {
 namespace beamform {

@@ -6,7 +6,7 @@
  * The int1 kernels of the CUDA tensor-core beamformer (b1 mma.sync with AND
  * and popc; see kernels/cuda/tensor_beamformer_mma.cuh).
  */
-#include <cuda/tensor_beamformer_variants.cuh>
+#include "tensor_beamformer_variants.cuh"
 
 namespace gr {
 namespace beamform {

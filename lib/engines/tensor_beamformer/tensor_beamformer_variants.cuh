@@ -3,15 +3,16 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tile shapes compiled for the tensor-core beamformer, and the glue that
- * turns one (tile, precision, input) combination into a tb_variant entry.
+ * The glue between the tensor-core beamformer's kernels and the engine's
+ * variant registry: turns one (tile, precision, input) combination of the
+ * compiled tile lists into a tb_variant entry.
  */
-#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_VARIANTS_CUH
-#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_VARIANTS_CUH
+#ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_VARIANTS_CUH
+#define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_VARIANTS_CUH
 
-#include "tensor_beamformer_mma.cuh"
-#include "tensor_beamformer_tile_lists.h"
-#include <engines/tensor_beamformer/tensor_beamformer_cuda.h>
+#include "tensor_beamformer_tiles_cuda.h"
+#include <cuda/tensor_beamformer_mma.cuh>
+#include <cuda/tensor_beamformer_tile_lists.h>
 #include <string>
 
 namespace gr {

@@ -1,0 +1,161 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <gnuradio/beamform/runtime/log.h>
+#include "tensor_beamformer_expand.h"
+#include "tensor_beamformer_tiles_cuda.h"
+#include "tensor_beamformer_tuning.h"
+#include <common/gpu_portable.h>
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+
+const std::vector<tb_variant>& tb_variants()
+{
+    static const std::vector<tb_variant> all = [] {
+        std::vector<tb_variant> v;
+        tb_register_fp16_variants(v);
+        tb_register_int1_variants(v);
+        tb_register_wgmma_variants(v);
+        return v;
+    }();
+    return all;
+}
+
+tb_input tb_input_kind(const tensor_beamformer_config& c)
+{
+    if (c.precision == beam_precision::int1)
+        return (2 * c.words_per_channel()) % 4 == 0 ? tb_input::bits_wide
+                                                    : tb_input::bits_narrow;
+    if (c.polarization == polarization_layout::xy_pairs)
+        return tb_input::fc32_xy;
+    return c.n_receivers % 2 == 0 ? tb_input::fc32_vec2 : tb_input::fc32_vec1;
+}
+
+std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& c,
+                                             tb_input input)
+{
+    std::vector<const tb_variant*> out;
+    for (const auto& v : tb_variants())
+        if (v.precision == c.precision && v.polarization == c.polarization &&
+            v.input == input)
+            out.push_back(&v);
+    return out;
+}
+
+size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
+{
+    return std::max(size_t(v.pipeline_smem_bytes),
+                    power_reduce_smem_bytes(c, v.block_m, v.block_n));
+}
+
+namespace {
+
+const char* const no_kernel_message = "tensor_beamformer: no CUDA kernel compiled for "
+                                      "this precision and polarization layout";
+
+size_t device_smem_limit(int device)
+{
+    int bytes = 0;
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return size_t(bytes);
+}
+
+bool usable(const tb_variant& v,
+            const tensor_beamformer_config& c,
+            int device,
+            size_t smem_limit)
+{
+    return tb_smem_for(v, c) <= smem_limit &&
+           (!v.needs_sm90a || tb_wgmma_available(device));
+}
+
+const tb_variant* find_usable(const std::vector<const tb_variant*>& cands,
+                              const tensor_beamformer_config& c,
+                              int device,
+                              size_t smem_limit,
+                              const std::string& tile)
+{
+    const tb_variant* found = nullptr;
+    for (const auto* v : cands)
+        if (v->tile == tile && usable(*v, c, device, smem_limit))
+            found = v;
+    return found;
+}
+
+} // namespace
+
+std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
+{
+    // The lists are in order of preference for large products; take the first
+    // whose padding of the beams costs at most 10% more than the least padding.
+    const auto cands = tb_candidates(c, tb_input_kind(c));
+    if (cands.empty())
+        throw std::runtime_error(no_kernel_message);
+    auto waste = [&](const tb_variant* v) {
+        const size_t rows = 2 * c.n_beams;
+        const size_t padded = (rows + v->block_m - 1) / v->block_m * v->block_m;
+        return double(padded) / double(rows);
+    };
+    double best = 1e300;
+    for (const auto* v : cands)
+        if (!v->opt_in)
+            best = std::min(best, waste(v));
+    for (const auto* v : cands)
+        if (!v->opt_in && waste(v) <= best * 1.1)
+            return v->tile;
+    return cands.front()->tile;
+}
+
+const tb_variant*
+tb_usable_variant(const tensor_beamformer_config& c, int device, const std::string& tile)
+{
+    return find_usable(
+        tb_candidates(c, tb_input_kind(c)), c, device, device_smem_limit(device), tile);
+}
+
+const tb_variant& tb_choose_variant(const tensor_beamformer_config& c, int device)
+{
+    const auto cands = tb_candidates(c, tb_input_kind(c));
+    if (cands.empty())
+        throw std::runtime_error(no_kernel_message);
+    std::string tile;
+    if (const char* path = std::getenv("BEAMFORM_TUNING_FILE")) {
+        const auto entries = read_tuning_file(path);
+        const auto it = entries.find(tensor_beamformer_tuning_key(c));
+        if (it != entries.end())
+            tile = it->second;
+    }
+    const size_t limit = device_smem_limit(device);
+    const tb_variant* chosen = nullptr;
+    if (!tile.empty()) {
+        chosen = find_usable(cands, c, device, limit, tile);
+        if (!chosen)
+            warn("tuning file tile '" + tile + "' for " +
+                 tensor_beamformer_tuning_key(c) +
+                 " is not usable here; using the built-in choice");
+    }
+    if (!chosen)
+        chosen = find_usable(cands, c, device, limit, tensor_beamformer_default_tile(c));
+    if (!chosen) // the default needs too much shared memory: smallest that fits
+        for (const auto* v : cands)
+            if (!v->opt_in && usable(*v, c, device, limit) &&
+                (!chosen || tb_smem_for(*v, c) < tb_smem_for(*chosen, c)))
+                chosen = v;
+    if (!chosen)
+        throw std::runtime_error("tensor_beamformer: no kernel fits this GPU's shared "
+                                 "memory (power output with small n_int and IQUV needs "
+                                 "the most)");
+    return *chosen;
+}
+
+} // namespace cuda
+} // namespace beamform
+} // namespace gr

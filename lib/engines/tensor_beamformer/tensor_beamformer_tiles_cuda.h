@@ -1,0 +1,89 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The compiled tile variants of the CUDA tensor-core beamformer and the
+ * choice among them: the tuning file's tile for the configuration's shape
+ * class (tensor_beamformer_tuning.h), else the built-in rule, else the
+ * smallest tile that fits the GPU's shared memory.
+ */
+#ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_TILES_CUDA_H
+#define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_TILES_CUDA_H
+
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+
+//! How the kernel reads its samples.
+enum class tb_input {
+    fc32_vec2,   //!< fc32, 2 complex per 16-byte load (R even)
+    fc32_vec1,   //!< fc32, 1 complex per load (R odd)
+    fc32_xy,     //!< fc32, X/Y split at load time (xy_pairs)
+    fp16,        //!< interleaved complex fp16 (benchmark GEMM core only)
+    bits_wide,   //!< packed bits, 16-byte copies (2*words % 4 == 0)
+    bits_narrow, //!< packed bits, 4-byte copies
+};
+
+//! One compiled kernel: a tile shape for one precision, layout and input.
+struct tb_variant {
+    std::string tile; //!< "BMxBNxBKB/WMxWN/STAGES"
+    beam_precision precision;
+    polarization_layout polarization;
+    tb_input input;
+    int block_m;
+    int block_n;
+    int block_k_bytes;
+    int threads;
+    int pipeline_smem_bytes;
+    void (*launch)(const void* kernel_args, unsigned blocks, size_t smem, void* stream);
+    void (*allow_smem)(int bytes);
+    bool opt_in =
+        false; //!< never the built-in choice (tuning file or explicit tile only)
+    bool needs_sm90a = false; //!< wgmma: compute capability 9.0 with the sm_90a image
+};
+
+//! Every compiled variant.
+const std::vector<tb_variant>& tb_variants();
+void tb_register_fp16_variants(std::vector<tb_variant>& v);
+void tb_register_int1_variants(std::vector<tb_variant>& v);
+void tb_register_wgmma_variants(std::vector<tb_variant>& v);
+//! Whether the wgmma (sm_90a) kernels run on this device.
+bool tb_wgmma_available(int device);
+
+//! How this configuration's samples are read.
+tb_input tb_input_kind(const tensor_beamformer_config& config);
+//! The variants compiled for this configuration's precision and layout and \p input.
+std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& config,
+                                             tb_input input);
+//! Dynamic shared memory of a variant for this configuration.
+size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
+
+//! The tile the engine picks by itself (built-in rule; no tuning file).
+std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config);
+
+/*!
+ * The variant named \p tile for this configuration that \p device can run
+ * (shared memory, sm_90a for wgmma), or nullptr.
+ */
+const tb_variant* tb_usable_variant(const tensor_beamformer_config& config,
+                                    int device,
+                                    const std::string& tile);
+
+/*!
+ * The engine's choice for \p device: the tuning file's tile (a warning if it
+ * is not usable), else the default tile, else the smallest non-opt-in tile
+ * that fits. std::runtime_error if none is compiled or fits.
+ */
+const tb_variant& tb_choose_variant(const tensor_beamformer_config& config, int device);
+
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,82 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the C++ tests and apps/beamform_bench need of the CUDA tensor-core
+ * beamformer beyond tensor_beamformer_engine (library beamform-testing, CUDA
+ * builds only): the compiled tiles, engines forced onto one tile, the
+ * fp16-input GEMM core, weights drawn on the device, and the wgmma peak.
+ * The tuning file is described in tensor_beamformer_tuning.h.
+ */
+#ifndef INCLUDED_BEAMFORM_TESTING_TENSOR_BEAMFORMER_TESTING_H
+#define INCLUDED_BEAMFORM_TESTING_TENSOR_BEAMFORMER_TESTING_H
+
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace beamform {
+namespace tb_testing {
+
+//! Tile names compiled for this configuration's precision and layout
+//! (wgmma tiles, "...x128/wgmma/S", included; see wgmma_available).
+std::vector<std::string> compiled_tiles(const tensor_beamformer_config& config);
+//! The tuning-file key of this configuration's shape class.
+std::string tuning_key(const tensor_beamformer_config& config);
+//! The tile the engine picks by itself (built-in rule; no tuning file).
+std::string default_tile(const tensor_beamformer_config& config);
+//! Whether the wgmma (sm_90a) kernels run on this device.
+bool wgmma_available(int device);
+//! wgmma m64n256 peak in TOPs/s (fp16 k16 or b1 AND k256), no global memory; 0 if
+//! unavailable.
+double wgmma_peak_tops(int device, bool int1);
+
+/*!
+ * The CUDA engine on a given tile ("" = tuning file or default, as
+ * make_tensor_beamformer_gpu). Benchmark use: \p weights may be empty (then
+ * zero weights until fill_random_weights()).
+ */
+std::unique_ptr<tensor_beamformer_engine>
+make_gpu_tiled(const tensor_beamformer_config& config,
+               const std::vector<std::complex<float>>& weights,
+               const device_spec& device,
+               const std::string& tile);
+
+//! The tile of a CUDA engine (std::bad_cast for other engines).
+std::string tile(const tensor_beamformer_engine& engine);
+//! Shared memory per block of its kernel, registers are in the build log.
+size_t smem_bytes(const tensor_beamformer_engine& engine);
+
+/*!
+ * The GEMM core on interleaved complex fp16 samples [T][C][R] (float16,
+ * single polarization, voltage output, R a multiple of 4): what the
+ * benchmark compares with one cuBLAS HGEMM.
+ */
+void execute_fp16_input(tensor_beamformer_engine& engine,
+                        const void* in,
+                        void* out,
+                        size_t n_times,
+                        stream_handle stream);
+
+/*!
+ * Weights drawn on the device (int1 benchmark, where the host weight
+ * array would be tens of GB): the sign bits of weight (c, b, r) are
+ * tb::random_weight_bits(seed, c, b, r). Takes effect at once (synchronous).
+ */
+void fill_random_weights(tensor_beamformer_engine& engine, uint64_t seed);
+//! The sign bits (bit 0 real, bit 1 imaginary part) of the int1 weight
+//! (c, b, r) that fill_random_weights(seed) draws, for checks on the host.
+unsigned random_weight_bits(uint64_t seed, size_t c, size_t b, size_t r);
+
+//! IEEE half from float, round to nearest even (as the engine expands weights).
+uint16_t float_to_half_bits(float f);
+
+} // namespace tb_testing
+} // namespace beamform
+} // namespace gr
+
+#endif
