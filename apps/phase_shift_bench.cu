@@ -3,7 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * phase_shift benchmark (design.md, "Measuring"): the GPU engine on spectra
+ * phase_shift benchmark (docs/architecture.md, "Measuring"): the GPU engine on spectra
  * [items][channels][receivers] fc32, counted as one read + one write of the
  * spectra, against a device-to-device copy of the same bytes measured in the
  * same run (target: >= 80% of the copy); plus the CPU engine and GNU Radio's

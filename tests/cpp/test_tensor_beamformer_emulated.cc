@@ -5,7 +5,7 @@
  *
  * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma.cuh)
  * run on the CPU through tb_emulation.h, against the definitions of
- * design.md: the kernel's own code (loaders, swizzle, pipeline, fragment
+ * docs/architecture.md: the kernel's own code (loaders, swizzle, pipeline, fragment
  * indexing, complex expansion, int1 popcount correction, power/Stokes
  * epilogue, block order) checked on this machine, where there is no GPU. The
  * PTX instructions themselves (mma, ldmatrix, cp.async) are modelled from the
