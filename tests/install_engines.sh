@@ -21,7 +21,7 @@ if grep -E '^\.+ /usr(/local)?/include/gnuradio/' "$work/headers.txt"; then
     echo "FAIL: the example included GNU Radio headers (above) instead of the prefix's"
     exit 1
 fi
-n_headers=$(grep -c "^\.* $prefix/include/gnuradio/beamform/" "$work/headers.txt" || true)
+n_headers=$(grep -c "^\.* $prefix/.*include/gnuradio/beamform/" "$work/headers.txt" || true)
 echo "headers from the prefix: $n_headers"
 [ "$n_headers" -gt 0 ] || { echo "FAIL: no header came from the prefix"; exit 1; }
 if ldd "$work/engine_example" | grep -E 'libgnuradio-'; then
