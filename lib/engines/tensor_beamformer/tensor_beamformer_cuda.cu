@@ -13,19 +13,12 @@ namespace cuda {
 
 namespace {
 
-//! Makes \p dev current: the engine's events and kernel attributes belong to it.
-const device_spec& make_current(const device_spec& dev)
-{
-    BF_GPU_CHECK(cudaSetDevice(dev.index));
-    return dev;
-}
-
 tb_operand_layout checked_layout(const tensor_beamformer_config& c, const tb_variant& v)
 {
     const auto layout =
         make_operand_layout(c, size_t(v.block_m), size_t(v.block_k_bytes));
-    if (layout.row_bytes / v.block_k_bytes > size_t(1) << 30 || layout.rows > size_t(1)
-                                                                                  << 30)
+    const size_t limit = size_t(1) << 30;
+    if (layout.row_bytes / v.block_k_bytes > limit || layout.rows > limit)
         throw std::invalid_argument("tensor_beamformer: n_receivers or n_beams too large "
                                     "for the CUDA engine");
     return layout;
@@ -39,7 +32,7 @@ tensor_beamformer_cuda::tensor_beamformer_cuda(
     const device_spec& dev,
     const tb_variant& variant)
     : tensor_beamformer_engine(c),
-      d_device(make_current(dev)),
+      d_device(tb_make_current(dev)),
       d_variant(&variant),
       d_smem(tb_smem_for(variant, c)),
       d_w(dev, c, checked_layout(c, variant))
@@ -66,11 +59,7 @@ void tensor_beamformer_cuda::run(
     const tb_variant& v, const void* in, void* out, size_t n_times, cudaStream_t s)
 {
     const auto& c = d_config;
-    const bool power = c.output == beam_output::power;
-    if (power && n_times % c.n_int != 0)
-        throw std::invalid_argument(
-            "n_times must be a multiple of n_int = " + std::to_string(c.n_int) +
-            " in power mode, got " + std::to_string(n_times));
+    check_tensor_beamformer_times(c, n_times);
     if (n_times > size_t(1) << 30)
         throw std::invalid_argument("n_times must be at most 2^30 per execute()");
     if (n_times == 0)

@@ -5,6 +5,7 @@
  */
 #include "half_float.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "tensor_beamformer_expand.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -157,10 +158,7 @@ public:
     void execute(const void* in, void* out, size_t n_times, stream_handle) override
     {
         const auto& c = d_config;
-        if (c.output == beam_output::power && n_times % c.n_int != 0)
-            throw std::invalid_argument(
-                "n_times must be a multiple of n_int = " + std::to_string(c.n_int) +
-                " in power mode, got " + std::to_string(n_times));
+        check_tensor_beamformer_times(c, n_times);
         auto* voltage = static_cast<std::complex<float>*>(out);
         auto* power = static_cast<float*>(out);
         const size_t power_item = c.n_stokes() * c.n_beams * c.n_channels;

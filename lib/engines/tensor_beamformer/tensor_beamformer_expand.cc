@@ -228,5 +228,13 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& c,
     return plan;
 }
 
+void check_tensor_beamformer_times(const tensor_beamformer_config& c, size_t n_times)
+{
+    if (c.output == beam_output::power && n_times % c.n_int != 0)
+        throw std::invalid_argument("n_times must be a multiple of n_int = " +
+                                    std::to_string(c.n_int) + " in power mode, got " +
+                                    std::to_string(n_times));
+}
+
 } // namespace beamform
 } // namespace gr

@@ -109,6 +109,11 @@ size_t power_windows(int block_n, size_t n_int);
 size_t
 power_reduce_smem_bytes(const tensor_beamformer_config& config, int block_m, int block_n);
 
+//! What every engine's execute() requires of n_times: a multiple of n_int in
+//! power mode (std::invalid_argument otherwise).
+void check_tensor_beamformer_times(const tensor_beamformer_config& config,
+                                   size_t n_times);
+
 //! IEEE half from float, round to nearest even (what __float2half_rn does).
 uint16_t float_to_half_bits(float f);
 float half_bits_to_float(uint16_t h);

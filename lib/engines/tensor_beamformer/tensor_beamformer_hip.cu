@@ -19,13 +19,6 @@ namespace beamform {
 namespace hip {
 namespace {
 
-//! Makes \p dev current: the engine's events belong to it.
-const device_spec& make_current(const device_spec& dev)
-{
-    BF_GPU_CHECK(hipSetDevice(dev.index));
-    return dev;
-}
-
 tb_operand_layout hip_layout(const tensor_beamformer_config& c)
 {
     if (c.polarization == polarization_layout::xy_pairs && c.n_receivers % 2 != 0)
@@ -43,7 +36,7 @@ public:
                           const std::vector<std::complex<float>>& weights,
                           const device_spec& dev)
         : tensor_beamformer_engine(c),
-          d_device(make_current(dev)),
+          d_device(tb_make_current(dev)),
           d_w(dev, c, hip_layout(c))
     {
         set_weights(weights);
@@ -54,11 +47,8 @@ public:
     void execute(const void* in, void* out, size_t n_times, stream_handle stream) override
     {
         const auto& c = d_config;
+        check_tensor_beamformer_times(c, n_times);
         const bool power = c.output == beam_output::power;
-        if (power && n_times % c.n_int != 0)
-            throw std::invalid_argument(
-                "n_times must be a multiple of n_int = " + std::to_string(c.n_int) +
-                " in power mode, got " + std::to_string(n_times));
         if (n_times == 0)
             return;
         auto s = static_cast<hipStream_t>(stream);

@@ -25,6 +25,13 @@ namespace gr {
 namespace beamform {
 namespace BF_GPU_NS {
 
+//! Makes \p dev current (the device of an engine's events and kernel settings).
+inline const device_spec& tb_make_current(const device_spec& dev)
+{
+    BF_GPU_CHECK(gpuSetDevice(dev.index));
+    return dev;
+}
+
 class tb_device_weights
 {
 public:
@@ -120,26 +127,21 @@ public:
 
 private:
 #ifdef BF_BACKEND_HIP
+#define BF_TB_GPU(name) hip##name
     static constexpr backend kind = backend::hip;
-    static gpuError_t create_untimed_event(gpuEvent_t* e)
-    {
-        return hipEventCreateWithFlags(e, hipEventDisableTiming);
-    }
-    static gpuError_t stream_wait(gpuStream_t s, gpuEvent_t e)
-    {
-        return hipStreamWaitEvent(s, e, 0);
-    }
 #else
+#define BF_TB_GPU(name) cuda##name
     static constexpr backend kind = backend::cuda;
+#endif
     static gpuError_t create_untimed_event(gpuEvent_t* e)
     {
-        return cudaEventCreateWithFlags(e, cudaEventDisableTiming);
+        return BF_TB_GPU(EventCreateWithFlags)(e, BF_TB_GPU(EventDisableTiming));
     }
     static gpuError_t stream_wait(gpuStream_t s, gpuEvent_t e)
     {
-        return cudaStreamWaitEvent(s, e, 0);
+        return BF_TB_GPU(StreamWaitEvent)(s, e, 0);
     }
-#endif
+#undef BF_TB_GPU
 
     tensor_beamformer_config d_config;
     tb_operand_layout d_layout;

@@ -1,0 +1,126 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * beamform_bench (main.cu): what its parts share. Parts by role:
+ *   configs.cc       the benchmark configurations and their operation counts
+ *   data.cu          inputs on the device, error norms, the int1 sample check
+ *   cublas_route.cu  the cuBLAS route and the cuBLAS HGEMM ceiling
+ *   peaks.cu         mma.sync peak micro-benchmarks (no memory)
+ *   engine_runs.cu   the tensor beamformer against the route, per configuration
+ *   tuner.cu         --tune: every compiled tile, the tuning file
+ *   report.cc        the results table
+ * The engine is reached through tensor_beamformer_engine.h and the
+ * beamform-testing library (tensor_beamformer_testing.h).
+ */
+#ifndef INCLUDED_BEAMFORM_APPS_BEAMFORM_BENCH_H
+#define INCLUDED_BEAMFORM_APPS_BEAMFORM_BENCH_H
+
+#include "bench_common.h"
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "tensor_beamformer_testing.h"
+#include <cublas_v2.h>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bf_bench {
+
+using namespace gr::beamform;
+using bench::device_array;
+
+#define CUBLAS_CHECK(call)                                                    \
+    do {                                                                      \
+        cublasStatus_t s_ = (call);                                           \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                      \
+            throw std::runtime_error(std::string("cuBLAS error ") +           \
+                                     std::to_string(int(s_)) + " in " #call); \
+    } while (0)
+
+struct bench_config {
+    std::string id;   // "1", "3/rx64", ...
+    std::string name; // what it is
+    tensor_beamformer_config cfg;
+    size_t n_times;
+    bool fp16_input = false; // configuration 1: the GEMM core on fp16 samples
+    double target = 0;       // ratio to the cuBLAS route, or TOPs/s for int1
+    std::string target_text;
+};
+
+struct result {
+    std::string id, name, what, tile;
+    double ms = 0, tops = 0, err = NAN, ratio_route = NAN, ratio_hgemm = NAN;
+    std::string target_text;
+    std::string verdict;
+};
+
+struct context {
+    cudaStream_t stream;
+    cublasHandle_t cublas;
+    double hgemm_tflops;
+    int runs;
+    device_spec gpu;
+};
+
+// configs.cc
+std::vector<bench_config> all_configs(bool quick);
+double useful_ops(const bench_config& b);
+size_t out_floats(const tensor_beamformer_config& c, size_t T);
+
+// data.cu
+#ifdef __CUDACC__
+__global__ void convert_fc32_to_fp16(const float4* in, uint2* out, size_t n_pairs);
+#endif
+double
+relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B);
+void fill_random(void* dst, size_t n_floats, unsigned long long seed);
+std::vector<std::complex<float>> random_weights(size_t n, unsigned seed);
+std::unique_ptr<device_array> make_input(const bench_config& b);
+size_t check_int1_samples(const bench_config& b,
+                          const device_array& d_in,
+                          const device_array& d_out,
+                          uint64_t seed);
+
+// cublas_route.cu
+double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n);
+double time_cublas_route(const context& ctx,
+                         const bench_config& b,
+                         const std::vector<std::complex<float>>& w,
+                         const void* d_in,
+                         device_array& route_out);
+
+// peaks.cu
+double time_peak_fp16(cudaStream_t s);
+double time_peak_b1(cudaStream_t s);
+
+// engine_runs.cu
+double time_engine(const context& ctx,
+                   tensor_beamformer_engine& engine,
+                   const bench_config& b,
+                   const void* d_in,
+                   device_array& d_out,
+                   int runs);
+std::vector<result> run_config(const context& ctx, const bench_config& b);
+
+// tuner.cu
+//! --tune: times every tile of every selected configuration (\p only: 0 = all)
+//! and writes the fastest per shape class to \p tuning_file.
+void tune(const context& ctx,
+          const std::vector<bench_config>& configs,
+          int only,
+          bool quick,
+          const std::string& tuning_file,
+          const std::string& device);
+
+// report.cc
+void print_table(const std::vector<result>& all);
+void add_results(bench::report& rep, const std::vector<result>& all);
+
+} // namespace bf_bench
+
+#endif

@@ -1,0 +1,102 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The benchmark configurations (listed in main.cu) and their counts.
+ */
+#include "beamform_bench.h"
+#include <random>
+
+namespace bf_bench {
+
+tensor_beamformer_config make_cfg(size_t C,
+                                  size_t R,
+                                  size_t B,
+                                  beam_precision p,
+                                  beam_output o,
+                                  polarization_layout pol,
+                                  size_t n_int)
+{
+    tensor_beamformer_config c;
+    c.n_channels = C;
+    c.n_receivers = R;
+    c.n_beams = B;
+    c.precision = p;
+    c.output = o;
+    c.polarization = pol;
+    c.n_int = n_int;
+    return c;
+}
+
+std::vector<bench_config> all_configs(bool quick)
+{
+    const auto f16 = beam_precision::float16;
+    const auto volt = beam_output::voltage;
+    const auto pow_ = beam_output::power;
+    const auto single = polarization_layout::single;
+    std::vector<bench_config> v;
+    const size_t g = quick ? 1024 : 8192;
+    v.push_back({ "1",
+                  "GEMM core, fp16 in",
+                  make_cfg(1, g, g, f16, volt, single, 1),
+                  g,
+                  true,
+                  0.9,
+                  ">= 0.9x cuBLAS" });
+    v.push_back(
+        { "2",
+          "LOFAR survey (xy, voltage)",
+          make_cfg(
+              quick ? 16 : 256, 128, 155, f16, volt, polarization_layout::xy_pairs, 1),
+          768,
+          false,
+          0,
+          "report; vs 552-672 GFLOP/s GTX580" });
+    for (size_t rx : { 64, 128, 512 })
+        v.push_back({ "3/rx" + std::to_string(rx),
+                      "fc32 in, voltage out",
+                      make_cfg(quick ? 16 : 256, rx, 1024, f16, volt, single, 1),
+                      1024,
+                      false,
+                      1.3,
+                      ">= 1.3x cuBLAS route" });
+    for (size_t rx : { 64, 128, 512 })
+        v.push_back({ "4/rx" + std::to_string(rx),
+                      "fc32 in, power out n_int 16",
+                      make_cfg(quick ? 16 : 256, rx, 1024, f16, pow_, single, 16),
+                      1024,
+                      false,
+                      3.0,
+                      ">= 3x cuBLAS route" });
+    v.push_back({ "5",
+                  "int1",
+                  make_cfg(1,
+                           quick ? 16384 : 262144,
+                           quick ? 1024 : 8192,
+                           beam_precision::int1,
+                           volt,
+                           single,
+                           1),
+                  size_t(quick ? 1024 : 8192),
+                  false,
+                  4000,
+                  ">= 4000 TOPs/s (reach 7000)" });
+    return v;
+}
+
+double useful_ops(const bench_config& b)
+{
+    return 8.0 * double(b.cfg.n_beams) * double(b.n_times) * double(b.cfg.n_receivers) *
+           double(b.cfg.n_channels);
+}
+
+size_t out_floats(const tensor_beamformer_config& c, size_t T)
+{
+    const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
+    if (c.output == beam_output::voltage)
+        return T * c.n_channels * c.n_beams * 2 * npol;
+    return (T / c.n_int) * c.n_stokes() * c.n_beams * c.n_channels;
+}
+
+} // namespace bf_bench

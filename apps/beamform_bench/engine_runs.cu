@@ -1,0 +1,168 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The tensor beamformer (through beamform-testing) on each configuration,
+ * against the cuBLAS route on the same data.
+ */
+#include "beamform_bench.h"
+#include <iomanip>
+#include <iostream>
+
+namespace bf_bench {
+
+/*!
+ * A wgmma tile for this configuration, or "" where there is none or this GPU
+ * cannot run it: 128x256 where the samples arrive by cp.async (fp16 samples,
+ * bits), 256x128 for fc32 samples (its 512 threads stage fewer loads each:
+ * no spills, see beamform_bench.md).
+ */
+std::string wgmma_tile(const context& ctx, const bench_config& b)
+{
+    if (!tb_testing::wgmma_available(ctx.gpu.index))
+        return "";
+    const std::string preferred =
+        (b.fp16_input || b.cfg.precision == beam_precision::int1) ? "128x256x128/wgmma/4"
+                                                                  : "256x128x128/wgmma/4";
+    std::string first;
+    for (const auto& t : tb_testing::compiled_tiles(b.cfg)) {
+        if (t == preferred)
+            return t;
+        if (first.empty() && t.find("/wgmma/") != std::string::npos)
+            first = t;
+    }
+    return first;
+}
+
+//! One engine run; returns the median ms. Leaves the output in d_out.
+double time_engine(const context& ctx,
+                   tensor_beamformer_engine& engine,
+                   const bench_config& b,
+                   const void* d_in,
+                   device_array& d_out,
+                   int runs)
+{
+    auto run = [&] {
+        if (b.fp16_input)
+            tb_testing::execute_fp16_input(
+                engine, d_in, d_out.get(), b.n_times, ctx.stream);
+        else
+            engine.execute(d_in, d_out.get(), b.n_times, ctx.stream);
+    };
+    return bench::time_gpu(run, ctx.stream, runs, 3).median_ms;
+}
+
+std::vector<result> run_config(const context& ctx, const bench_config& b)
+{
+    std::vector<result> rows;
+    const auto& c = b.cfg;
+    const double ops = useful_ops(b);
+    std::cout << "\n== config " << b.id << ": " << b.name << " (" << c.n_channels
+              << " ch x " << c.n_beams << " beams x " << b.n_times << " samples x "
+              << c.n_receivers << " rx)" << std::endl;
+    auto d_in = make_input(b);
+    device_array d_out(out_floats(c, b.n_times) * 4);
+    BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size())); // NaN until written
+
+    result ours;
+    ours.id = b.id;
+    ours.name = b.name;
+    ours.what = "tensor_beamformer";
+    ours.target_text = b.target_text;
+    if (c.precision == beam_precision::int1) {
+        const uint64_t seed = 1234;
+        auto engine = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, "");
+        tb_testing::fill_random_weights(*engine, seed);
+        ours.tile = tb_testing::tile(*engine);
+        ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
+        ours.tops = ops / (ours.ms * 1e-3) / 1e12;
+        const size_t bad = check_int1_samples(b, *d_in, d_out, seed);
+        ours.err = double(bad);
+        std::cout << "int1: " << bad
+                  << " of 64 sampled outputs differ from the exact host value"
+                  << std::endl;
+        ours.verdict = bad ? "WRONG" : (ours.tops >= b.target ? "met" : "missed");
+        rows.push_back(ours);
+        if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
+            result r = ours;
+            r.what = "tensor_beamformer (wgmma)";
+            auto e = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, wg);
+            tb_testing::fill_random_weights(*e, seed);
+            BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
+            r.tile = wg;
+            r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
+            r.tops = ops / (r.ms * 1e-3) / 1e12;
+            const size_t wrong = check_int1_samples(b, *d_in, d_out, seed);
+            r.err = double(wrong);
+            r.verdict = wrong ? "WRONG" : (r.tops >= b.target ? "met" : "missed");
+            rows.push_back(r);
+        }
+        return rows;
+    }
+
+    const auto w = random_weights(c.weight_count(), 3);
+    auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, "");
+    ours.tile = tb_testing::tile(*engine);
+    ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
+    ours.tops = ops / (ours.ms * 1e-3) / 1e12;
+
+    const bool xy = c.polarization == polarization_layout::xy_pairs;
+    device_array route_out(out_floats(c, b.n_times) * 4);
+    result route;
+    route.id = b.id;
+    route.name = b.name;
+    route.what = b.fp16_input ? "cuBLAS HGEMM (expanded W)"
+                              : (c.output == beam_output::power
+                                     ? "cuBLAS route: convert+HGEMM+detect"
+                                     : "cuBLAS route: convert+HGEMM");
+    route.ms = time_cublas_route(ctx, b, w, d_in->get(), route_out);
+    route.tops = ops / (route.ms * 1e-3) / 1e12;
+    route.ratio_hgemm = route.tops / ctx.hgemm_tflops;
+    rows.push_back(route);
+
+    ours.err = relative_error(d_out.get(),
+                              route_out.get(),
+                              out_floats(c, b.n_times),
+                              xy ? 1 : 0,
+                              int(c.n_channels),
+                              int(c.n_beams));
+    ours.ratio_route = route.ms / ours.ms;
+    ours.ratio_hgemm = ours.tops / ctx.hgemm_tflops;
+    if (!(ours.err < 1e-3))
+        ours.verdict = "WRONG";
+    else if (b.target > 0)
+        ours.verdict = ours.ratio_route >= b.target ? "met" : "missed";
+    else
+        ours.verdict = "x" + std::to_string(int(std::round(ours.tops * 1e3 / 672.0))) +
+                       "-" + std::to_string(int(std::round(ours.tops * 1e3 / 552.0))) +
+                       " the GTX580's 552-672 GFLOP/s";
+    rows.insert(rows.begin(), ours);
+
+    // The wgmma kernels (sm_90a, opt-in) on the same data, where this GPU runs them.
+    if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
+        result r = ours;
+        r.what = "tensor_beamformer (wgmma)";
+        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, wg);
+        BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
+        r.tile = wg;
+        r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
+        r.tops = ops / (r.ms * 1e-3) / 1e12;
+        r.err = relative_error(d_out.get(),
+                               route_out.get(),
+                               out_floats(c, b.n_times),
+                               xy ? 1 : 0,
+                               int(c.n_channels),
+                               int(c.n_beams));
+        r.ratio_route = route.ms / r.ms;
+        r.ratio_hgemm = r.tops / ctx.hgemm_tflops;
+        if (!(r.err < 1e-3))
+            r.verdict = "WRONG";
+        else if (b.target > 0)
+            r.verdict = r.ratio_route >= b.target ? "met" : "missed";
+        rows.insert(rows.begin() + 1, r);
+    }
+    return rows;
+}
+
+} // namespace bf_bench

@@ -1,0 +1,121 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The tensor-core beamformer against the route a user would otherwise take
+ * (a fc32 -> fp16 conversion kernel, one cuBLAS HGEMM per channel through
+ * cublasGemmStridedBatchedEx with the same expanded weight matrix (fp16 in,
+ * fp32 accumulate and out), and for power output a separate detect kernel),
+ * all in one process, next to the ceilings measured in the same run: a
+ * device-to-device copy, a cuBLAS HGEMM 8192^3, and the tensor cores' own
+ * mma.sync rate (fp16 and 1-bit AND) from a loop that touches no memory.
+ * Notes, counted bytes and operations, and predictions: apps/beamform_bench.md.
+ *
+ *   beamform_bench [--config=N] [--quick] [--runs=N] [--json=path]
+ *                  [--tune [--tuning-file=path]]
+ *
+ * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
+ *   1  GEMM core: 1 ch x 8192 beams x 8192 samples x 8192 receivers, fp16 in
+ *   2  LOFAR survey: 256 ch, 64 dual-pol stations (128 rx), 155 beams, 768 samples
+ *   3  256 ch x 1024 beams x 1024 samples, 64/128/512 rx, fc32 in, voltage out
+ *   4  the same, power out (n_int 16)
+ *   5  int1: 1 ch x 8192 beams x 8192 samples x 262144 receivers
+ * --quick shrinks every configuration for a smoke run (figures meaningless).
+ * --tune times every compiled tile for each configuration's shape class and
+ * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).
+ */
+#include "beamform_bench.h"
+#include <iomanip>
+#include <iostream>
+
+using namespace bf_bench;
+
+int main(int argc, char** argv)
+{
+    try {
+        const bool quick = bench::option(argc, argv, "quick", "") == "1";
+        const bool tune = bench::option(argc, argv, "tune", "") == "1";
+        const int only = std::stoi(bench::option(argc, argv, "config", "0"));
+        const std::string json = bench::option(argc, argv, "json", "beamform_bench.json");
+        const std::string tuning_file =
+            bench::option(argc, argv, "tuning-file", "beamform_tuning.txt");
+
+        context ctx;
+        ctx.runs = std::stoi(bench::option(argc, argv, "runs", quick ? "5" : "20"));
+        ctx.gpu = select_device("cuda:0");
+        BF_GPU_CHECK(cudaSetDevice(0));
+        BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+        CUBLAS_CHECK(cublasCreate(&ctx.cublas));
+        CUBLAS_CHECK(cublasSetStream(ctx.cublas, ctx.stream));
+
+        cudaDeviceProp prop;
+        BF_GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
+        std::cout << "device: " << prop.name << ", " << prop.multiProcessorCount
+                  << " SMs, L2 " << prop.l2CacheSize / (1 << 20) << " MiB"
+                  << (quick ? "   (--quick: small sizes, figures are not meaningful)"
+                            : "")
+                  << std::endl;
+        if (const char* tf = std::getenv("BEAMFORM_TUNING_FILE"))
+            std::cout << "BEAMFORM_TUNING_FILE=" << tf << std::endl;
+
+        const double copy_gbps =
+            bench::copy_ceiling_gbps(ctx.stream, quick ? (256u << 20) : (1u << 30));
+        ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
+        const double peak_f16 = time_peak_fp16(ctx.stream);
+        const double peak_b1 = time_peak_b1(ctx.stream);
+        const double peak_wg_f16 = tb_testing::wgmma_peak_tops(0, false);
+        const double peak_wg_b1 = tb_testing::wgmma_peak_tops(0, true);
+        std::cout << "wgmma (sm_90a) kernels: "
+                  << (tb_testing::wgmma_available(0) ? "available"
+                                                     : "not available on this GPU")
+                  << std::endl;
+        std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0)
+                  << copy_gbps << " GB/s (read+write); cuBLAS HGEMM "
+                  << (quick ? 2048 : 8192) << "^3 " << ctx.hgemm_tflops
+                  << " TFLOP/s; mma.sync peak (no memory): fp16 m16n8k16 " << peak_f16
+                  << " TOPs/s, b1 AND m16n8k256 " << peak_b1 << " TOPs/s" << std::endl;
+
+        bench::report rep("beamform_bench");
+        auto add_ceiling =
+            [&](const std::string& what, double value, const std::string& unit) {
+                rep.row();
+                rep.set("config", "ceiling");
+                rep.set("what", what);
+                rep.set("value", value);
+                rep.set("unit", unit);
+            };
+        add_ceiling("device-to-device copy", copy_gbps, "GB/s");
+        add_ceiling("cuBLAS HGEMM", ctx.hgemm_tflops, "TFLOP/s");
+        add_ceiling("mma.sync fp16 m16n8k16 peak", peak_f16, "TOPs/s");
+        add_ceiling("mma.sync b1 AND m16n8k256 peak", peak_b1, "TOPs/s");
+        if (peak_wg_f16 > 0) {
+            add_ceiling("wgmma fp16 m64n256k16 peak", peak_wg_f16, "TOPs/s");
+            add_ceiling("wgmma b1 AND m64n256k256 peak", peak_wg_b1, "TOPs/s");
+        }
+
+        const auto configs = all_configs(quick);
+        if (tune) {
+            bf_bench::tune(ctx, configs, only, quick, tuning_file, prop.name);
+            return 0;
+        }
+
+        std::vector<result> all;
+        for (const auto& b : configs) {
+            if (only && b.id.substr(0, b.id.find('/')) != std::to_string(only))
+                continue;
+            for (auto& r : run_config(ctx, b))
+                all.push_back(r);
+        }
+        print_table(all);
+        add_results(rep, all);
+        rep.write_json(json);
+        std::cout << "wrote " << json << std::endl;
+        cublasDestroy(ctx.cublas);
+        cudaStreamDestroy(ctx.stream);
+    } catch (const std::exception& e) {
+        std::cerr << "beamform_bench: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}
