@@ -29,18 +29,14 @@
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MMA_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MMA_CUH
 
-#ifdef BF_TB_EMULATION
-// Host model of the CUDA built-ins used below, so that the C++ tests can run
-// this exact kernel code on a CPU (tests/cpp/tb_emulation.h).
-#include "tb_emulation.h"
-#else
+// In the emulated tests, kernels/emulation/gpu_emulation.h comes first and
+// replaces this header (and defines BF_GPU_EMULATION).
 #include <common/gpu_portable.h>
-#endif
 #include <common/tensor_beamformer_tiles.h>
 #include <type_traits>
 #include <cstdint>
 
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
 #define BF_UNROLL
 #define BF_NO_UNROLL
 #else
@@ -58,7 +54,7 @@ using tb::swizzle_offset;
 //---------------------------------------------------------------------------
 // PTX wrappers
 //---------------------------------------------------------------------------
-#ifndef BF_TB_EMULATION
+#ifndef BF_GPU_EMULATION
 __device__ __forceinline__ uint32_t smem_u32(const void* p)
 {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -146,7 +142,7 @@ using emu::smem_u32;
 template <class T>
 __device__ __forceinline__ T load_as(const void* p)
 {
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
@@ -158,7 +154,7 @@ __device__ __forceinline__ T load_as(const void* p)
 template <class T>
 __device__ __forceinline__ void store_as(void* p, const T& v)
 {
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
     std::memcpy(p, &v, sizeof(T));
 #else
     *static_cast<T*>(p) = v;

@@ -32,7 +32,7 @@
 
 #include "tensor_beamformer_mma.cuh"
 
-#if defined(BF_TB_EMULATION) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#if defined(BF_GPU_EMULATION) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define BF_TB_HAVE_WGMMA 1
 #endif
 
@@ -66,7 +66,7 @@ constexpr int wgmma_pipeline_smem_bytes()
     return W::STAGES * (W::BM + L::npol * W::BN) * W::BKB + 1024;
 }
 
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
 using emu::fence_proxy_async;
 using emu::wgmma_b1;
 using emu::wgmma_commit;
@@ -586,7 +586,7 @@ __device__ __forceinline__ void wgmma_b1(int (&d)[N / 8][4], uint64_t a, uint64_
 template <int NT>
 __device__ __forceinline__ void fence_accumulators(float (&d)[NT][4])
 {
-#ifndef BF_TB_EMULATION
+#ifndef BF_GPU_EMULATION
     BF_UNROLL
     for (int j = 0; j < NT; j++)
         BF_UNROLL
@@ -597,7 +597,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[NT][4])
 template <int NT>
 __device__ __forceinline__ void fence_accumulators(int (&d)[NT][4])
 {
-#ifndef BF_TB_EMULATION
+#ifndef BF_GPU_EMULATION
     BF_UNROLL
     for (int j = 0; j < NT; j++)
         BF_UNROLL

@@ -30,13 +30,9 @@
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
 
-#ifdef BF_TB_EMULATION
-// Host model of the HIP built-ins used below (tests/cpp/tb_emulation.h), so
-// that the C++ tests run this kernel's code on a CPU with 64-lane wavefronts.
-#include "tb_emulation.h"
-#else
+// In the emulated tests, kernels/emulation/gpu_emulation.h comes first and
+// replaces this header (and defines BF_GPU_EMULATION).
 #include <common/gpu_portable.h>
-#endif
 #include <common/tensor_beamformer_tiles.h>
 #include <cstdint>
 #include <cstring>
@@ -46,7 +42,7 @@ namespace beamform {
 namespace hip {
 namespace mfma {
 
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
 typedef _Float16 half4_t __attribute__((vector_size(8)));
 typedef float float4_t __attribute__((vector_size(16)));
 struct uint4_t {
@@ -93,7 +89,7 @@ __device__ __forceinline__ float shfl_xor(float v, int mask)
 template <class T>
 __device__ __forceinline__ T load_as(const void* p)
 {
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
@@ -104,7 +100,7 @@ __device__ __forceinline__ T load_as(const void* p)
 template <class T>
 __device__ __forceinline__ void store_as(void* p, const T& v)
 {
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
     std::memcpy(p, &v, sizeof(T));
 #else
     *static_cast<T*>(p) = v;
