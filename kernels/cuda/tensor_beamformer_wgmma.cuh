@@ -30,7 +30,12 @@
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WGMMA_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WGMMA_CUH
 
-#include "tensor_beamformer_mma.cuh"
+#include "tensor_beamformer_epilogue.cuh"
+#include "tensor_beamformer_loaders.cuh"
+#include "tensor_beamformer_ptx.cuh"
+#include <common/tensor_beamformer_tiles.h>
+#include <type_traits>
+#include <cstdint>
 
 #if defined(BF_GPU_EMULATION) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define BF_TB_HAVE_WGMMA 1

@@ -33,6 +33,7 @@
 // In the emulated tests, kernels/emulation/gpu_emulation.h comes first and
 // replaces this header (and defines BF_GPU_EMULATION).
 #include <common/gpu_portable.h>
+#include <common/load_store_as.h>
 #include <common/tensor_beamformer_tiles.h>
 #include <cstdint>
 #include <cstring>
@@ -85,27 +86,8 @@ __device__ __forceinline__ float shfl_xor(float v, int mask)
 }
 #endif
 
-//! Typed access to raw bytes (plain loads on the GPU; byte copies on the host model).
-template <class T>
-__device__ __forceinline__ T load_as(const void* p)
-{
-#ifdef BF_GPU_EMULATION
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-#else
-    return *static_cast<const T*>(p);
-#endif
-}
-template <class T>
-__device__ __forceinline__ void store_as(void* p, const T& v)
-{
-#ifdef BF_GPU_EMULATION
-    std::memcpy(p, &v, sizeof(T));
-#else
-    *static_cast<T*>(p) = v;
-#endif
-}
+using tb::load_as;
+using tb::store_as;
 
 constexpr int BM = 64;       // rows per polarization per block (32 beams)
 constexpr int BN = 64;       // time steps per block
