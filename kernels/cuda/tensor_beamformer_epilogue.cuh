@@ -5,14 +5,14 @@
  *
  * The epilogue of the NVIDIA tensor-beamformer kernels: accumulators ->
  * voltages, or -> |b|^2 / Stokes summed over integration windows. Shared by
- * the mma.sync kernel (tensor_beamformer_mma.cuh) and the wgmma kernel
- * (tensor_beamformer_wgmma.cuh).
+ * the mma.sync kernel (tensor_beamformer_mma_kernel.cuh) and the wgmma kernel
+ * (tensor_beamformer_wgmma_kernel.cuh).
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_EPILOGUE_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_EPILOGUE_CUH
 
 #include "tensor_beamformer_ptx.cuh"
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <type_traits>
 
 namespace gr {

@@ -6,13 +6,14 @@
  * The B-operand loaders (samples -> shared-memory tiles) of the NVIDIA
  * tensor-beamformer kernels: fp16 input, fc32 (converted to fp16 on the way),
  * fc32 X/Y pairs, packed bits. Shared by the mma.sync kernel
- * (tensor_beamformer_mma.cuh) and the wgmma kernel (tensor_beamformer_wgmma.cuh).
+ * (tensor_beamformer_mma_kernel.cuh) and the wgmma kernel
+ * (tensor_beamformer_wgmma_kernel.cuh).
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_LOADERS_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_LOADERS_CUH
 
 #include "tensor_beamformer_ptx.cuh"
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <type_traits>
 #include <cstdint>
 

@@ -9,8 +9,8 @@
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_VARIANTS_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_VARIANTS_CUH
 
-#include "tensor_beamformer_mma.cuh"
-#include "tensor_beamformer_tile_lists.h"
+#include "tensor_beamformer_mma_kernel.cuh"
+#include "tensor_beamformer_compiled_tiles.h"
 #include <engines/tensor_beamformer/tensor_beamformer_cuda.h>
 #include <string>
 

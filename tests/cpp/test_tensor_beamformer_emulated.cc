@@ -3,7 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma.cuh)
+ * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma_kernel.cuh)
  * run on the CPU through kernels/emulation/gpu_emulation.h, against the plain
  * complex product of tb_reference.h: the kernel's own code (loaders, swizzle, pipeline, fragment
  * indexing, complex expansion, int1 popcount correction, power/Stokes
@@ -14,9 +14,9 @@
  */
 // The host model of the GPU built-ins, before any kernel header.
 #include <emulation/gpu_emulation.h>
-#include <cuda/tensor_beamformer_mma.cuh>
-#include <cuda/tensor_beamformer_tile_lists.h>
-#include <cuda/tensor_beamformer_wgmma.cuh>
+#include <cuda/tensor_beamformer_mma_kernel.cuh>
+#include <cuda/tensor_beamformer_compiled_tiles.h>
+#include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"

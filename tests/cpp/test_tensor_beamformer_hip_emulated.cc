@@ -3,7 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The HIP tensor beamformer's kernels (kernels/hip/tensor_beamformer_mfma.cuh)
+ * The HIP tensor beamformer's kernels (kernels/hip/tensor_beamformer_mfma_kernel.cuh)
  * run on the CPU through kernels/emulation/gpu_emulation.h with 64-lane
  * wavefronts, against the definition: the HIP engine is compile-checked only (no AMD GPU anywhere in
  * this project), so this is the only execution its code gets. The MFMA
@@ -13,7 +13,7 @@
  */
 // The host model of the GPU built-ins, before any kernel header.
 #include <emulation/gpu_emulation.h>
-#include <hip/tensor_beamformer_mfma.cuh>
+#include <hip/tensor_beamformer_mfma_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"

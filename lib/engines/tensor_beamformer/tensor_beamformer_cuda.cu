@@ -14,7 +14,7 @@
 #include <gnuradio/beamform/runtime/log.h>
 #include "tensor_beamformer_cuda.h"
 #include "tensor_beamformer_expand.h"
-#include <cuda/tensor_beamformer_mma.cuh>
+#include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>

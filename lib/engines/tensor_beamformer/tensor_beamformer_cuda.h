@@ -21,7 +21,7 @@
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_CUDA_H
 
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <cstdint>
 #include <memory>
 #include <string>

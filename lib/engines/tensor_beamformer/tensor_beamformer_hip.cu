@@ -11,7 +11,7 @@
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include "tensor_beamformer_expand.h"
-#include <hip/tensor_beamformer_mfma.cuh>
+#include <hip/tensor_beamformer_mfma_kernel.cuh>
 #include <stdexcept>
 
 namespace gr {

@@ -3,8 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tensor-core beamformer on AMD matrix cores (CDNA2 gfx90a, CDNA3 gfx940),
- * HIP only. Compile-checked here; untested on hardware (no AMD GPU).
+ * The MFMA kernels of the tensor-core beamformer on AMD matrix cores (CDNA2
+ * gfx90a, CDNA3 gfx940), HIP only, and their builtin wrappers. Included by
+ * the HIP engine (tensor_beamformer_hip.cu) and by
+ * test_tensor_beamformer_hip_emulated.cc. Compile-checked here; untested on
+ * hardware (no AMD GPU).
  *
  * float16: the same expanded weights as the CUDA engine
  * (tensor_beamformer_expand.h: rows g and g+8 of each 16-row tile are the
@@ -27,14 +30,14 @@
  * per output value, with the same AND/popcount identity as the CUDA engine
  * (sum a x = 4 popc(A & X) - 2 popc(A) - 2 popc(X) + K over ±1 values).
  */
-#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
-#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_KERNEL_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_KERNEL_CUH
 
 // In the emulated tests, kernels/emulation/gpu_emulation.h comes first and
 // replaces this header (and defines BF_GPU_EMULATION).
 #include <common/gpu_portable.h>
 #include <common/load_store_as.h>
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <cstdint>
 #include <cstring>
 

@@ -3,12 +3,14 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tensor-core beamformer on NVIDIA GPUs (sm_80 and later; tuned for sm_90)
- * through mma.sync (inline PTX): for each channel c and polarization p,
+ * The mma.sync kernel of the tensor-core beamformer on NVIDIA GPUs (sm_80 and
+ * later; tuned for sm_90), plus the int1 column-popcount kernel. Included by
+ * the CUDA engine (through tensor_beamformer_variants.cuh) and by
+ * test_tensor_beamformer_emulated.cc. For each channel c and polarization p,
  * D (rows x T) = A_cp (expanded weights, tensor_beamformer_expand.h) . B_c
  * (the samples, k = interleaved re/im or packed bits), with the complex
  * result read straight out of the accumulators (rows g and g+8 of a fragment
- * are the real and imaginary part of one beam, see tensor_beamformer_tiles.h).
+ * are the real and imaginary part of one beam, see tensor_beamformer_layout.h).
  *
  * One kernel template serves both precisions, because one mma step takes
  * 32 bytes of k per row in both:
@@ -26,13 +28,13 @@
  *   power -> |b|^2 or Stokes in registers, reduced over n_int time steps
  *   (shuffles, then shared-memory atomics), one store per integrated value.
  */
-#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MMA_CUH
-#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MMA_CUH
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MMA_KERNEL_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MMA_KERNEL_CUH
 
 #include "tensor_beamformer_epilogue.cuh"
 #include "tensor_beamformer_loaders.cuh"
 #include "tensor_beamformer_ptx.cuh"
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <cstdint>
 
 namespace gr {
