@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The channelizer's GPU kernels (kernels/gpu/pfb_channelizer.cuh) run on the
- * host through tests/cpp/gpu_emulation.h, planned exactly as the GPU engine
+ * host through kernels/emulation/gpu_emulation.h, planned exactly as the GPU engine
  * plans them (lib/engines/pfb_channelizer/pfb_channelizer_plan.h), against the CPU
  * reference. This checks the kernels' index arithmetic, register-window
  * ring, FFT passes, barrier placement, run splitting and history handover
@@ -13,7 +13,7 @@
  * races that only hardware shows are the GPU tests' business
  * (test_pfb_channelizer_gpu.cc).
  */
-#include "gpu_emulation.h"
+#include <emulation/gpu_emulation.h>
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
 

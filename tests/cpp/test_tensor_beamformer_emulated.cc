@@ -3,19 +3,20 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma.cuh)
- * run on the CPU through tb_emulation.h, against the definitions of
- * docs/architecture.md: the kernel's own code (loaders, swizzle, pipeline, fragment
+ * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma_kernel.cuh)
+ * run on the CPU through kernels/emulation/gpu_emulation.h, against the plain
+ * complex product of tb_reference.h: the kernel's own code (loaders, swizzle, pipeline, fragment
  * indexing, complex expansion, int1 popcount correction, power/Stokes
  * epilogue, block order) checked on this machine, where there is no GPU. The
  * PTX instructions themselves (mma, ldmatrix, cp.async) are modelled from the
  * PTX ISA's fragment layouts; test_tensor_beamformer_gpu.cc checks the real
  * thing on a GPU.
  */
-#define BF_TB_EMULATION 1
-#include <cuda/tensor_beamformer_mma.cuh>
-#include <cuda/tensor_beamformer_tile_lists.h>
-#include <cuda/tensor_beamformer_wgmma.cuh>
+// The host model of the GPU built-ins, before any kernel header.
+#include <emulation/gpu_emulation.h>
+#include <cuda/tensor_beamformer_mma_kernel.cuh>
+#include <cuda/tensor_beamformer_compiled_tiles.h>
+#include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"

@@ -3,16 +3,17 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The HIP tensor beamformer's kernels (kernels/hip/tensor_beamformer_mfma.cuh)
- * run on the CPU through tb_emulation.h with 64-lane wavefronts, against the
- * definition: the HIP engine is compile-checked only (no AMD GPU anywhere in
+ * The HIP tensor beamformer's kernels (kernels/hip/tensor_beamformer_mfma_kernel.cuh)
+ * run on the CPU through kernels/emulation/gpu_emulation.h with 64-lane
+ * wavefronts, against the definition: the HIP engine is compile-checked only (no AMD GPU anywhere in
  * this project), so this is the only execution its code gets. The MFMA
  * instruction is modelled from AMD's documented register layout of
  * v_mfma_f32_16x16x16f16; if that layout were misread, model and kernel would
  * share the misreading.
  */
-#define BF_TB_EMULATION 1
-#include <hip/tensor_beamformer_mfma.cuh>
+// The host model of the GPU built-ins, before any kernel header.
+#include <emulation/gpu_emulation.h>
+#include <hip/tensor_beamformer_mfma_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "tensor_beamformer_cuda.h"
-#include <cuda/tensor_beamformer_mma.cuh>
+#include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <stdexcept>
 
 namespace gr {

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "tensor_beamformer_expand.h"
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>

@@ -29,7 +29,7 @@
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_EXPAND_H
 
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
-#include <common/tensor_beamformer_tiles.h>
+#include <common/tensor_beamformer_layout.h>
 #include <complex>
 #include <cstddef>
 #include <cstdint>

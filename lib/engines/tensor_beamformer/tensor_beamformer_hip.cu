@@ -5,13 +5,13 @@
  *
  * The tensor-core beamformer on AMD GPUs (HIP): float16 on the matrix cores
  * through the MFMA builtins, int1 as a plain popcount kernel (AMD GPUs have
- * no 1-bit matrix instructions). See kernels/hip/tensor_beamformer_mfma.cuh.
+ * no 1-bit matrix instructions). See kernels/hip/tensor_beamformer_mfma_kernel.cuh.
  * Compile-checked for gfx90a and gfx940; untested on hardware.
  */
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include "tensor_beamformer_weights.h"
-#include <hip/tensor_beamformer_mfma.cuh>
+#include <hip/tensor_beamformer_mfma_kernel.cuh>
 #include <stdexcept>
 
 namespace gr {

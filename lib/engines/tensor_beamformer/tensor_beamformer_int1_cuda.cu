@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The int1 kernels of the CUDA tensor-core beamformer (b1 mma.sync with AND
- * and popc; see kernels/cuda/tensor_beamformer_mma.cuh).
+ * and popc; see kernels/cuda/tensor_beamformer_mma_kernel.cuh).
  */
 #include "tensor_beamformer_variants.cuh"
 

@@ -11,8 +11,8 @@
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_VARIANTS_CUH
 
 #include "tensor_beamformer_tiles_cuda.h"
-#include <cuda/tensor_beamformer_mma.cuh>
-#include <cuda/tensor_beamformer_tile_lists.h>
+#include <cuda/tensor_beamformer_mma_kernel.cuh>
+#include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <string>
 
 namespace gr {

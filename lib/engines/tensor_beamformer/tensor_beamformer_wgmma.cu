@@ -11,7 +11,7 @@
  * cleanly and tb_wgmma_available() says no.
  */
 #include "tensor_beamformer_variants.cuh"
-#include <cuda/tensor_beamformer_wgmma.cuh>
+#include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 #include <algorithm>
 #include <map>
 #include <mutex>

@@ -8,7 +8,7 @@
  */
 #include "../tensor_beamformer_tiles_cuda.h"
 #include "tensor_beamformer_testing.h"
-#include <cuda/tensor_beamformer_wgmma.cuh>
+#include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 #include <algorithm>
 #include <vector>
 

@@ -3,8 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tensor-core beamformer on AMD matrix cores (CDNA2 gfx90a, CDNA3 gfx940),
- * HIP only. Compile-checked here; untested on hardware (no AMD GPU).
+ * The MFMA kernels of the tensor-core beamformer on AMD matrix cores (CDNA2
+ * gfx90a, CDNA3 gfx940), HIP only, and their builtin wrappers. Included by
+ * the HIP engine (tensor_beamformer_hip.cu) and by
+ * test_tensor_beamformer_hip_emulated.cc. Compile-checked here; untested on
+ * hardware (no AMD GPU).
  *
  * float16: the same expanded weights as the CUDA engine
  * (tensor_beamformer_expand.h: rows g and g+8 of each 16-row tile are the
@@ -27,17 +30,14 @@
  * per output value, with the same AND/popcount identity as the CUDA engine
  * (sum a x = 4 popc(A & X) - 2 popc(A) - 2 popc(X) + K over ±1 values).
  */
-#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
-#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_CUH
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_KERNEL_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_MFMA_KERNEL_CUH
 
-#ifdef BF_TB_EMULATION
-// Host model of the HIP built-ins used below (tests/cpp/tb_emulation.h), so
-// that the C++ tests run this kernel's code on a CPU with 64-lane wavefronts.
-#include "tb_emulation.h"
-#else
+// In the emulated tests, kernels/emulation/gpu_emulation.h comes first and
+// replaces this header (and defines BF_GPU_EMULATION).
 #include <common/gpu_portable.h>
-#endif
-#include <common/tensor_beamformer_tiles.h>
+#include <common/load_store_as.h>
+#include <common/tensor_beamformer_layout.h>
 #include <cstdint>
 #include <cstring>
 
@@ -46,7 +46,7 @@ namespace beamform {
 namespace hip {
 namespace mfma {
 
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
 typedef _Float16 half4_t __attribute__((vector_size(8)));
 typedef float float4_t __attribute__((vector_size(16)));
 struct uint4_t {
@@ -89,27 +89,8 @@ __device__ __forceinline__ float shfl_xor(float v, int mask)
 }
 #endif
 
-//! Typed access to raw bytes (plain loads on the GPU; byte copies on the host model).
-template <class T>
-__device__ __forceinline__ T load_as(const void* p)
-{
-#ifdef BF_TB_EMULATION
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-#else
-    return *static_cast<const T*>(p);
-#endif
-}
-template <class T>
-__device__ __forceinline__ void store_as(void* p, const T& v)
-{
-#ifdef BF_TB_EMULATION
-    std::memcpy(p, &v, sizeof(T));
-#else
-    *static_cast<T*>(p) = v;
-#endif
-}
+using tb::load_as;
+using tb::store_as;
 
 constexpr int BM = 64;       // rows per polarization per block (32 beams)
 constexpr int BN = 64;       // time steps per block

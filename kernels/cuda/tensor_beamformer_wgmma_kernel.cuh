@@ -3,10 +3,13 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tensor-core beamformer on Hopper's warpgroup MMA (wgmma, sm_90a only):
+ * The wgmma kernel of the tensor-core beamformer and its PTX wrappers
+ * (Hopper's warpgroup MMA, sm_90a only). Included by the engine's sm_90a
+ * translation unit (tensor_beamformer_wgmma.cu) and by
+ * test_tensor_beamformer_emulated.cc. The kernel:
  * the same product, operand layouts, loaders and epilogue as the mma.sync
- * kernel (tensor_beamformer_mma.cuh), with the multiply issued by warpgroups
- * of 4 warps straight from shared memory:
+ * kernel (tensor_beamformer_mma_kernel.cuh), with the multiply issued by
+ * warpgroups of 4 warps straight from shared memory:
  *   float16: wgmma.mma_async m64nNk16 f32 += f16 x f16
  *   int1:    wgmma.mma_async m64nNk256 s32 += b1 AND b1 (popc)
  * A thread block of BM/64 warpgroups computes BM rows x BN time steps; each
@@ -27,12 +30,17 @@
  * unit -gencode=arch=compute_90a,code=sm_90a); in the plain sm_90 image the
  * kernel is empty and wgmma_image_available() tells the engine so.
  */
-#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WGMMA_CUH
-#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WGMMA_CUH
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WGMMA_KERNEL_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WGMMA_KERNEL_CUH
 
-#include "tensor_beamformer_mma.cuh"
+#include "tensor_beamformer_epilogue.cuh"
+#include "tensor_beamformer_loaders.cuh"
+#include "tensor_beamformer_ptx.cuh"
+#include <common/tensor_beamformer_layout.h>
+#include <type_traits>
+#include <cstdint>
 
-#if defined(BF_TB_EMULATION) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#if defined(BF_GPU_EMULATION) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define BF_TB_HAVE_WGMMA 1
 #endif
 
@@ -66,7 +74,7 @@ constexpr int wgmma_pipeline_smem_bytes()
     return W::STAGES * (W::BM + L::npol * W::BN) * W::BKB + 1024;
 }
 
-#ifdef BF_TB_EMULATION
+#ifdef BF_GPU_EMULATION
 using emu::fence_proxy_async;
 using emu::wgmma_b1;
 using emu::wgmma_commit;
@@ -586,7 +594,7 @@ __device__ __forceinline__ void wgmma_b1(int (&d)[N / 8][4], uint64_t a, uint64_
 template <int NT>
 __device__ __forceinline__ void fence_accumulators(float (&d)[NT][4])
 {
-#ifndef BF_TB_EMULATION
+#ifndef BF_GPU_EMULATION
     BF_UNROLL
     for (int j = 0; j < NT; j++)
         BF_UNROLL
@@ -597,7 +605,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[NT][4])
 template <int NT>
 __device__ __forceinline__ void fence_accumulators(int (&d)[NT][4])
 {
-#ifndef BF_TB_EMULATION
+#ifndef BF_GPU_EMULATION
     BF_UNROLL
     for (int j = 0; j < NT; j++)
         BF_UNROLL

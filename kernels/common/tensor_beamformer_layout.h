@@ -3,10 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Index arithmetic of the tensor-core beamformer kernels, shared by the CUDA
- * kernel (kernels/cuda/tensor_beamformer_mma.cuh) and by the host-side model
- * of its data movement in tests/cpp/test_tensor_beamformer_tiles.cc, which
- * checks these mappings against a plain product on this machine (no GPU).
+ * Operand layout and index arithmetic of the tensor-core beamformer (row of a
+ * beam, XOR swizzle, fragment rows, block -> tile map) and kernel_args, for
+ * host and device. Included by every tensor-beamformer kernel header (CUDA
+ * and HIP), by the engines that lay out the operands and plan the launches
+ * (lib/engines/tensor_beamformer/) and, through those, by the tests.
  *
  * Vocabulary (one channel c, one polarization p):
  *   A  expanded weights, real [rows][row_bytes]; 16-row tiles of 8 beams:
@@ -18,8 +19,8 @@
  *   One mma.sync step consumes 32 bytes of k per row in both precisions
  *   (m16n8k16 fp16 = 16 halves; m16n8k256 b1 = 256 bits).
  */
-#ifndef INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_TILES_H
-#define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_TILES_H
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_LAYOUT_H
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_LAYOUT_H
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define BF_HD __host__ __device__ inline

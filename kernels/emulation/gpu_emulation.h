@@ -3,17 +3,25 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A host model of the CUDA built-ins that kernels/cuda/tensor_beamformer_mma.cuh
- * uses, so that the C++ tests run that kernel's own code on a CPU (no GPU on
- * the build machine). Each CUDA thread of a block is a fiber (ucontext);
- * fibers switch only at __syncthreads and at warp-collective operations, in
- * a shuffled order (fixed seed: reproducible), so that a missing barrier
- * tends to show as a wrong result. Modelled:
+ * A host model of the CUDA/HIP built-ins that the kernels under kernels/ use,
+ * so that the C++ tests run the kernels' own code on a CPU (no GPU on the
+ * build machine). Included by the emulated tests (tests/cpp/test_..._emulated.cc)
+ * BEFORE any kernel header: it stands in for kernels/common/gpu_portable.h,
+ * defines BF_GPU_EMULATION (the kernels' switch between their PTX/builtin
+ * wrappers and the models below) and compiles the portable kernels
+ * (kernels/gpu/) into namespace gr::beamform::emulated (BF_GPU_NS).
+ *
+ * Each GPU thread of a block is a fiber (ucontext); fibers switch only at
+ * __syncthreads and at warp-collective operations, in a shuffled order
+ * (fixed seed: reproducible), so that a missing barrier tends to show as a
+ * wrong result. Blocks run one after the other, in a shuffled order.
+ * Modelled:
  *   - __syncthreads: block barrier;
  *   - ldmatrix.x4, mma.sync m16n8k16 (f16 -> f32) and m16n8k256 (b1 AND
  *     popc -> s32), __shfl_xor_sync: warp-collective, with the register
  *     layouts of the PTX ISA (each lane's registers are exchanged and every
  *     lane computes its own result);
+ *   - v_mfma_f32_16x16x16f16 on 64-lane wavefronts (AMD);
  *   - cp.async: copies are queued per thread in commit groups; each lands at
  *     random either when issued or only at its cp.async.wait_group, so a stage
  *     read before its wait, or rewritten while still in use, shows;
@@ -21,14 +29,24 @@
  *     shared memory at its wgmma.wait_group (the latest the GPU may read it),
  *     through the matrix descriptor with the 128-byte swizzle on absolute
  *     shared-memory addresses;
- *   - dynamic shared memory is filled with garbage (0xA5) before each block.
- * Not modelled: timing, bank conflicts, preemption between sync points,
- * register limits.
+ *   - dynamic shared memory is filled with garbage before each block (0xA5
+ *     for emu::launch, 0xFF, a float NaN, for the dim3 launch of the
+ *     portable kernels).
+ * Not modelled: timing, bank conflicts, memory spaces, preemption between
+ * sync points, register limits: a kernel that passes here can still be slow
+ * or have a race that only hardware shows; the GPU tests run the real thing.
  */
-#ifndef INCLUDED_BEAMFORM_TESTS_TB_EMULATION_H
-#define INCLUDED_BEAMFORM_TESTS_TB_EMULATION_H
+#ifndef INCLUDED_BEAMFORM_KERNELS_GPU_EMULATION_H
+#define INCLUDED_BEAMFORM_KERNELS_GPU_EMULATION_H
 
-#include "engines/tensor_beamformer/tensor_beamformer_expand.h"
+#ifdef INCLUDED_BEAMFORM_GPU_PORTABLE_H
+#error "emulation/gpu_emulation.h must come before any GPU header"
+#endif
+#define INCLUDED_BEAMFORM_GPU_PORTABLE_H // the kernels' portability header, replaced
+#define BF_GPU_NS emulated
+#define BF_GPU_EMULATION 1
+
+#include <common/half_bits.h>
 #include <ucontext.h>
 #include <algorithm>
 #include <cstdint>
@@ -46,6 +64,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __shared__
 #define __launch_bounds__(...)
 
 struct float2 {
@@ -60,6 +79,17 @@ struct uint2 {
 struct __half2 {
     uint16_t x, y;
 };
+struct short2 {
+    short x, y;
+};
+struct char2 {
+    signed char x, y;
+};
+struct dim3 {
+    unsigned x = 1, y = 1, z = 1;
+    dim3() = default;
+    dim3(unsigned a, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
 inline float2 make_float2(float x, float y) { return float2{ x, y }; }
 inline float4 make_float4(float x, float y, float z, float w)
 {
@@ -67,11 +97,32 @@ inline float4 make_float4(float x, float y, float z, float w)
 }
 inline __half2 __floats2half2_rn(float a, float b)
 {
-    return __half2{ gr::beamform::float_to_half_bits(a),
-                    gr::beamform::float_to_half_bits(b) };
+    return __half2{ gr::beamform::half_bits::from_float(a),
+                    gr::beamform::half_bits::from_float(b) };
 }
 inline int __popc(uint32_t v) { return __builtin_popcount(v); }
 inline int min(int a, int b) { return a < b ? a : b; }
+
+namespace gr {
+namespace beamform {
+namespace emulated {
+
+using std::fmaf;
+using std::max;
+using std::min;
+
+/*!
+ * Storage of the dynamic shared memory of the block being run (one block at a
+ * time), for every launch. Its name is the one the portable kernels give
+ * their `extern __shared__ float2 pfb_smem[]`, which in namespace emulated
+ * refers to this array.
+ */
+constexpr size_t shared_floats = size_t(1) << 17; // 1 MiB
+alignas(16) inline float2 pfb_smem[shared_floats / 2];
+
+} // namespace emulated
+} // namespace beamform
+} // namespace gr
 
 namespace emu {
 
@@ -114,7 +165,8 @@ struct block_state {
     std::vector<fiber> fibers;
     std::vector<warp_state> warps;
     ucontext_t scheduler;
-    std::vector<unsigned char> smem;
+    unsigned char* smem = nullptr; //!< dynamic shared memory (in emulated::pfb_smem)
+    size_t smem_bytes = 0;
     unsigned barrier_count = 0;
     unsigned barrier_gen = 0;
     int current = 0;
@@ -162,6 +214,8 @@ inline warp_state& my_warp()
 
 inline void warp_barrier()
 {
+    if ((state().thread.x / state().warp_size + 1) * state().warp_size > state().dim.x)
+        throw std::logic_error("emulation: warp-collective operation in a partial warp");
     warp_state& w = my_warp();
     const unsigned gen = w.gen;
     if (++w.count == state().warp_size) {
@@ -181,12 +235,12 @@ inline void warp_barrier()
  */
 constexpr uint32_t smem_window = 400;
 
-inline unsigned char* dynamic_smem() { return state().blk->smem.data(); }
+inline unsigned char* dynamic_smem() { return state().blk->smem; }
 inline uint32_t smem_u32(const void* p)
 {
     const auto* q = static_cast<const unsigned char*>(p);
-    const auto* base = state().blk->smem.data();
-    if (q < base || q > base + state().blk->smem.size())
+    const auto* base = state().blk->smem;
+    if (q < base || q > base + state().blk->smem_bytes)
         throw std::logic_error("emulation: smem_u32 of a pointer outside shared memory");
     return uint32_t(q - base) + smem_window;
 }
@@ -194,12 +248,37 @@ inline uint32_t smem_u32(const void* p)
 inline unsigned char* smem_at(uint32_t a, uint32_t bytes)
 {
     block_state* b = state().blk;
-    if (a < smem_window || a - smem_window + bytes > b->smem.size())
+    if (a < smem_window || a - smem_window + bytes > b->smem_bytes)
         throw std::logic_error("emulation: shared-memory access out of range");
-    return b->smem.data() + (a - smem_window);
+    return b->smem + (a - smem_window);
 }
 
 inline fiber& me() { return state().blk->fibers[state().blk->current]; }
+
+//! Close the open group of asynchronous operations (commit_group).
+template <class Op>
+inline void commit_group(std::deque<std::vector<Op>>& groups, std::vector<Op>& open)
+{
+    groups.push_back(std::move(open));
+    open.clear();
+}
+//! Perform the oldest groups until only \p keep are pending (wait_group).
+template <class Op, class F>
+inline void retire_groups(std::deque<std::vector<Op>>& groups, size_t keep, F perform)
+{
+    while (groups.size() > keep) {
+        for (const auto& op : groups.front())
+            perform(op);
+        groups.pop_front();
+    }
+}
+
+//! A cp.async copy lands: src_bytes copied, the rest zero-filled.
+inline void land(const async_copy& c)
+{
+    std::memcpy(c.dst, c.src, size_t(c.src_bytes));
+    std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
+}
 
 inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
 {
@@ -215,10 +294,8 @@ inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
     // either at once or (again) at the wait, so that reads that come too late
     // (a stage overwritten while still in use) and reads that come too early
     // (a missing wait) both show.
-    if (state().blk->landing() & 1u) {
-        std::memcpy(c.dst, c.src, size_t(c.src_bytes));
-        std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
-    }
+    if (state().blk->landing() & 1u)
+        land(c);
     me().open.push_back(c);
 }
 inline void cp_async16(uint32_t dst, const void* src, bool valid)
@@ -229,23 +306,11 @@ inline void cp_async8(uint32_t dst, const void* src, bool valid)
 {
     cp_async(dst, src, 8, valid);
 }
-inline void cp_async_commit()
-{
-    fiber& f = me();
-    f.groups.push_back(std::move(f.open));
-    f.open.clear();
-}
+inline void cp_async_commit() { commit_group(me().groups, me().open); }
 template <int N>
 inline void cp_async_wait()
 {
-    fiber& f = me();
-    while (f.groups.size() > size_t(N)) {
-        for (const auto& c : f.groups.front()) {
-            std::memcpy(c.dst, c.src, size_t(c.src_bytes));
-            std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
-        }
-        f.groups.pop_front();
-    }
+    retire_groups(me().groups, size_t(N), land);
 }
 
 //! ldmatrix.x4: lane L supplies row L%8 of matrix L/8; lane L receives, from
@@ -267,13 +332,26 @@ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
 
 inline float half_lo(uint32_t v)
 {
-    return gr::beamform::half_bits_to_float(uint16_t(v & 0xffffu));
+    return gr::beamform::half_bits::to_float(uint16_t(v & 0xffffu));
 }
 inline float half_hi(uint32_t v)
 {
-    return gr::beamform::half_bits_to_float(uint16_t(v >> 16));
+    return gr::beamform::half_bits::to_float(uint16_t(v >> 16));
 }
 inline float half_at(uint32_t v, int i) { return i ? half_hi(v) : half_lo(v); }
+
+//! Every lane of the warp publishes its A (slots 0-3) and B (4-5) registers.
+inline warp_state& share_mma_operands(const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    warp_state& w = my_warp();
+    const unsigned l = lane();
+    for (int i = 0; i < 4; i++)
+        w.slot[l][i] = a[i];
+    w.slot[l][4] = b[0];
+    w.slot[l][5] = b[1];
+    warp_barrier();
+    return w;
+}
 
 /*!
  * mma.sync.m16n8k16.row.col.f32.f16.f16.f32 with the PTX fragment layouts
@@ -284,13 +362,8 @@ inline float half_at(uint32_t v, int i) { return i ? half_hi(v) : half_lo(v); }
 inline void
 mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
-    warp_state& w = my_warp();
+    warp_state& w = share_mma_operands(a, b);
     const unsigned l = lane();
-    for (int i = 0; i < 4; i++)
-        w.slot[l][i] = a[i];
-    w.slot[l][4] = b[0];
-    w.slot[l][5] = b[1];
-    warp_barrier();
     auto A = [&](int row, int k) {
         const int g = row % 8, reg = (row / 8) + 2 * (k / 8), kk = k % 8;
         return half_at(w.slot[g * 4 + kk / 2][reg], kk % 2);
@@ -318,13 +391,8 @@ mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 inline void
 mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
-    warp_state& w = my_warp();
+    warp_state& w = share_mma_operands(a, b);
     const unsigned l = lane();
-    for (int i = 0; i < 4; i++)
-        w.slot[l][i] = a[i];
-    w.slot[l][4] = b[0];
-    w.slot[l][5] = b[1];
-    warp_barrier();
     auto A = [&](int row, int word) { // word 0..7 of the 256 bits
         return w.slot[(row % 8) * 4 + word % 4][(row / 8) + 2 * (word / 4)];
     };
@@ -432,8 +500,8 @@ inline void wgmma_run(const wgmma_op& op)
                     uint16_t a, b;
                     std::memcpy(&a, smem_at(wgmma_address(op.desc_a, row, 2 * k), 2), 2);
                     std::memcpy(&b, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
-                    sum += gr::beamform::half_bits_to_float(a) *
-                           gr::beamform::half_bits_to_float(b);
+                    sum += gr::beamform::half_bits::to_float(a) *
+                           gr::beamform::half_bits::to_float(b);
                 }
                 static_cast<float*>(op.acc)[j * 4 + r] += sum;
             }
@@ -450,21 +518,11 @@ inline void wgmma_b1(int (&d)[N / 8][4], uint64_t a, uint64_t b)
 {
     me().wgmma_open.push_back(wgmma_op{ true, N, &d[0][0], a, b });
 }
-inline void wgmma_commit()
-{
-    fiber& f = me();
-    f.wgmma_groups.push_back(std::move(f.wgmma_open));
-    f.wgmma_open.clear();
-}
+inline void wgmma_commit() { commit_group(me().wgmma_groups, me().wgmma_open); }
 template <int N>
 inline void wgmma_wait()
 {
-    fiber& f = me();
-    while (f.wgmma_groups.size() > size_t(N)) {
-        for (const auto& op : f.wgmma_groups.front())
-            wgmma_run(op);
-        f.wgmma_groups.pop_front();
-    }
+    retire_groups(me().wgmma_groups, size_t(N), wgmma_run);
 }
 
 inline void fiber_entry()
@@ -483,21 +541,23 @@ inline void fiber_entry()
 /*!
  * Run \p kernel (a callable with the kernel's body) over a grid of
  * grid_x x grid_y x grid_z blocks of \p threads threads with \p smem_bytes of
- * dynamic shared memory, in warps of \p warp_size lanes. Blocks run one after
- * the other, in a shuffled order (the GPU promises no order, and results that
- * depend on it are races).
+ * dynamic shared memory (each byte \p garbage at the start of a block), in
+ * warps of \p warp_size lanes (the last one may be partial: warp-collective
+ * operations there throw). Blocks run one after the other, in a shuffled
+ * order (the GPU promises no order, and results that depend on it are races).
  */
-inline void launch(unsigned grid_x,
-                   unsigned grid_y,
-                   unsigned threads,
-                   size_t smem_bytes,
-                   const std::function<void()>& kernel,
-                   unsigned grid_z = 1,
-                   unsigned warp_size = 32)
+inline void run_grid(unsigned grid_x,
+                     unsigned grid_y,
+                     unsigned grid_z,
+                     unsigned threads,
+                     size_t smem_bytes,
+                     const std::function<void()>& kernel,
+                     unsigned warp_size,
+                     unsigned char garbage)
 {
     const size_t stack_bytes = 256 * 1024;
-    if (threads % warp_size != 0)
-        throw std::logic_error("emulation: blocks of whole warps only");
+    if (smem_bytes > sizeof(gr::beamform::emulated::pfb_smem))
+        throw std::runtime_error("emulated launch: more shared memory than emulated");
     state().warp_size = warp_size;
     state().grid = idx3{ grid_x, grid_y, grid_z };
     struct block_id {
@@ -514,8 +574,10 @@ inline void launch(unsigned grid_x,
         const unsigned bx = id.x, by = id.y;
         block_state b;
         b.fibers.resize(threads);
-        b.warps.resize(threads / warp_size);
-        b.smem.assign(smem_bytes, 0xA5);
+        b.warps.resize((threads + warp_size - 1) / warp_size);
+        b.smem = reinterpret_cast<unsigned char*>(gr::beamform::emulated::pfb_smem);
+        b.smem_bytes = smem_bytes;
+        std::memset(b.smem, garbage, smem_bytes);
         b.body = kernel;
         state().blk = &b;
         state().block = idx3{ bx, by, id.z };
@@ -564,7 +626,47 @@ inline void launch(unsigned grid_x,
     }
 }
 
+/*!
+ * Run \p kernel (a callable with the kernel's body) over a grid of
+ * grid_x x grid_y x grid_z blocks of \p threads threads (whole warps of
+ * \p warp_size lanes) with \p smem_bytes of dynamic shared memory, filled
+ * with 0xA5 before each block.
+ */
+inline void launch(unsigned grid_x,
+                   unsigned grid_y,
+                   unsigned threads,
+                   size_t smem_bytes,
+                   const std::function<void()>& kernel,
+                   unsigned grid_z = 1,
+                   unsigned warp_size = 32)
+{
+    if (threads % warp_size != 0)
+        throw std::logic_error("emulation: blocks of whole warps only");
+    run_grid(grid_x, grid_y, grid_z, threads, smem_bytes, kernel, warp_size, 0xA5);
+}
+
 } // namespace emu
+
+namespace gr {
+namespace beamform {
+namespace emulated {
+
+/*!
+ * Run \p kernel (a callable without arguments that calls the kernel) over
+ * \p grid blocks of \p block threads (1-D blocks), with \p shared_bytes of
+ * dynamic shared memory, filled with 0xFF (a float NaN) before each block.
+ */
+inline void
+launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& kernel)
+{
+    if (block.y != 1 || block.z != 1 || grid.z != 1)
+        throw std::runtime_error("emulated launch: 1-D blocks and 2-D grids only");
+    emu::run_grid(grid.x, grid.y, 1, block.x, shared_bytes, kernel, 32, 0xff);
+}
+
+} // namespace emulated
+} // namespace beamform
+} // namespace gr
 
 #define threadIdx (::emu::state().thread)
 #define blockIdx (::emu::state().block)

@@ -3,15 +3,17 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tile shapes compiled for the tensor-core beamformer (the CUDA engine
- * instantiates each; the emulated test runs each once). Each list is
+ * The tile shapes compiled for the tensor-core beamformer, as X-macro lists.
+ * Included by the kernel-variant registry (tensor_beamformer_variants.cuh:
+ * the CUDA engine instantiates each) and by the emulated test (which runs
+ * each once). Each list is
  * X(BM, BN, WM, WN, BKB, STAGES): BM rows per polarization (2 per beam) and
  * BN time steps per thread block, WM x WN per warp, BKB bytes of k per
  * pipeline stage (64 = 32 halves = 16 complex receivers, or 512 bits).
  * Every thread block runs BM/WM * BN/WN warps.
  */
-#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_TILE_LISTS_H
-#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_TILE_LISTS_H
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_COMPILED_TILES_H
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_COMPILED_TILES_H
 
 // float16, single polarization: large GEMMs (256x128, 128x256), mid-size
 // products (128x128) and few beams (64 rows = 32 beams, LOFAR's 155 beams).

@@ -1,0 +1,48 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Typed access to raw bytes in device code: load_as / store_as. Shared by the
+ * tensor-beamformer kernels of both back ends (kernels/cuda/ mma and wgmma,
+ * kernels/hip/ MFMA). On the GPU these are plain (vector) loads and stores;
+ * the host emulation (BF_GPU_EMULATION) copies bytes instead, which is what
+ * C++'s aliasing rules allow there.
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_LOAD_STORE_AS_H
+#define INCLUDED_BEAMFORM_KERNELS_LOAD_STORE_AS_H
+
+#include <common/gpu_portable.h> // replaced by the emulation when it came first
+#include <cstring>
+
+namespace gr {
+namespace beamform {
+namespace tb {
+
+template <class T>
+__device__ __forceinline__ T load_as(const void* p)
+{
+#ifdef BF_GPU_EMULATION
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+#else
+    return *static_cast<const T*>(p);
+#endif
+}
+
+template <class T>
+__device__ __forceinline__ void store_as(void* p, const T& v)
+{
+#ifdef BF_GPU_EMULATION
+    std::memcpy(p, &v, sizeof(T));
+#else
+    *static_cast<T*>(p) = v;
+#endif
+}
+
+} // namespace tb
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,217 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The epilogue of the NVIDIA tensor-beamformer kernels: accumulators ->
+ * voltages, or -> |b|^2 / Stokes summed over integration windows. Shared by
+ * the mma.sync kernel (tensor_beamformer_mma_kernel.cuh) and the wgmma kernel
+ * (tensor_beamformer_wgmma_kernel.cuh).
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_EPILOGUE_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_EPILOGUE_CUH
+
+#include "tensor_beamformer_ptx.cuh"
+#include <common/tensor_beamformer_layout.h>
+#include <type_traits>
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+namespace tb_kernels {
+
+using tb::kernel_args;
+
+/*!
+ * The value of an accumulator as a float: fp16 as is; int1 through the AND
+ * identity sum a x = 4 popc(A&X) - 2 popc(A) - 2 popc(X) + K over ±1 values.
+ */
+template <class Op>
+__device__ __forceinline__ float
+finish(typename Op::acc_t acc, int row_pc, int col_pc, int k_valid)
+{
+    if constexpr (std::is_same<Op, op_int1>::value)
+        return float(4 * acc - 2 * row_pc - 2 * col_pc + k_valid);
+    else
+        return acc;
+}
+
+/*!
+ * Epilogue shared by the mma.sync and wgmma kernels. The calling warp holds
+ * accumulators acc[p][i][j][r] for A rows warp_row0 + 16 i + (r < 2 ? g : g + 8)
+ * (real part of beam (warp_row0 + 16 i) / 2 + g, then its imaginary part) and
+ * time steps warp_n0 + 8 j + 2 (lane % 4) + (r % 2), with g = lane / 4.
+ * Voltage: stored as they are. Power: summed per integration window in
+ * shared memory (which the block no longer needs for operands) and stored
+ * once per window. Every thread of the block must call it (barriers).
+ */
+template <class Op, int NPA, int MT, int NT, int BM, int BN, int THREADS>
+__device__ __forceinline__ void epilogue(const kernel_args& args,
+                                         typename Op::acc_t (&acc)[NPA][MT][NT][4],
+                                         unsigned char* smem,
+                                         int c,
+                                         int m0,
+                                         int n0,
+                                         int warp_row0,
+                                         int warp_n0)
+{
+    const int lane = threadIdx.x & 31;
+    const int g = lane >> 2;
+    const int t4 = lane & 3;
+    const int n_beams = args.n_beams;
+    const int n_times = args.n_times;
+
+    // int1 corrections: popc of each weight row and of each sample column
+    // (read where used, so they hold no registers during the epilogue).
+    constexpr bool is_int1 = std::is_same<Op, op_int1>::value;
+    auto row_popc = [&](int p, int i, int part) -> int {
+        if constexpr (is_int1)
+            return args.row_popc[(size_t(c) * NPA + p) * args.rows + warp_row0 + i * 16 +
+                                 part * 8 + g];
+        else
+            return 0;
+    };
+    auto col_popc = [&](int p, int n) -> int {
+        if constexpr (is_int1)
+            return n < n_times
+                       ? args.col_popc[(size_t(n) * args.n_channels + c) * NPA + p]
+                       : 0;
+        else
+            return 0;
+    };
+
+    if (!args.power) {
+        // Voltage: [T][C][B] complex, or [T][C][B][2] complex (X, Y).
+        BF_UNROLL
+        for (int i = 0; i < MT; i++) {
+            const int beam = (warp_row0 + i * 16) / 2 + g;
+            if (beam >= n_beams)
+                continue;
+            BF_UNROLL
+            for (int j = 0; j < NT; j++)
+                BF_UNROLL
+            for (int h = 0; h < 2; h++) {
+                const int n = warp_n0 + j * 8 + 2 * t4 + h;
+                if (n >= n_times)
+                    continue;
+                float re[NPA], im[NPA];
+                BF_UNROLL
+                for (int p = 0; p < NPA; p++) {
+                    const int cp = col_popc(p, n);
+                    re[p] =
+                        finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
+                    im[p] = finish<Op>(
+                        acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
+                }
+                const size_t item = (size_t(n) * args.n_channels + c) * n_beams + beam;
+                if constexpr (NPA == 1)
+                    store_as(static_cast<float2*>(args.out) + item,
+                             make_float2(re[0], im[0]));
+                else
+                    store_as(static_cast<float4*>(args.out) + item,
+                             make_float4(re[0], im[0], re[1], im[1]));
+            }
+        }
+        return;
+    }
+
+    // Power: |b|^2, or Stokes I / IQUV from (X, Y), summed over n_int steps.
+    // Shared memory (free now) holds [n_stokes][BM/2 beams][windows] sums.
+    const int n_stokes = (NPA == 2 && args.iquv) ? 4 : 1;
+    const int n_int = args.n_int;
+    const int windows = args.windows;
+    constexpr int BEAMS = BM / 2;
+    float* red = reinterpret_cast<float*>(smem);
+    __syncthreads(); // every warp is done reading the pipeline buffers
+    for (int e = threadIdx.x; e < n_stokes * BEAMS * windows; e += THREADS)
+        red[e] = 0.0f;
+    __syncthreads();
+
+    const int w0 = n0 / n_int;                  // first window this block touches
+    const bool pairs_share = (n_int % 2) == 0;  // columns 2t, 2t+1 in one window
+    const bool octets_share = (n_int % 8) == 0; // all 8 columns of an n8 tile
+    BF_UNROLL
+    for (int i = 0; i < MT; i++) {
+        const int beam_local = (warp_row0 - m0 + i * 16) / 2 + g;
+        const bool beam_ok = m0 / 2 + beam_local < n_beams;
+        BF_UNROLL
+        for (int j = 0; j < NT; j++) {
+            float st[2][4]; // [h][stokes]
+            BF_UNROLL
+            for (int h = 0; h < 2; h++) {
+                float re[NPA], im[NPA];
+                const int n = warp_n0 + j * 8 + 2 * t4 + h;
+                BF_UNROLL
+                for (int p = 0; p < NPA; p++) {
+                    const int cp = col_popc(p, n);
+                    re[p] =
+                        finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
+                    im[p] = finish<Op>(
+                        acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
+                }
+                const float px = re[0] * re[0] + im[0] * im[0];
+                if constexpr (NPA == 1) {
+                    st[h][0] = px;
+                    st[h][1] = st[h][2] = st[h][3] = 0.0f;
+                } else {
+                    const float py = re[1] * re[1] + im[1] * im[1];
+                    st[h][0] = px + py;
+                    st[h][1] = px - py;
+                    st[h][2] = 2.0f * (re[0] * re[1] + im[0] * im[1]);
+                    st[h][3] = 2.0f * (im[0] * re[1] - re[0] * im[1]);
+                }
+            }
+            const int n_first = warp_n0 + j * 8 + 2 * t4; // column of h = 0
+            constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
+            BF_UNROLL
+            for (int s = 0; s < MAX_STOKES; s++) {
+                if (s >= n_stokes)
+                    break;
+                float* row = red + (s * BEAMS + beam_local) * windows;
+                if (octets_share) {
+                    float v = st[0][s] + st[1][s];
+                    v += __shfl_xor_sync(0xffffffffu, v, 1);
+                    v += __shfl_xor_sync(0xffffffffu, v, 2);
+                    if (t4 == 0 && beam_ok && n_first < n_times)
+                        atomicAdd(row + n_first / n_int - w0, v);
+                } else if (pairs_share) {
+                    if (beam_ok && n_first < n_times)
+                        atomicAdd(row + n_first / n_int - w0, st[0][s] + st[1][s]);
+                } else {
+                    BF_UNROLL
+                    for (int h = 0; h < 2; h++)
+                        if (beam_ok && n_first + h < n_times)
+                            atomicAdd(row + (n_first + h) / n_int - w0, st[h][s]);
+                }
+            }
+        }
+    }
+    __syncthreads();
+
+    // One value per (stokes, beam, window): a plain store when the window lies
+    // inside this block's time range, else an atomic add into the output that
+    // the engine zeroed first (windows that straddle blocks).
+    float* out = static_cast<float*>(args.out);
+    const int n_end = min(n0 + BN, n_times);
+    for (int e = threadIdx.x; e < n_stokes * BEAMS * windows; e += THREADS) {
+        const int w = e % windows;
+        const int beam_local = (e / windows) % BEAMS;
+        const int s = e / (windows * BEAMS);
+        const int beam = m0 / 2 + beam_local;
+        const int gw = w0 + w;
+        if (beam >= n_beams || gw * n_int >= n_end)
+            continue;
+        const size_t idx =
+            ((size_t(gw) * n_stokes + s) * n_beams + beam) * args.n_channels + c;
+        if (gw * n_int >= n0 && (gw + 1) * n_int <= n0 + BN)
+            out[idx] = red[e];
+        else
+            atomicAdd(out + idx, red[e]);
+    }
+}
+} // namespace tb_kernels
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+
+#endif
