@@ -52,7 +52,7 @@ public:
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override
     {
-        this->run_engine(static_cast<const In*>(input_items[0]),
+        this->run_engine(noutput_items, static_cast<const In*>(input_items[0]),
                          static_cast<Out*>(output_items[0]),
                          static_cast<size_t>(noutput_items));
         return noutput_items;

@@ -40,7 +40,7 @@ int convert_impl::work(int noutput_items,
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
 {
-    run_engine(input_items[0],
+    run_engine(noutput_items, input_items[0],
                static_cast<gr_complex*>(output_items[0]),
                static_cast<size_t>(noutput_items));
     return noutput_items;

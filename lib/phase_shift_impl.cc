@@ -256,7 +256,7 @@ int phase_shift_impl::work(int noutput_items,
         tag_update,
         [this](const auto& update) { engine().set_delays(update.first); },
         [](const auto& update, uint64_t) { return update.second; });
-    run_engine(static_cast<const gr_complex*>(input_items[0]),
+    run_engine(noutput_items, static_cast<const gr_complex*>(input_items[0]),
                static_cast<gr_complex*>(output_items[0]),
                static_cast<size_t>(noutput_items),
                nitems_read(0));

@@ -193,7 +193,7 @@ int tensor_beamformer_impl::work(int noutput_items,
             return pmt::from_uint64(number);
         });
     const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
-    run_engine(input_items[0], output_items[0], n_in);
+    run_engine(noutput_items, input_items[0], output_items[0], n_in);
     // Every input tag goes to the output item made from its time step (the
     // same offset in voltage mode).
     move_tags_decimated(n_in, d_config.n_int);

@@ -6,11 +6,11 @@
 #   ../shared/tools/device-bundle .dev/bundle build/tests/test_* build/apps/*_bench
 #   rm -f .dev/bundle/lib/libcublasLt.so*   # the GPU machine has it; 540 MB
 #   # on the GPU machine (device tool, carry [".dev"]):
-#   bash tests/gpu_suite.sh tests|bench-a|bench-b  OUTDIR
+#   bash tests/gpu_suite.sh tests|sanitize|bench-a|bench-b  OUTDIR
 #
 # Logs and JSON go to OUTDIR; the summary lines go to stdout.
 set -uo pipefail
-part=${1:?tests, bench-a or bench-b}
+part=${1:?tests, sanitize, bench-a or bench-b}
 out=${2:?output directory}
 mkdir -p "$out"
 source .dev/bundle/env.sh
@@ -19,11 +19,21 @@ quiet() { grep -v -E ':info:|:debug:|buffer_double_mapped'; }
 status=0
 case "$part" in
 tests)
-    for t in test_convert_engine test_device_buffer test_station_flowgraph test_tensor_beamformer_gpu \
+    for t in test_convert_engine test_device_buffer test_gpu_handoff test_station_flowgraph test_tensor_beamformer_gpu \
         test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu; do
         [ -x ".dev/bundle/bin/$t" ] || continue
         "$t" 2>&1 | quiet >"$out/$t.log" || status=1
         echo "$t: $(grep -E '^\[  (PASSED|FAILED) ' "$out/$t.log" | tr '\n' ' ')"
+    done
+    ;;
+sanitize)
+    # compute-sanitizer on the GPU flowgraph tests (the hand-off between blocks).
+    # racecheck (shared-memory hazards inside kernels) on the shorter tests.
+    for run in "memcheck:*cuda*" "racecheck:*fast_and_a_slow*cuda*"; do
+        tool=${run%%:*}
+        compute-sanitizer --tool "$tool" --error-exitcode 3 test_gpu_handoff \
+            --gtest_filter="${run#*:}" >"$out/sanitizer_$tool.log" 2>&1 || status=1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|  PASSED|  FAILED' "$out/sanitizer_$tool.log" | tr '\n' ' ')"
     done
     ;;
 bench-a)

@@ -12,21 +12,29 @@
 #include <gnuradio/block.h>
 #include <gnuradio/io_signature.h>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace gr {
 namespace beamform {
 
 /*!
  * \brief What a beamform block adds to gr::block to run on a GPU: its device,
- * its stream, the io_signature with the right buffer type, and the copy
- * counters of the buffers on its ports.
+ * its stream, the io_signature with the right buffer type, the stream-ordered
+ * hand-off to the GPU blocks next to it, and the copy counters of the buffers
+ * on its ports.
  *
- * Usage in a block implementation:
+ * Usage in a block implementation (engine_block does this for every engine):
  *   my_impl(const device_spec& dev, ...)
  *     : gr::sync_block("my", device_block::signature(1, 1, in_size, dev),
  *                      device_block::signature(1, 1, out_size, dev)),
  *       device_block(dev) {}
- *   work(): engine->execute(in, out, n, stream()); finish_work();
+ *   work(): wait_for_neighbours(noutput_items); engine->execute(in, out, n, stream());
+ *           finish_work();
+ *
+ * The host never waits for a GPU -> GPU edge (docs/architecture.md, "Hand-off
+ * between GPU blocks"): a block's stream waits on the events of its
+ * neighbours instead.
  */
 class device_block : public virtual device_block_info
 {
@@ -39,28 +47,69 @@ public:
     std::string device() const override { return d_device.name(); }
     stream_handle stream() const { return d_stream ? d_stream->get() : nullptr; }
     const std::shared_ptr<gpu_stream>& shared_stream() const { return d_stream; }
+    //! Recorded after the work the latest work() call enqueued (null on the cpu).
+    const gpu_event* work_done() const;
+    /*!
+     * Make \p s wait until this block's enqueued reads of the items before
+     * \p end (absolute item number) on input \p port have completed: nothing
+     * if the work calls that read them are known to be complete, else the
+     * event of the call that consumed item end - 1, else the latest call's.
+     */
+    void wait_for_reads_before(int port, uint64_t end, stream_handle s) const;
+    //! The host waits for everything this block enqueued.
+    void synchronize() const
+    {
+        if (d_stream)
+            d_stream->synchronize();
+    }
 
     copy_stats input_copy_stats(int port = 0) const override;
     copy_stats output_copy_stats(int port = 0) const override;
 
 protected:
     explicit device_block(const device_spec& dev);
+    ~device_block() override;
 
     /*!
-     * Every work() on a GPU ends here: the stream is synchronized so that the
-     * items it produced are complete before the scheduler hands them to the
-     * next block, which uses another stream.
+     * The first thing a GPU work() enqueues: this block's stream waits (on the
+     * GPU, the host goes on) until
+     *  - every GPU block that wrote the items on its inputs has written them
+     *    (that writer's work_done), and
+     *  - every GPU block that reads its outputs has finished reading the items
+     *    whose slots this call may overwrite (the next \p noutput_items items
+     *    of a ring of bufsize items overwrite those bufsize items older).
+     * Items from a host block need no wait: their copy runs on this stream.
      */
-    void finish_work() const
-    {
-        if (d_stream)
-            d_stream->synchronize();
-    }
+    void wait_for_neighbours(int noutput_items);
+
+    /*!
+     * The last thing a GPU work() does: records this call's work_done, which
+     * the neighbours wait on, then lets the host wait for the PREVIOUS work
+     * call's GPU work only (at most two calls in flight per block). Without
+     * that bound the host runs ahead of the GPU, GNU Radio wakes each block
+     * for every few items, and the GPU drowns in tiny launches; with it, items
+     * accumulate while a block waits, so work calls stay large, and each
+     * block's GPU work still overlaps its neighbours' and the host's.
+     */
+    void finish_work();
 
 private:
     const gr::block& as_block() const;
+
+    //! One work call as its neighbours need it: its work_done event and, per
+    //! input port, the items consumed before it (so it read items from there on).
+    struct call_record {
+        std::unique_ptr<gpu_event> done;
+        std::vector<uint64_t> read_before;
+        bool recorded = false;
+    };
+
     device_spec d_device;
     std::shared_ptr<gpu_stream> d_stream;
+    mutable std::mutex d_calls_mutex;
+    call_record d_calls[2]; // used in turn: the latest call and the one before
+    int d_latest = 0;
+    std::vector<uint64_t> d_read_before_now; // this call's, until finish_work()
 };
 
 } // namespace beamform

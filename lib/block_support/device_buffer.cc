@@ -95,8 +95,17 @@ device_buffer::device_buffer(int nitems,
     // A host block feeding a GPU block gets the same room as a GPU block's own
     // output (GNU Radio sized it for host work calls: often only a few items),
     // so that each copy and each kernel launch carries enough data.
-    if (d_replaced_host_output)
+    if (d_replaced_host_output) {
         nitems = std::max<int>(nitems, static_cast<int>(gpu_buffer_items(sizeof_item)));
+        // GNU Radio capped the host writer's work calls at the items of the
+        // default host buffer it made first (2 x 32 KiB: 170 items of 96 sc16
+        // receivers), which would cut the input into as many small copies.
+        // Lift that cap (a user's own, different setting is kept) to half the
+        // new buffer: the writer fills one half while the other is copied.
+        const int gnuradio_default_cap = std::max<int>(1, int((64 << 10) / sizeof_item));
+        if (link->max_noutput_items() == gnuradio_default_cap)
+            link->set_max_noutput_items(nitems / 2);
+    }
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
 
@@ -110,6 +119,11 @@ device_buffer::device_buffer(int nitems,
 
 device_buffer::~device_buffer()
 {
+    if (d_moves > 0)
+        d_logger->info("{:s}: {:d} moves of unread items to the buffer start ({:.1f} MB)",
+                       d_owner_alias,
+                       d_moves,
+                       d_moved_bytes / 1e6);
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     g_registry.erase(this);
 }
@@ -141,6 +155,10 @@ char* device_buffer::host_base()
 void* device_buffer::write_pointer()
 {
     const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
+    // A single-mapped buffer is written forward from the write index, up to
+    // the end (it never wraps inside one work call).
+    if (d_transfer_type == gr::transfer_type::HOST_TO_DEVICE)
+        wait_for_copies_from(d_write_index);
     // A host writer fills the pinned side; a GPU writer writes device memory.
     return (d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ? host_base()
                                                                  : device_base()) +
@@ -171,6 +189,19 @@ void device_buffer::post_work(int nitems)
                           bytes,
                           copy_kind::host_to_device,
                           d_stream->get());
+        {
+            std::lock_guard<std::mutex> lock(d_copies_mutex);
+            std::unique_ptr<gpu_event> done;
+            if (d_spare_events.empty()) {
+                done = std::make_unique<gpu_event>(d_device, gpu_event::use::ordering);
+            } else {
+                done = std::move(d_spare_events.back());
+                d_spare_events.pop_back();
+            }
+            done->record(d_stream->get());
+            const size_t first = d_write_index;
+            d_copies.push_back({ first, first + static_cast<size_t>(nitems), std::move(done) });
+        }
         d_h2d_bytes += bytes;
         break;
     case gr::transfer_type::DEVICE_TO_HOST:
@@ -191,8 +222,43 @@ void device_buffer::post_work(int nitems)
     }
 }
 
+void device_buffer::wait_for_copies_from(size_t first)
+{
+    std::lock_guard<std::mutex> lock(d_copies_mutex);
+    // Copies complete in the order they were enqueued (one stream): waiting
+    // for the newest copy that reads [first, end of buffer) covers the older
+    // ones, which are retired with it.
+    size_t newest = d_copies.size();
+    for (size_t i = 0; i < d_copies.size(); i++)
+        if (d_copies[i].end > first)
+            newest = i;
+    if (newest == d_copies.size())
+        return;
+    d_copies[newest].done->synchronize();
+    for (size_t i = 0; i <= newest; i++) {
+        d_spare_events.push_back(std::move(d_copies.front().done));
+        d_copies.pop_front();
+    }
+}
+
+void device_buffer::wait_until_idle()
+{
+    // The owner's stream carries the writer's kernels (GPU writer) or the
+    // copies and the reader's kernels (host writer); GPU readers run on their
+    // own streams.
+    d_stream->synchronize();
+    for (size_t r = 0; r < d_readers.size(); r++) {
+        auto* reader = dynamic_cast<device_block*>(d_readers[r]->link().get());
+        if (reader && reader->work_done())
+            reader->work_done()->synchronize();
+    }
+    wait_for_copies_from(0);
+}
+
 void* device_buffer::device_memmove(void* dst, const void* src, size_t bytes)
 {
+    d_moves++;
+    d_moved_bytes += bytes;
     // Through a scratch area (made on first use), so overlapping ranges are safe.
     if (!d_scratch.get())
         d_scratch = device_memory(d_device, d_device_mem.size());
@@ -219,7 +285,7 @@ bool device_buffer::input_blocked_callback(int items_required,
                                            int items_avail,
                                            unsigned read_index)
 {
-    d_stream->synchronize(); // no copy may still be reading the moved range
+    wait_until_idle(); // no kernel or copy may still use the moved ranges
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
         return input_blocked_callback_logic(
             items_required, items_avail, read_index, host_base(), std::memcpy, std::memmove);
@@ -230,7 +296,7 @@ bool device_buffer::input_blocked_callback(int items_required,
 
 bool device_buffer::output_blocked_callback(int output_multiple, bool force)
 {
-    d_stream->synchronize();
+    wait_until_idle();
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
         return output_blocked_callback_logic(output_multiple, force, host_base(), std::memmove);
     auto move = [this](void* d, const void* s, size_t n) { return device_memmove(d, s, n); };

@@ -11,6 +11,7 @@
 #include <gnuradio/buffer_single_mapped.h>
 #include <gnuradio/buffer_type.h>
 #include <atomic>
+#include <deque>
 #include <mutex>
 #include <memory>
 #include <utility>
@@ -28,11 +29,18 @@ class device_block;
  * and output signatures. The runtime then picks a transfer type per edge:
  *  - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device
  *    memory; nothing is copied.
+ *  - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device
+ *    memory; nothing is copied. The blocks order their streams on each other's
+ *    work_done events (device_block::wait_for_neighbours); the host never waits.
  *  - host block -> GPU block (HOST_TO_DEVICE): the host block writes into pinned
  *    host memory and post_work() enqueues the copy to the device on the GPU
- *    block's stream, ahead of that block's kernels.
+ *    block's stream, ahead of that block's kernels, and returns at once. Before
+ *    the host block writes again (write_pointer()), the host waits only for
+ *    copies still reading the pinned range it is about to write, so the host
+ *    fills the next range while earlier copies run.
  *  - GPU block -> host block (DEVICE_TO_HOST): post_work() copies the new items
- *    into pinned host memory on the GPU block's stream and waits for them.
+ *    into pinned host memory on the GPU block's stream and waits for them (the
+ *    host reader sees the items as soon as post_work() returns).
  * Each buffer counts the bytes it copied in each direction.
  *
  * GNU Radio 3.10.5.1 (Debian bookworm) workarounds, harmless on later 3.10:
@@ -103,6 +111,13 @@ private:
     char* host_base();
     //! memmove inside device memory (the runtime has no overlapping copy).
     void* device_memmove(void* dst, const void* src, size_t bytes);
+    //! The host waits until nothing on the GPU uses this buffer any more:
+    //! before items are moved inside it.
+    void wait_until_idle();
+    //! Host -> GPU: the host waits for copies still reading pinned items
+    //! [first, d_bufsize) (where the host writer writes next).
+    void wait_for_copies_from(size_t first);
+
     static void refuse_unsupported_replacement(const gr::block_sptr& writer,
                                                const gr::block_sptr& gpu_reader,
                                                int nitems,
@@ -121,6 +136,16 @@ private:
     device_memory d_scratch;  // staging for overlapping device moves, made on first use
     pinned_memory d_host_mem; // the host side of host <-> GPU edges, made on first use
     std::once_flag d_host_once;
+    //! Host -> GPU copies enqueued and maybe still running, oldest first:
+    //! the pinned items each reads and an event recorded after it.
+    struct copy_in_flight {
+        size_t first, end;
+        std::unique_ptr<gpu_event> done;
+    };
+    std::mutex d_copies_mutex;
+    std::deque<copy_in_flight> d_copies;
+    std::vector<std::unique_ptr<gpu_event>> d_spare_events;
+    uint64_t d_moves = 0, d_moved_bytes = 0; // unread items moved to the start
     std::atomic<uint64_t> d_h2d_bytes{ 0 };
     std::atomic<uint64_t> d_d2h_bytes{ 0 };
 };

@@ -31,7 +31,7 @@ namespace beamform {
  *                      device_block::signature(1, 1, out_bytes, dev)),
  *       engine_block(dev, out_bytes, convert_engine::make(c, dev)) {}
  *
- *   int work(...) { run_engine(in[0], out[0], n); return n; }
+ *   int work(...) { run_engine(noutput_items, in[0], out[0], n); return n; }
  *
  * (The most derived class initializes gr::sync_block itself: it is a virtual
  * base of every GNU Radio block interface.)
@@ -51,14 +51,30 @@ protected:
     Engine& engine() const { return *d_engine; }
 
     /*!
-     * One work call's engine run: execute(args..., stream) on this block's
-     * stream, then wait until its items are complete (device_block::finish_work).
+     * One work call's engine run, enqueued on this block's stream between the
+     * waits for its GPU neighbours and its work_done event
+     * (device_block::wait_for_neighbours, finish_work). Returns without
+     * waiting for the GPU.
      */
     template <typename... Args>
-    void run_engine(Args&&... args)
+    void run_engine(int noutput_items, Args&&... engine_args)
     {
-        d_engine->execute(std::forward<Args>(args)..., stream());
+        wait_for_neighbours(noutput_items);
+        d_engine->execute(std::forward<Args>(engine_args)..., stream());
         finish_work();
+    }
+
+    //! At the flowgraph's stop, everything enqueued completes (and a GPU error
+    //! still pending is reported) before GNU Radio tears the buffers down.
+    bool stop() override
+    {
+        try {
+            synchronize();
+        } catch (const std::exception& e) {
+            this->d_logger->error("{:s}", e.what());
+            return false;
+        }
+        return Block::stop();
     }
 
     /*!

@@ -122,11 +122,11 @@ public:
         BF_GPU_CHECK(gpuMemsetAsync(dst, byte, bytes, static_cast<gpuStream_t>(s)));
     }
 
-    event_handle create_event(int device) const override
+    event_handle create_event(int device, bool timing) const override
     {
         BF_GPU_CHECK(gpuSetDevice(device));
         gpuEvent_t e;
-        BF_GPU_CHECK(gpuEventCreate(&e));
+        BF_GPU_CHECK(gpuEventCreateWithFlags(&e, timing ? gpuEventDefault : gpuEventDisableTiming));
         return e;
     }
 
@@ -142,6 +142,19 @@ public:
         BF_GPU_CHECK(gpuSetDevice(device));
         BF_GPU_CHECK(
             gpuEventRecord(static_cast<gpuEvent_t>(e), static_cast<gpuStream_t>(s)));
+    }
+
+    void stream_wait_event(int device, stream_handle s, event_handle e) const override
+    {
+        BF_GPU_CHECK(gpuSetDevice(device));
+        BF_GPU_CHECK(gpuStreamWaitEvent(
+            static_cast<gpuStream_t>(s), static_cast<gpuEvent_t>(e), 0));
+    }
+
+    void synchronize_event(int device, event_handle e) const override
+    {
+        BF_GPU_CHECK(gpuSetDevice(device));
+        BF_GPU_CHECK(gpuEventSynchronize(static_cast<gpuEvent_t>(e)));
     }
 
     float elapsed_ms(int device, event_handle start, event_handle end) const override

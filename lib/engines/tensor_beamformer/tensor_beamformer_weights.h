@@ -42,8 +42,8 @@ public:
     {
         if (config.precision == beam_precision::int1)
             d_row_popc = device_memory(dev, layout.total_rows() * sizeof(int32_t));
-        BF_GPU_CHECK(create_untimed_event(&d_upload_done));
-        BF_GPU_CHECK(create_untimed_event(&d_last_use));
+        BF_GPU_CHECK(gpuEventCreateWithFlags(&d_upload_done, gpuEventDisableTiming));
+        BF_GPU_CHECK(gpuEventCreateWithFlags(&d_last_use, gpuEventDisableTiming));
     }
     ~tb_device_weights()
     {
@@ -103,7 +103,7 @@ public:
     void wait_last_use(gpuStream_t s) const
     {
         if (d_used)
-            BF_GPU_CHECK(stream_wait(s, d_last_use));
+            BF_GPU_CHECK(gpuStreamWaitEvent(s, d_last_use, 0));
     }
     //! Wait on the host for the last kernel that used the weights.
     void sync_last_use() const
@@ -127,21 +127,10 @@ public:
 
 private:
 #ifdef BF_BACKEND_HIP
-#define BF_TB_GPU(name) hip##name
     static constexpr backend kind = backend::hip;
 #else
-#define BF_TB_GPU(name) cuda##name
     static constexpr backend kind = backend::cuda;
 #endif
-    static gpuError_t create_untimed_event(gpuEvent_t* e)
-    {
-        return BF_TB_GPU(EventCreateWithFlags)(e, BF_TB_GPU(EventDisableTiming));
-    }
-    static gpuError_t stream_wait(gpuStream_t s, gpuEvent_t e)
-    {
-        return BF_TB_GPU(StreamWaitEvent)(s, e, 0);
-    }
-#undef BF_TB_GPU
 
     tensor_beamformer_config d_config;
     tb_operand_layout d_layout;

@@ -60,9 +60,14 @@ public:
     virtual void
     fill_async(int device, void* dst, int byte, size_t bytes, stream_handle s) const = 0;
 
-    virtual event_handle create_event(int device) const = 0;
+    //! An event; \p timing false makes one that only orders work (cheaper).
+    virtual event_handle create_event(int device, bool timing) const = 0;
     virtual void destroy_event(int device, event_handle e) const = 0;
     virtual void record_event(int device, event_handle e, stream_handle s) const = 0;
+    //! Work enqueued on \p s after this call waits for the last record of \p e.
+    virtual void stream_wait_event(int device, stream_handle s, event_handle e) const = 0;
+    //! The host waits for the last record of \p e.
+    virtual void synchronize_event(int device, event_handle e) const = 0;
     //! Milliseconds between two recorded events (waits for \p end).
     virtual float elapsed_ms(int device, event_handle start, event_handle end) const = 0;
 };

@@ -136,10 +136,11 @@ private:
 class gpu_event
 {
 public:
-    explicit gpu_event(const device_spec& dev)
+    enum class use { timing, ordering };
+    explicit gpu_event(const device_spec& dev, use u = use::timing)
         : d_api(&gpu_api_for(dev.kind)),
           d_device(dev.index),
-          d_handle(d_api->create_event(dev.index))
+          d_handle(d_api->create_event(dev.index, u == use::timing))
     {
     }
     ~gpu_event() { d_api->destroy_event(d_device, d_handle); }
@@ -147,6 +148,10 @@ public:
     gpu_event& operator=(const gpu_event&) = delete;
 
     void record(stream_handle s) const { d_api->record_event(d_device, d_handle, s); }
+    //! Work enqueued on \p s from now on runs after the last record() completed.
+    void make_wait(stream_handle s) const { d_api->stream_wait_event(d_device, s, d_handle); }
+    //! The host waits until the last record() completed.
+    void synchronize() const { d_api->synchronize_event(d_device, d_handle); }
     //! Milliseconds from \p start to this event.
     float ms_since(const gpu_event& start) const
     {
