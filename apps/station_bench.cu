@@ -287,6 +287,9 @@ int main(int argc, char** argv)
 
     const size_t batch = 1024; // spectra per engine call, as a GPU work call carries
     const engine_times e = time_engines(s, gpu, batch);
+    // The flowgraph's work calls carry about a third of a 64 MiB buffer.
+    const size_t small_batch = 128;
+    const engine_times es = time_engines(s, gpu, small_batch);
     const double per_batch_samples = double(batch * s.channels * s.receivers);
     const double engines_ms = e.convert_ms + e.pfb_ms + e.phase_ms + e.beam_ms;
 
@@ -336,6 +339,17 @@ int main(int argc, char** argv)
                 e.beam_ms,
                 engines_ms,
                 e.h2d_ms);
+    std::printf("engine medians per %zu spectra, scaled to %zu: convert %.3f ms, pfb %.3f ms, "
+                "phase_shift %.3f ms, beamformer %.3f ms (sum %.3f ms); host->device copy %.3f "
+                "ms\n",
+                small_batch,
+                batch,
+                es.convert_ms * batch / small_batch,
+                es.pfb_ms * batch / small_batch,
+                es.phase_ms * batch / small_batch,
+                es.beam_ms * batch / small_batch,
+                (es.convert_ms + es.pfb_ms + es.phase_ms + es.beam_ms) * batch / small_batch,
+                es.h2d_ms * batch / small_batch);
     std::printf("flowgraph / ideal overlapped pipeline: %.2f (host writes nothing), %.2f "
                 "(host writes every item)\n",
                 gpu_rate / ideal_rate,

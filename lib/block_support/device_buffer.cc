@@ -119,11 +119,6 @@ device_buffer::device_buffer(int nitems,
 
 device_buffer::~device_buffer()
 {
-    if (d_moves > 0)
-        d_logger->info("{:s}: {:d} moves of unread items to the buffer start ({:.1f} MB)",
-                       d_owner_alias,
-                       d_moves,
-                       d_moved_bytes / 1e6);
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     g_registry.erase(this);
 }
@@ -257,8 +252,6 @@ void device_buffer::wait_until_idle()
 
 void* device_buffer::device_memmove(void* dst, const void* src, size_t bytes)
 {
-    d_moves++;
-    d_moved_bytes += bytes;
     // Through a scratch area (made on first use), so overlapping ranges are safe.
     if (!d_scratch.get())
         d_scratch = device_memory(d_device, d_device_mem.size());

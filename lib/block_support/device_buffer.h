@@ -31,7 +31,8 @@ class device_block;
  *    memory; nothing is copied.
  *  - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device
  *    memory; nothing is copied. The blocks order their streams on each other's
- *    work_done events (device_block::wait_for_neighbours); the host never waits.
+ *    work_done events (device_block::wait_for_neighbours); the host does not
+ *    wait for the edge.
  *  - host block -> GPU block (HOST_TO_DEVICE): the host block writes into pinned
  *    host memory and post_work() enqueues the copy to the device on the GPU
  *    block's stream, ahead of that block's kernels, and returns at once. Before
@@ -145,7 +146,6 @@ private:
     std::mutex d_copies_mutex;
     std::deque<copy_in_flight> d_copies;
     std::vector<std::unique_ptr<gpu_event>> d_spare_events;
-    uint64_t d_moves = 0, d_moved_bytes = 0; // unread items moved to the start
     std::atomic<uint64_t> d_h2d_bytes{ 0 };
     std::atomic<uint64_t> d_d2h_bytes{ 0 };
 };

@@ -53,8 +53,9 @@ protected:
     /*!
      * One work call's engine run, enqueued on this block's stream between the
      * waits for its GPU neighbours and its work_done event
-     * (device_block::wait_for_neighbours, finish_work). Returns without
-     * waiting for the GPU.
+     * (device_block::wait_for_neighbours, finish_work); \p noutput_items is
+     * the most items this call writes (whose slots readers must have left).
+     * Returns once the previous call's GPU work is done, not this one's.
      */
     template <typename... Args>
     void run_engine(int noutput_items, Args&&... engine_args)
