@@ -65,6 +65,29 @@ protected:
         finish_work();
     }
 
+    /*!
+     * A work() that throws (a CUDA/HIP error reported by BF_GPU_CHECK, a bad
+     * value met mid-stream) ends this block with the error logged, naming the
+     * block: GNU Radio 3.10 would log the exception and leave the flowgraph
+     * hanging. Returning WORK_DONE ends the flowgraph; run() and wait()
+     * return (GNU Radio gives no way to raise from them).
+     */
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        try {
+            return Block::general_work(noutput_items, ninput_items, input_items, output_items);
+        } catch (const std::exception& e) {
+            this->d_logger->error("{:s} failed, ending the flowgraph (items from here on "
+                                  "are not produced): {:s}",
+                                  this->alias(),
+                                  e.what());
+            return gr::block::WORK_DONE;
+        }
+    }
+
     //! At the flowgraph's stop, everything enqueued completes (and a GPU error
     //! still pending is reported) before GNU Radio tears the buffers down.
     bool stop() override

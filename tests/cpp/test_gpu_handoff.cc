@@ -15,8 +15,11 @@
  *  2. one GPU output read by two GPU blocks of different speeds: each branch
  *     equals its single-reader run;
  *  3. stop() and wait() in the middle of a free-running GPU flowgraph return
- *     within 5 s, repeatedly.
+ *     within 5 s, repeatedly;
+ *  4. a work() that throws (as BF_GPU_CHECK does on a CUDA/HIP error) ends the
+ *     flowgraph within 5 s instead of leaving it hanging.
  */
+#include "block_support/engine_block.h"
 #include "test_util.h"
 #include <gnuradio/beamform/convert.h>
 #include <gnuradio/beamform/pfb_channelizer.h>
@@ -378,6 +381,65 @@ TEST_P(gpu_handoff, stop_and_wait_mid_run_return_within_5_s)
         }
         EXPECT_GT(beams->nitems_written(0), 0u) << "the flowgraph never ran";
     }
+}
+
+namespace {
+
+//! An engine that fails on its third call, as a kernel whose launch or copy
+//! reports an error would.
+struct failing_engine {
+    int calls = 0;
+    void execute(const void*, void*, size_t, stream_handle)
+    {
+        if (++calls == 3)
+            throw std::runtime_error("CUDA error in cudaLaunchKernel at injected:1: "
+                                     "an illegal memory access was encountered");
+    }
+};
+
+struct failing_interface : virtual public gr::sync_block {
+};
+
+//! A GPU block on the shared skeleton whose engine fails.
+class failing_block : public engine_block<failing_interface, failing_engine>
+{
+public:
+    explicit failing_block(const device_spec& dev)
+        : gr::sync_block("failing_block",
+                         device_block::signature(1, 1, sizeof(gr_complex), dev),
+                         device_block::signature(1, 1, sizeof(gr_complex), dev)),
+          engine_block(dev, sizeof(gr_complex), std::make_unique<failing_engine>())
+    {
+        set_max_noutput_items(1000);
+    }
+    int work(int noutput_items, gr_vector_const_void_star& in, gr_vector_void_star& out) override
+    {
+        run_engine(noutput_items, in[0], out[0], size_t(noutput_items));
+        return noutput_items;
+    }
+};
+
+} // namespace
+
+TEST_P(gpu_handoff, a_failing_work_call_ends_the_flowgraph)
+{
+    const device_spec dev = select_device(GetParam());
+    auto tb = gr::make_top_block("handoff_failure");
+    const size_t total = 100000;
+    auto src = gr::blocks::vector_source_c::make(std::vector<gr_complex>(total, 1.f), false);
+    auto failing = gnuradio::make_block_sptr<failing_block>(dev);
+    auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+    tb->connect(src, 0, failing, 0);
+    tb->connect(failing, 0, sink, 0);
+    auto ran = std::async(std::launch::async, [tb] { tb->run(); });
+    if (ran.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+        ADD_FAILURE() << GetParam() << ": the flowgraph hung after a failing work call";
+        std::cout.flush();
+        std::_Exit(1);
+    }
+    // Two calls of at most 1000 items passed, the third failed: the rest is not produced.
+    EXPECT_LE(failing->nitems_written(0), 2000u);
+    EXPECT_LT(sink->nitems_read(0), total);
 }
 
 INSTANTIATE_TEST_SUITE_P(devices,
