@@ -313,7 +313,7 @@ int main(int argc, char** argv)
     std::printf("\n%-52s %14s %10s\n", "input samples per second (all receivers)", "GS/s",
                 "realtime");
     auto line = [&](const std::string& what, double rate) {
-        std::printf("%-52s %14.3f %9.2fx\n", what.c_str(), rate / 1e9, rate / needed);
+        std::printf("%-52s %14.4g %9.2fx\n", what.c_str(), rate / 1e9, rate / needed);
         r.row();
         r.set("measurement", what);
         r.set("samples_per_second", rate);
