@@ -27,6 +27,7 @@ device_block::device_block(const device_spec& dev) : d_device(dev)
 {
     if (dev.uses_device_buffers()) {
         d_stream = std::make_shared<gpu_stream>(dev);
+        d_trace = std::make_shared<gpu_trace>(dev);
         for (auto& call : d_calls)
             call.done = std::make_unique<gpu_event>(dev, gpu_event::use::ordering);
     }

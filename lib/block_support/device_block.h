@@ -6,6 +6,7 @@
 #ifndef INCLUDED_BEAMFORM_RUNTIME_DEVICE_BLOCK_H
 #define INCLUDED_BEAMFORM_RUNTIME_DEVICE_BLOCK_H
 
+#include "gpu_trace.h"
 #include <gnuradio/beamform/device_block_info.h>
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/runtime/device.h>
@@ -47,6 +48,8 @@ public:
     std::string device() const override { return d_device.name(); }
     stream_handle stream() const { return d_stream ? d_stream->get() : nullptr; }
     const std::shared_ptr<gpu_stream>& shared_stream() const { return d_stream; }
+    //! The GPU spans of this block and of the copies on its stream (BEAMFORM_GPU_TRACE).
+    const std::shared_ptr<gpu_trace>& trace() const { return d_trace; }
     //! Recorded after the work the latest work() call enqueued (null on the cpu).
     const gpu_event* work_done() const;
     /*!
@@ -106,6 +109,7 @@ private:
 
     device_spec d_device;
     std::shared_ptr<gpu_stream> d_stream;
+    std::shared_ptr<gpu_trace> d_trace;
     mutable std::mutex d_calls_mutex;
     call_record d_calls[2]; // used in turn: the latest call and the one before
     int d_latest = 0;

@@ -90,6 +90,7 @@ device_buffer::device_buffer(int nitems,
     d_device = owner->placement();
     d_api = &gpu_api_for(d_device.kind);
     d_stream = owner->shared_stream();
+    d_trace = owner->trace();
     d_owner_alias = buf_owner->alias();
 
     // A host block feeding a GPU block gets the same room as a GPU block's own
@@ -178,12 +179,14 @@ void device_buffer::post_work(int nitems)
     switch (d_transfer_type) {
     case gr::transfer_type::HOST_TO_DEVICE:
         // Ordered before the GPU reader's kernels: they run on the same stream.
+        d_trace->start(d_stream->get());
         d_api->copy_async(d_device.index,
                           device_base() + offset,
                           host_base() + offset,
                           bytes,
                           copy_kind::host_to_device,
                           d_stream->get());
+        d_trace->end(d_stream->get());
         {
             std::lock_guard<std::mutex> lock(d_copies_mutex);
             std::unique_ptr<gpu_event> done;
@@ -201,12 +204,14 @@ void device_buffer::post_work(int nitems)
         break;
     case gr::transfer_type::DEVICE_TO_HOST:
         // The host reader sees the items as soon as this returns.
+        d_trace->start(d_stream->get());
         d_api->copy_async(d_device.index,
                           host_base() + offset,
                           device_base() + offset,
                           bytes,
                           copy_kind::device_to_host,
                           d_stream->get());
+        d_trace->end(d_stream->get());
         d_stream->synchronize();
         d_d2h_bytes += bytes;
         break;

@@ -6,6 +6,7 @@
 #ifndef INCLUDED_BEAMFORM_RUNTIME_DEVICE_BUFFER_H
 #define INCLUDED_BEAMFORM_RUNTIME_DEVICE_BUFFER_H
 
+#include "gpu_trace.h"
 #include <gnuradio/beamform/device_block_info.h>
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/buffer_single_mapped.h>
@@ -129,6 +130,7 @@ private:
     const gpu_api* d_api;
     device_spec d_device;
     std::shared_ptr<gpu_stream> d_stream; // the owning GPU block's stream
+    std::shared_ptr<gpu_trace> d_trace;   // the owning GPU block's trace
     std::string d_owner_alias;
     bool d_replaced_host_output; // a host block's output replaced for a GPU reader
     int d_link_port = -1;        // output port of the writer that holds this buffer

@@ -10,6 +10,7 @@
 #include "device_block.h"
 #include "queued_update.h"
 #include <gnuradio/tags.h>
+#include <cstdio>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -61,7 +62,11 @@ protected:
     void run_engine(int noutput_items, Args&&... engine_args)
     {
         wait_for_neighbours(noutput_items);
+        if (trace())
+            trace()->start(stream());
         d_engine->execute(std::forward<Args>(engine_args)..., stream());
+        if (trace())
+            trace()->end(stream());
         finish_work();
     }
 
@@ -94,6 +99,10 @@ protected:
     {
         try {
             synchronize();
+            // A diagnostic asked for in the environment: straight to stderr,
+            // whatever GNU Radio's log level.
+            if (trace() && gpu_trace::enabled())
+                std::fprintf(stderr, "%s\n", trace()->report(this->alias()).c_str());
         } catch (const std::exception& e) {
             this->d_logger->error("{:s}", e.what());
             return false;
