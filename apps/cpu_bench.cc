@@ -1,0 +1,244 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * cpu_bench: the CPU engines' rates next to the library route on the same
+ * data in the same run (apps/cpu_bench.md: method and results).
+ *   tensor_beamformer  vs  OpenBLAS cblas_cgemm alone, per channel, same shapes
+ *   pfb_channelizer    vs  FFTW alone on the same FFTs
+ *   phase_shift, convert  vs  memcpy of the bytes they write
+ * Usage: cpu_bench [--quick]   (--quick: smaller data, fewer repeats)
+ */
+#include <gnuradio/beamform/engines/convert_engine.h>
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include <gnuradio/beamform/engines/phase_shift_engine.h>
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <algorithm>
+#include <cblas.h>
+#include <chrono>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fftw3.h>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace gr::beamform;
+using cf = std::complex<float>;
+
+const device_spec cpu{ backend::cpu, 0 };
+bool quick = false;
+
+//! Median seconds of f over several runs, after one warm-up run.
+double median_seconds(const std::function<void()>& f)
+{
+    f();
+    const int runs = quick ? 3 : 7;
+    std::vector<double> t;
+    for (int i = 0; i < runs; i++) {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        t.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+std::vector<cf> random_complex(size_t n, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<cf> v(n);
+    for (auto& x : v)
+        x = { u(gen), u(gen) };
+    return v;
+}
+
+void row(const std::string& engine,
+         const std::string& shape,
+         const std::string& unit,
+         double engine_rate,
+         const std::string& library,
+         double library_rate)
+{
+    std::printf("%-18s %-26s %10.2f %-8s %-24s %10.2f %6.0f%%\n",
+                engine.c_str(),
+                shape.c_str(),
+                engine_rate,
+                unit.c_str(),
+                library.c_str(),
+                library_rate,
+                100.0 * engine_rate / library_rate);
+}
+
+void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cores)
+{
+    // Time steps: input of about 32 MB (larger than the caches) or about 4
+    // GFLOP, whichever is smaller; a multiple of n_int = 16.
+    const double budget_bytes = quick ? 8e6 : 32e6, budget_ops = quick ? 1e9 : 4e9;
+    size_t T = std::min(size_t(budget_bytes / (8.0 * C * R)),
+                        size_t(budget_ops / (8.0 * C * R * B)));
+    T = std::max<size_t>(16, T / 16 * 16);
+    const auto x = random_complex(T * C * R, 1);
+    const auto w = random_complex(C * B * R, 2);
+    std::vector<cf> voltage(T * C * B);
+    std::vector<float> power(T / 16 * B * C);
+
+    tensor_beamformer_config config;
+    config.n_channels = C;
+    config.n_receivers = R;
+    config.n_beams = B;
+    auto v_engine = tensor_beamformer_engine::make(config, w, cpu);
+    config.output = beam_output::power;
+    config.n_int = 16;
+    auto p_engine = tensor_beamformer_engine::make(config, w, cpu);
+    const double t_v = median_seconds(
+        [&] { v_engine->execute(x.data(), voltage.data(), T, nullptr); });
+    const double t_p =
+        median_seconds([&] { p_engine->execute(x.data(), power.data(), T, nullptr); });
+
+    // The library route: OpenBLAS with its own threads (every core), one
+    // cgemm per channel straight on the [T][C][R] input and [T][C][B] output.
+    openblas_set_num_threads(int(cores));
+    const cf one(1.0f), zero(0.0f);
+    const double t_blas = median_seconds([&] {
+        for (size_t c = 0; c < C; c++)
+            cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(T), int(B), int(R),
+                        &one, &x[c * R], int(C * R), &w[c * B * R], int(R), &zero,
+                        &voltage[c * B], int(C * B));
+    });
+    openblas_set_num_threads(1);
+
+    const double ops = 8.0 * C * R * B * T, samples = double(T) * C * R;
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%s %zux%zux%zu", name, C, R, B);
+    row("beamformer volt", shape, "GFLOP/s", ops / t_v / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
+    row("beamformer power", shape, "GFLOP/s", ops / t_p / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
+    std::printf("%-18s %-26s %10.2f MS/s in (voltage), %.2f MS/s in (power)\n",
+                "", "", samples / t_v / 1e6, samples / t_p / 1e6);
+}
+
+void bench_channelizer(size_t N, size_t taps, size_t R)
+{
+    const size_t n_out = quick ? 256 : 1024;
+    pfb_channelizer_config config;
+    config.n_channels = N;
+    config.taps_per_branch = taps;
+    config.n_receivers = R;
+    auto engine = pfb_channelizer_engine::make(config, cpu);
+    const auto x = random_complex(n_out * N * R, 3);
+    std::vector<cf> out(n_out * N * R);
+    const double t_engine =
+        median_seconds([&] { engine->execute(x.data(), out.data(), n_out, nullptr); });
+
+    // FFTW alone: the same n_out * R backward FFTs of N points, batched over
+    // receivers on the engine's [N][R] layout, out of place.
+    auto* in_buf = reinterpret_cast<fftwf_complex*>(fftwf_malloc(n_out * N * R * sizeof(cf)));
+    auto* out_buf = reinterpret_cast<fftwf_complex*>(fftwf_malloc(n_out * N * R * sizeof(cf)));
+    std::memcpy(in_buf, x.data(), n_out * N * R * sizeof(cf));
+    const int n = int(N);
+    fftwf_plan plan = fftwf_plan_many_dft(1, &n, int(R), in_buf, nullptr, int(R), 1,
+                                          out_buf, nullptr, int(R), 1, FFTW_BACKWARD,
+                                          FFTW_MEASURE);
+    std::memcpy(in_buf, x.data(), n_out * N * R * sizeof(cf)); // MEASURE overwrote it
+    const double t_fftw = median_seconds([&] {
+        for (size_t t = 0; t < n_out; t++)
+            fftwf_execute_dft(plan, in_buf + t * N * R, out_buf + t * N * R);
+    });
+    fftwf_destroy_plan(plan);
+    fftwf_free(in_buf);
+    fftwf_free(out_buf);
+
+    const double samples = double(n_out) * N * R;
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%zu ch x %zu taps x %zu rx", N, taps, R);
+    row("pfb_channelizer", shape, "MS/s in", samples / t_engine / 1e6, "FFTW alone",
+        samples / t_fftw / 1e6);
+}
+
+//! memcpy rate of \p bytes in GB/s.
+double memcpy_rate(size_t bytes)
+{
+    std::vector<char> a(bytes, 1), b(bytes);
+    const double t = median_seconds([&] { std::memcpy(b.data(), a.data(), bytes); });
+    return bytes / t / 1e9;
+}
+
+void bench_phase_shift(size_t C, size_t R)
+{
+    const size_t T = quick ? 256 : 1024;
+    phase_shift_config config;
+    config.n_channels = C;
+    config.n_receivers = R;
+    config.item_period = 1e-5;
+    for (size_t c = 0; c < C; c++)
+        config.channel_frequencies.push_back(1.4e9 + 1e5 * c);
+    phase_shift_delays delays;
+    delays.delays.assign(R, 1e-7);
+    delays.rates.assign(R, 1e-9);
+    delays.gains.assign(R, cf(1.0f, 0.0f));
+    auto engine = phase_shift_engine::make(config, delays, cpu);
+    const auto x = random_complex(T * C * R, 4);
+    std::vector<cf> out(x.size());
+    const size_t bytes = x.size() * sizeof(cf);
+    const double t = median_seconds(
+        [&] { engine->execute(x.data(), out.data(), T, 0, nullptr); });
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%zu ch x %zu rx", C, R);
+    row("phase_shift", shape, "GB/s out", bytes / t / 1e9, "memcpy", memcpy_rate(bytes));
+}
+
+void bench_convert(size_t R)
+{
+    const size_t T = quick ? 1u << 17 : 1u << 19;
+    convert_config config;
+    config.input = sample_format::sc16;
+    config.n_receivers = R;
+    config.scale.assign(R, 1.0f / 32768.0f);
+    auto engine = convert_engine::make(config, cpu);
+    std::vector<int16_t> x(2 * T * R);
+    std::mt19937 gen(5);
+    for (auto& v : x)
+        v = int16_t(gen());
+    std::vector<cf> out(T * R);
+    const size_t bytes = out.size() * sizeof(cf);
+    const double t =
+        median_seconds([&] { engine->execute(x.data(), out.data(), T, nullptr); });
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "sc16 -> fc32, %zu rx", R);
+    row("convert", shape, "GB/s out", bytes / t / 1e9, "memcpy", memcpy_rate(bytes));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    quick = argc > 1 && std::string(argv[1]) == "--quick";
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    std::printf("cpu_bench: %zu cores; engines with threads = 0 (every core); median of "
+                "%d runs\n\n",
+                cores,
+                quick ? 3 : 7);
+    std::printf("%-18s %-26s %10s %-8s %-24s %10s %7s\n", "engine", "shape", "rate", "unit",
+                "library route", "rate", "ratio");
+    // Station demo: 128 channels x 48 receivers, 1 / 144 / 576 beams;
+    // direction finding: one channel, an 8-element line x 181 beams and a
+    // 5-element ring x 360 azimuths.
+    bench_beamformer("station", 128, 48, 1, cores);
+    bench_beamformer("station", 128, 48, 144, cores);
+    bench_beamformer("station", 128, 48, 576, cores);
+    bench_beamformer("df line", 1, 8, 181, cores);
+    bench_beamformer("df ring", 1, 5, 360, cores);
+    bench_channelizer(128, 16, 48);
+    bench_phase_shift(128, 48);
+    bench_convert(48);
+    return 0;
+}
