@@ -26,6 +26,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -36,20 +37,36 @@ using cf = std::complex<float>;
 const device_spec cpu{ backend::cpu, 0 };
 bool quick = false;
 
-//! Median seconds of f over several runs, after one warm-up run.
-double median_seconds(const std::function<void()>& f)
+int runs() { return quick ? 3 : 9; }
+
+double seconds_of(const std::function<void()>& f)
 {
+    const auto start = std::chrono::steady_clock::now();
     f();
-    const int runs = quick ? 3 : 7;
-    std::vector<double> t;
-    for (int i = 0; i < runs; i++) {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        t.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> t)
+{
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
+}
+
+/*!
+ * Median seconds of a and of b, their runs interleaved (a, b, a, b, ...) so
+ * that both see the same load on a shared machine; one warm-up run each.
+ */
+std::pair<double, double> paired_median_seconds(const std::function<void()>& a,
+                                                const std::function<void()>& b)
+{
+    a();
+    b();
+    std::vector<double> ta, tb;
+    for (int i = 0; i < runs(); i++) {
+        ta.push_back(seconds_of(a));
+        tb.push_back(seconds_of(b));
+    }
+    return { median(ta), median(tb) };
 }
 
 std::vector<cf> random_complex(size_t n, unsigned seed)
@@ -100,44 +117,45 @@ void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cor
     config.output = beam_output::power;
     config.n_int = 16;
     auto p_engine = tensor_beamformer_engine::make(config, w, cpu);
-    const double t_v = median_seconds(
-        [&] { v_engine->execute(x.data(), voltage.data(), T, nullptr); });
-    const double t_p =
-        median_seconds([&] { p_engine->execute(x.data(), power.data(), T, nullptr); });
-
     // The library route: OpenBLAS with its own threads (every core), one
-    // cgemm per channel straight on the [T][C][R] input and [T][C][B] output.
-    openblas_set_num_threads(int(cores));
+    // cgemm per channel straight on the [T][C][R] input and [T][C][B] output,
+    // no float16 rounding. The engines set OpenBLAS to one thread at every
+    // call, so the route sets its count at every call too.
+    std::vector<cf> blas_out(T * C * B);
     const cf one(1.0f), zero(0.0f);
-    const double t_blas = median_seconds([&] {
+    const auto blas = [&] {
+        openblas_set_num_threads(int(cores));
         for (size_t c = 0; c < C; c++)
             cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(T), int(B), int(R),
                         &one, &x[c * R], int(C * R), &w[c * B * R], int(R), &zero,
-                        &voltage[c * B], int(C * B));
-    });
-    openblas_set_num_threads(1);
+                        &blas_out[c * B], int(C * B));
+    };
+    const auto [t_v, t_blas] = paired_median_seconds(
+        [&] { v_engine->execute(x.data(), voltage.data(), T, nullptr); }, blas);
+    const auto [t_p, t_v2] = paired_median_seconds(
+        [&] { p_engine->execute(x.data(), power.data(), T, nullptr); },
+        [&] { v_engine->execute(x.data(), voltage.data(), T, nullptr); });
 
     const double ops = 8.0 * C * R * B * T, samples = double(T) * C * R;
     char shape[64];
     std::snprintf(shape, sizeof shape, "%s %zux%zux%zu", name, C, R, B);
     row("beamformer volt", shape, "GFLOP/s", ops / t_v / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
-    row("beamformer power", shape, "GFLOP/s", ops / t_p / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
+    row("beamformer power", shape, "GFLOP/s", ops / t_p / 1e9, "engine voltage", ops / t_v2 / 1e9);
     std::printf("%-18s %-26s %10.2f MS/s in (voltage), %.2f MS/s in (power)\n",
                 "", "", samples / t_v / 1e6, samples / t_p / 1e6);
 }
 
-void bench_channelizer(size_t N, size_t taps, size_t R)
+void bench_channelizer(size_t N, size_t taps, size_t R, size_t threads)
 {
     const size_t n_out = quick ? 256 : 1024;
     pfb_channelizer_config config;
     config.n_channels = N;
     config.taps_per_branch = taps;
     config.n_receivers = R;
+    config.threads = threads;
     auto engine = pfb_channelizer_engine::make(config, cpu);
     const auto x = random_complex(n_out * N * R, 3);
     std::vector<cf> out(n_out * N * R);
-    const double t_engine =
-        median_seconds([&] { engine->execute(x.data(), out.data(), n_out, nullptr); });
 
     // FFTW alone: the same n_out * R backward FFTs of N points, batched over
     // receivers on the engine's [N][R] layout, out of place.
@@ -149,10 +167,12 @@ void bench_channelizer(size_t N, size_t taps, size_t R)
                                           out_buf, nullptr, int(R), 1, FFTW_BACKWARD,
                                           FFTW_MEASURE);
     std::memcpy(in_buf, x.data(), n_out * N * R * sizeof(cf)); // MEASURE overwrote it
-    const double t_fftw = median_seconds([&] {
-        for (size_t t = 0; t < n_out; t++)
-            fftwf_execute_dft(plan, in_buf + t * N * R, out_buf + t * N * R);
-    });
+    const auto [t_engine, t_fftw] = paired_median_seconds(
+        [&] { engine->execute(x.data(), out.data(), n_out, nullptr); },
+        [&] {
+            for (size_t t = 0; t < n_out; t++)
+                fftwf_execute_dft(plan, in_buf + t * N * R, out_buf + t * N * R);
+        });
     fftwf_destroy_plan(plan);
     fftwf_free(in_buf);
     fftwf_free(out_buf);
@@ -160,16 +180,15 @@ void bench_channelizer(size_t N, size_t taps, size_t R)
     const double samples = double(n_out) * N * R;
     char shape[64];
     std::snprintf(shape, sizeof shape, "%zu ch x %zu taps x %zu rx", N, taps, R);
-    row("pfb_channelizer", shape, "MS/s in", samples / t_engine / 1e6, "FFTW alone",
+    row(threads == 1 ? "pfb_chan 1 thread" : "pfb_channelizer", shape, "MS/s in", samples / t_engine / 1e6, "FFTW alone",
         samples / t_fftw / 1e6);
 }
 
-//! memcpy rate of \p bytes in GB/s.
-double memcpy_rate(size_t bytes)
+//! The engine's seconds and memcpy's of \p bytes, interleaved.
+std::pair<double, double> against_memcpy(const std::function<void()>& engine, size_t bytes)
 {
     std::vector<char> a(bytes, 1), b(bytes);
-    const double t = median_seconds([&] { std::memcpy(b.data(), a.data(), bytes); });
-    return bytes / t / 1e9;
+    return paired_median_seconds(engine, [&] { std::memcpy(b.data(), a.data(), bytes); });
 }
 
 void bench_phase_shift(size_t C, size_t R)
@@ -189,11 +208,11 @@ void bench_phase_shift(size_t C, size_t R)
     const auto x = random_complex(T * C * R, 4);
     std::vector<cf> out(x.size());
     const size_t bytes = x.size() * sizeof(cf);
-    const double t = median_seconds(
-        [&] { engine->execute(x.data(), out.data(), T, 0, nullptr); });
+    const auto [t, t_copy] = against_memcpy(
+        [&] { engine->execute(x.data(), out.data(), T, 0, nullptr); }, bytes);
     char shape[64];
     std::snprintf(shape, sizeof shape, "%zu ch x %zu rx", C, R);
-    row("phase_shift", shape, "GB/s out", bytes / t / 1e9, "memcpy", memcpy_rate(bytes));
+    row("phase_shift", shape, "GB/s out", bytes / t / 1e9, "memcpy", bytes / t_copy / 1e9);
 }
 
 void bench_convert(size_t R)
@@ -210,11 +229,11 @@ void bench_convert(size_t R)
         v = int16_t(gen());
     std::vector<cf> out(T * R);
     const size_t bytes = out.size() * sizeof(cf);
-    const double t =
-        median_seconds([&] { engine->execute(x.data(), out.data(), T, nullptr); });
+    const auto [t, t_copy] =
+        against_memcpy([&] { engine->execute(x.data(), out.data(), T, nullptr); }, bytes);
     char shape[64];
     std::snprintf(shape, sizeof shape, "sc16 -> fc32, %zu rx", R);
-    row("convert", shape, "GB/s out", bytes / t / 1e9, "memcpy", memcpy_rate(bytes));
+    row("convert", shape, "GB/s out", bytes / t / 1e9, "memcpy", bytes / t_copy / 1e9);
 }
 
 } // namespace
@@ -223,10 +242,10 @@ int main(int argc, char** argv)
 {
     quick = argc > 1 && std::string(argv[1]) == "--quick";
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    std::printf("cpu_bench: %zu cores; engines with threads = 0 (every core); median of "
-                "%d runs\n\n",
+    std::printf("cpu_bench: %zu cores; engines with threads = 0 (every core) unless "
+                "named; median of %d runs, engine and library runs interleaved\n\n",
                 cores,
-                quick ? 3 : 7);
+                runs());
     std::printf("%-18s %-26s %10s %-8s %-24s %10s %7s\n", "engine", "shape", "rate", "unit",
                 "library route", "rate", "ratio");
     // Station demo: 128 channels x 48 receivers, 1 / 144 / 576 beams;
@@ -237,7 +256,8 @@ int main(int argc, char** argv)
     bench_beamformer("station", 128, 48, 576, cores);
     bench_beamformer("df line", 1, 8, 181, cores);
     bench_beamformer("df ring", 1, 5, 360, cores);
-    bench_channelizer(128, 16, 48);
+    bench_channelizer(128, 16, 48, 0);
+    bench_channelizer(128, 16, 48, 1);
     bench_phase_shift(128, 48);
     bench_convert(48);
     return 0;

@@ -63,6 +63,38 @@ beams_int1(const uint64_t* w,
     }
 }
 
+// Detection of one time step's beams, added to double sums; compiled also for
+// AVX2 + FMA and picked at run time. Exact for int1 beams (integers below
+// 2^22: squares and their sums below 2^53).
+
+//! sum[b] += |v_b|^2, v: [beams] complex as floats.
+__attribute__((target_clones("avx2,fma", "default"))) void
+detect_single(const float* v, double* sum, size_t nb)
+{
+    for (size_t b = 0; b < nb; b++) {
+        const double re = v[2 * b], im = v[2 * b + 1];
+        sum[b] += re * re + im * im;
+    }
+}
+
+//! Stokes I (and Q, U, V with iquv) of X beams v and Y beams u into
+//! sum [stokes][beams].
+__attribute__((target_clones("avx2,fma", "default"))) void
+detect_xy(const float* v, const float* u, double* sum, size_t nb, bool iquv)
+{
+    for (size_t b = 0; b < nb; b++) {
+        const double xr = v[2 * b], xi = v[2 * b + 1];
+        const double yr = u[2 * b], yi = u[2 * b + 1];
+        const double xx = xr * xr + xi * xi, yy = yr * yr + yi * yi;
+        sum[b] += xx + yy; // I
+        if (iquv) {
+            sum[nb + b] += xx - yy;                       // Q
+            sum[2 * nb + b] += 2.0 * (xr * yr + xi * yi); // U
+            sum[3 * nb + b] += 2.0 * (xi * yr - xr * yi); // V
+        }
+    }
+}
+
 /*!
  * \brief The CPU beamformer: per channel, one complex matrix product in BLAS
  * (cblas_cgemm) per polarization over a chunk of time steps; int1 through
@@ -314,25 +346,10 @@ private:
         double* sum = s.sum.data();
         for (size_t i = 0; i < n; i++) {
             const float* v = reinterpret_cast<const float*>(&s.y[i * d_n_pol * nb]);
-            if (d_n_pol == 1) {
-                for (size_t b = 0; b < nb; b++) {
-                    const double re = v[2 * b], im = v[2 * b + 1];
-                    sum[b] += re * re + im * im;
-                }
-            } else {
-                const float* u = v + 2 * nb; // the Y beams
-                for (size_t b = 0; b < nb; b++) {
-                    const double xr = v[2 * b], xi = v[2 * b + 1];
-                    const double yr = u[2 * b], yi = u[2 * b + 1];
-                    const double xx = xr * xr + xi * xi, yy = yr * yr + yi * yi;
-                    sum[b] += xx + yy; // I
-                    if (iquv) {
-                        sum[nb + b] += xx - yy;                   // Q
-                        sum[2 * nb + b] += 2.0 * (xr * yr + xi * yi); // U
-                        sum[3 * nb + b] += 2.0 * (xi * yr - xr * yi); // V
-                    }
-                }
-            }
+            if (d_n_pol == 1)
+                detect_single(v, sum, nb);
+            else
+                detect_xy(v, v + 2 * nb, sum, nb, iquv);
             if ((t + i + 1) % c.n_int == 0) {
                 float* dst = out + (t + i) / c.n_int * c.n_stokes() * nb * nc + ch;
                 for (size_t j = 0; j < s.sum.size(); j++)
