@@ -96,7 +96,8 @@ void row(const std::string& engine,
                 100.0 * engine_rate / library_rate);
 }
 
-void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cores)
+//! \p threads: the engine's and OpenBLAS's thread count (0: every core).
+void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cores, size_t threads = 0)
 {
     // Time steps: input of about 32 MB (larger than the caches) or about 4
     // GFLOP, whichever is smaller; a multiple of n_int = 16.
@@ -113,6 +114,7 @@ void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cor
     config.n_channels = C;
     config.n_receivers = R;
     config.n_beams = B;
+    config.threads = threads;
     auto v_engine = tensor_beamformer_engine::make(config, w, cpu);
     config.output = beam_output::power;
     config.n_int = 16;
@@ -124,7 +126,7 @@ void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cor
     std::vector<cf> blas_out(T * C * B);
     const cf one(1.0f), zero(0.0f);
     const auto blas = [&] {
-        openblas_set_num_threads(int(cores));
+        openblas_set_num_threads(int(threads == 0 ? cores : threads));
         for (size_t c = 0; c < C; c++)
             cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(T), int(B), int(R),
                         &one, &x[c * R], int(C * R), &w[c * B * R], int(R), &zero,
@@ -139,6 +141,11 @@ void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cor
     const double ops = 8.0 * C * R * B * T, samples = double(T) * C * R;
     char shape[64];
     std::snprintf(shape, sizeof shape, "%s %zux%zux%zu", name, C, R, B);
+    if (threads == 1) {
+        row("beamform 1 thread", shape, "GFLOP/s", ops / t_v / 1e9, "cgemm 1 thread",
+            ops / t_blas / 1e9);
+        return;
+    }
     row("beamformer volt", shape, "GFLOP/s", ops / t_v / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
     row("beamformer power", shape, "GFLOP/s", ops / t_p / 1e9, "engine voltage", ops / t_v2 / 1e9);
     std::printf("%-18s %-26s %10.2f MS/s in (voltage), %.2f MS/s in (power)\n",
@@ -254,6 +261,10 @@ int main(int argc, char** argv)
     bench_beamformer("station", 128, 48, 1, cores);
     bench_beamformer("station", 128, 48, 144, cores);
     bench_beamformer("station", 128, 48, 576, cores);
+    // One thread each: the per-core efficiency, less sensitive to a shared
+    // machine's load than thread teams are.
+    bench_beamformer("station", 128, 48, 144, cores, 1);
+    bench_beamformer("station", 128, 48, 576, cores, 1);
     bench_beamformer("df line", 1, 8, 181, cores);
     bench_beamformer("df ring", 1, 5, 360, cores);
     bench_channelizer(128, 16, 48, 0);
