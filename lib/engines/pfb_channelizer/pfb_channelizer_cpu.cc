@@ -19,36 +19,46 @@ namespace {
 using cfloat = std::complex<float>;
 
 /*!
+ * acc[j] for j in [j0, j0 + L): the sum over k < taps of tap[k * tap_stride] *
+ * x[j - k * x_stride], in L registers' worth of independent sums (so that the
+ * additions of successive taps overlap instead of waiting for each other).
+ */
+template <size_t L>
+inline void fir_lanes(const float* tap, size_t tap_stride, const float* x, size_t x_stride,
+                      size_t taps, float* acc, size_t j0)
+{
+    float a[L] = {};
+    for (size_t k = 0; k < taps; k++) {
+        const float t = tap[k * tap_stride];
+        const float* row = x - k * x_stride + j0;
+        for (size_t l = 0; l < L; l++)
+            a[l] += t * row[l];
+    }
+    for (size_t l = 0; l < L; l++)
+        acc[j0 + l] = a[l];
+}
+
+/*!
  * acc[j] = sum over k < taps of tap[k * tap_stride] * x[j - k * x_stride],
  * j < n (x_stride in floats, x pointing at the newest row): one branch of the
- * polyphase FIR over a row of receivers. Compiled also for AVX2 + FMA and
- * picked at run time (the products are then fused, within the tests'
- * tolerance of the reference).
+ * polyphase FIR over a row of receivers, 64, 32, 16, 8 and then 1 outputs at a
+ * time. Compiled also for AVX2 + FMA and picked at run time.
  */
 __attribute__((target_clones("avx2,fma", "default"))) void
 branch_fir(const float* tap, size_t tap_stride, const float* x, size_t x_stride,
            size_t taps, float* acc, size_t n)
 {
-    // 16 outputs at a time held in registers across all taps; then the rest.
-    constexpr size_t lanes = 16;
     size_t j = 0;
-    for (; j + lanes <= n; j += lanes) {
-        float a[lanes] = {};
-        for (size_t k = 0; k < taps; k++) {
-            const float t = tap[k * tap_stride];
-            const float* row = x - k * x_stride + j;
-            for (size_t l = 0; l < lanes; l++)
-                a[l] += t * row[l];
-        }
-        for (size_t l = 0; l < lanes; l++)
-            acc[j + l] = a[l];
-    }
-    for (; j < n; j++) {
-        float a = 0.0f;
-        for (size_t k = 0; k < taps; k++)
-            a += tap[k * tap_stride] * x[j - k * x_stride];
-        acc[j] = a;
-    }
+    for (; j + 64 <= n; j += 64)
+        fir_lanes<64>(tap, tap_stride, x, x_stride, taps, acc, j);
+    for (; j + 32 <= n; j += 32)
+        fir_lanes<32>(tap, tap_stride, x, x_stride, taps, acc, j);
+    for (; j + 16 <= n; j += 16)
+        fir_lanes<16>(tap, tap_stride, x, x_stride, taps, acc, j);
+    for (; j + 8 <= n; j += 8)
+        fir_lanes<8>(tap, tap_stride, x, x_stride, taps, acc, j);
+    for (; j < n; j++)
+        fir_lanes<1>(tap, tap_stride, x, x_stride, taps, acc, j);
 }
 
 /*!
@@ -92,30 +102,28 @@ public:
             return;
         const size_t R = d_config.n_receivers;
         const size_t n_in = n_out_items * d_step;
-        // [history + this call's input][receivers]
-        d_stream.resize((d_history_len + n_in) * R);
-        std::copy(d_history.begin(), d_history.end(), d_stream.begin());
-        cfloat* fresh = d_stream.data() + d_history_len * R;
-        switch (d_config.input) {
-        case sample_format::sc8:
-            widen(static_cast<const int8_t*>(in), fresh, n_in * R);
-            break;
-        case sample_format::sc16:
-            widen(static_cast<const int16_t*>(in), fresh, n_in * R);
-            break;
-        case sample_format::fc32:
-            std::memcpy(fresh, in, n_in * R * sizeof(cfloat));
-            break;
-        }
-        // Phase-major copy: sample s to row (s mod N, s / N) of d_phased, so
+        // The history and this call's input as one stream of samples q,
+        // stored phase-major: sample q at row (q mod N, q / N) of d_phased, so
         // that the taps of one branch (samples N apart) are adjacent rows.
         const size_t N = d_config.n_channels, total = d_history_len + n_in;
         d_blocks = (total + N - 1) / N;
         d_phased.resize(N * d_blocks * R);
-        for (size_t q = 0; q < total; q++)
-            std::memcpy(&d_phased[((q % N) * d_blocks + q / N) * R],
-                        &d_stream[q * R],
-                        R * sizeof(cfloat));
+        for (size_t q = 0; q < d_history_len; q++)
+            std::memcpy(row(q), &d_history[q * R], R * sizeof(cfloat));
+        for (size_t s = 0; s < n_in; s++) {
+            cfloat* dst = row(d_history_len + s);
+            switch (d_config.input) {
+            case sample_format::sc8:
+                widen(static_cast<const int8_t*>(in) + 2 * s * R, dst, R);
+                break;
+            case sample_format::sc16:
+                widen(static_cast<const int16_t*>(in) + 2 * s * R, dst, R);
+                break;
+            case sample_format::fc32:
+                std::memcpy(dst, static_cast<const cfloat*>(in) + s * R, R * sizeof(cfloat));
+                break;
+            }
+        }
         // Blocks of up to block_steps output steps, smaller when there are
         // too few steps to keep every worker busy.
         const size_t per_worker = (n_out_items + d_pool.size() - 1) / d_pool.size();
@@ -125,11 +133,19 @@ public:
             const size_t t0 = i * block;
             output_block(t0, std::min(block, n_out_items - t0), worker, out);
         });
-        std::copy(d_stream.end() - d_history_len * R, d_stream.end(), d_history.begin());
+        for (size_t q = 0; q < d_history_len; q++)
+            std::memcpy(&d_history[q * R], row(n_in + q), R * sizeof(cfloat));
         d_steps_done += n_out_items;
     }
 
 private:
+    //! Sample q's [receivers] row in d_phased.
+    cfloat* row(size_t q)
+    {
+        return &d_phased[((q % d_config.n_channels) * d_blocks + q / d_config.n_channels) *
+                         d_config.n_receivers];
+    }
+
     template <typename T>
     static void widen(const T* in, cfloat* out, size_t n)
     {
@@ -149,8 +165,8 @@ private:
         for (size_t p = 0; p < N; p++)
             for (size_t i = 0; i < n; i++) {
                 const size_t t = t0 + i;
-                // Newest sample of this step, as an index of d_stream, and
-                // where branch p's newest sample lies in d_phased.
+                // Newest sample of this step, as a sample index q, and where
+                // branch p's newest sample lies in d_phased.
                 const size_t newest = d_history_len + (t + 1) * d_step - 1;
                 const size_t q = newest - p;
                 const size_t row = (q % N) * d_blocks + q / N;
@@ -187,9 +203,8 @@ private:
     const size_t d_history_len;
     //! [d_history_len][receivers]: the newest input samples, oldest first.
     std::vector<cfloat> d_history;
-    std::vector<cfloat> d_stream; // [history + input][receivers], per call
-    //! d_stream phase-major: [N][d_blocks][receivers], sample q at row
-    //! (q mod N, q / N).
+    //! History and this call's input, phase-major: [N][d_blocks][receivers],
+    //! sample q (0 = the oldest of the history) at row (q mod N, q / N).
     std::vector<cfloat> d_phased;
     size_t d_blocks = 0;
     size_t d_steps_done = 0;
