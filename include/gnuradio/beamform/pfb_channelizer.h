@@ -72,7 +72,8 @@ public:
                      bool fft_shift = false,
                      double center_freq = 0.0,
                      double sample_rate = 1.0,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     int threads = 0);
 
     //! Sky frequency of every output channel (Hz), in output order.
     virtual std::vector<double> channel_frequencies() const = 0;

@@ -87,7 +87,8 @@ public:
                      const std::vector<double>& rates = {},
                      const std::vector<gr_complex>& gains = {},
                      double t0 = 0.0,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     int threads = 0);
 
     /*!
      * New delay model, applied from the first item of the next work() call.

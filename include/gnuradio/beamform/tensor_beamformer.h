@@ -88,7 +88,8 @@ public:
                      int n_int = 1,
                      polarization_layout polarization = polarization_layout::single,
                      stokes_mode stokes = stokes_mode::I,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     int threads = 0);
 
     //! Queue new weights ([n_channels][n_beams][n_receivers]); checked now.
     virtual void set_weights(const std::vector<gr_complex>& weights) = 0;
