@@ -78,6 +78,7 @@ public:
      * \param gains complex; empty (1), one, or one per receiver
      * \param t0 seconds on the item clock at which delays hold
      * \param device "auto", "cpu", "cuda:N", "hip:N" (or "emu:N" for tests)
+     * \param threads worker threads of the CPU engine, 0 = every core (GPU: ignored)
      */
     static sptr make(int n_channels,
                      int n_receivers,

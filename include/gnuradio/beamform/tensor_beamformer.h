@@ -78,6 +78,7 @@ public:
      * \param polarization single, or xy_pairs (receivers 2k, 2k+1 = X, Y)
      * \param stokes       I or IQUV (IQUV needs xy_pairs)
      * \param device       "auto", "cpu", "cuda:N", "hip:N" (or "emu:N" for tests)
+     * \param threads      worker threads of the CPU engine, 0 = every core (GPU: ignored)
      */
     static sptr make(int n_channels,
                      int n_receivers,

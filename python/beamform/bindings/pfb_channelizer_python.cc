@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(pfb_channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f2a3308a86dec95be937ab9f4ce2ee16)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a9ae5c7c3321c1e39a8bfb6108da3298)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

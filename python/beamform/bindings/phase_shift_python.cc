@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(274d8b254c9a59e2a76f79e1b9dace4a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f9d6511162d1f5a8ba91dfb372610ad4)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8ab7d2b26ea33628b6fe74efac72190f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b01a219e7a92fd35ab5ad389979b3a10)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
