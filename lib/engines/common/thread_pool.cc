@@ -4,6 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "thread_pool.h"
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace gr {
 namespace beamform {
@@ -12,6 +15,13 @@ size_t resolve_thread_count(size_t threads)
 {
     if (threads != 0)
         return threads;
+#if defined(__linux__)
+    // The cores this process may run on (taskset, container cpusets), which
+    // hardware_concurrency() ignores.
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return size_t(CPU_COUNT(&set));
+#endif
     const unsigned cores = std::thread::hardware_concurrency();
     return cores == 0 ? 1 : cores;
 }

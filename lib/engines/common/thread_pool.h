@@ -17,7 +17,8 @@
 namespace gr {
 namespace beamform {
 
-//! \p threads, or every core the machine reports when it is 0 (at least 1).
+//! \p threads, or when it is 0 every core this process may run on (its CPU
+//! affinity on Linux, else hardware_concurrency(); at least 1).
 size_t resolve_thread_count(size_t threads);
 
 /*!
