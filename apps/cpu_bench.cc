@@ -97,18 +97,24 @@ void row(const std::string& engine,
 }
 
 //! \p threads: the engine's and OpenBLAS's thread count (0: every core).
-void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cores, size_t threads = 0)
+void bench_beamformer(const char* name,
+                      size_t C,
+                      size_t R,
+                      size_t B,
+                      size_t cores,
+                      size_t threads = 0,
+                      size_t n_int = 16)
 {
     // Time steps: input of about 32 MB (larger than the caches) or about 4
-    // GFLOP, whichever is smaller; a multiple of n_int = 16.
+    // GFLOP, whichever is smaller; a multiple of n_int.
     const double budget_bytes = quick ? 8e6 : 32e6, budget_ops = quick ? 1e9 : 4e9;
     size_t T = std::min(size_t(budget_bytes / (8.0 * C * R)),
                         size_t(budget_ops / (8.0 * C * R * B)));
-    T = std::max<size_t>(16, T / 16 * 16);
+    T = std::max<size_t>(n_int, T / n_int * n_int);
     const auto x = random_complex(T * C * R, 1);
     const auto w = random_complex(C * B * R, 2);
     std::vector<cf> voltage(T * C * B);
-    std::vector<float> power(T / 16 * B * C);
+    std::vector<float> power(T / n_int * B * C);
 
     tensor_beamformer_config config;
     config.n_channels = C;
@@ -117,7 +123,7 @@ void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cor
     config.threads = threads;
     auto v_engine = tensor_beamformer_engine::make(config, w, cpu);
     config.output = beam_output::power;
-    config.n_int = 16;
+    config.n_int = n_int;
     auto p_engine = tensor_beamformer_engine::make(config, w, cpu);
     // The library route: OpenBLAS with its own threads (every core), one
     // cgemm per channel straight on the [T][C][R] input and [T][C][B] output,
@@ -147,7 +153,9 @@ void bench_beamformer(const char* name, size_t C, size_t R, size_t B, size_t cor
         return;
     }
     row("beamformer volt", shape, "GFLOP/s", ops / t_v / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
-    row("beamformer power", shape, "GFLOP/s", ops / t_p / 1e9, "engine voltage", ops / t_v2 / 1e9);
+    char power_name[32];
+    std::snprintf(power_name, sizeof power_name, "power n_int=%zu", n_int);
+    row(power_name, shape, "GFLOP/s", ops / t_p / 1e9, "engine voltage", ops / t_v2 / 1e9);
     std::printf("%-18s %-26s %10.2f MS/s in (voltage), %.2f MS/s in (power)\n",
                 "", "", samples / t_v / 1e6, samples / t_p / 1e6);
 }
@@ -267,6 +275,8 @@ int main(int argc, char** argv)
     bench_beamformer("station", 128, 48, 576, cores, 1);
     bench_beamformer("df line", 1, 8, 181, cores);
     bench_beamformer("df ring", 1, 5, 360, cores);
+    // The direction-finding app's integration: power through the covariance.
+    bench_beamformer("df ring", 1, 5, 360, cores, 0, 256);
     bench_channelizer(128, 16, 48, 0);
     bench_channelizer(128, 16, 48, 1);
     bench_phase_shift(128, 48);

@@ -133,6 +133,26 @@ TEST(TensorBeamformerCpuFast, LongIntegrationSpansChunks)
     compare(c, 1400, 7);
 }
 
+TEST(TensorBeamformerCpuFast, CovarianceRouteMatchesTheReference)
+{
+    // Few receivers, many beams, long integrations: power through each
+    // integration's covariance (4 R (n_int + beams) < n_int beams).
+    const size_t shapes[][4] = { { 1, 5, 360, 256 }, { 3, 3, 41, 64 }, { 2, 1, 17, 200 } };
+    unsigned seed = 500;
+    for (const auto& s : shapes)
+        for (size_t threads : { 1, 3 }) {
+            tensor_beamformer_config c;
+            c.n_channels = s[0];
+            c.n_receivers = s[1];
+            c.n_beams = s[2];
+            c.output = beam_output::power;
+            c.n_int = s[3];
+            c.threads = threads;
+            ASSERT_LT(4 * c.n_receivers * (c.n_int + c.n_beams), c.n_int * c.n_beams);
+            compare(c, 3 * c.n_int, seed++);
+        }
+}
+
 TEST(HalfFloatArray, EqualsScalarRounding)
 {
     // Random magnitudes from 2^-30 to 2^17 (subnormal, normal, overflow),

@@ -32,7 +32,15 @@ __attribute__((target("avx,f16c"))) void round_f16c(const float* in, float* out,
             _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
         _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
     }
-    round_scalar(in + i, out + i, n - i);
+    if (i < n) { // the last 1 to 7 values, through a zero-padded vector
+        float tail[8] = {};
+        for (size_t j = i; j < n; j++)
+            tail[j - i] = in[j];
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(tail), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_ps(tail, _mm256_cvtph_ps(h));
+        for (size_t j = i; j < n; j++)
+            out[j] = tail[j - i];
+    }
 }
 
 bool has_f16c()
