@@ -11,6 +11,9 @@
 #include <cblas.h>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -128,8 +131,15 @@ public:
           d_pool(config.threads)
     {
         config.validate();
-        set_weights(weights);
         const auto& c = d_config;
+        // cblas_cgemm takes int sizes: the output's leading dimension is the
+        // largest (single-polarization voltage is written in place).
+        if (c.n_channels * c.n_beams * d_n_pol > size_t(std::numeric_limits<int>::max()))
+            throw std::invalid_argument(
+                "n_channels * n_beams (* 2 with xy_pairs) must be below 2^31 on the CPU "
+                "(BLAS sizes are int), got " +
+                std::to_string(c.n_channels * c.n_beams * d_n_pol));
+        set_weights(weights);
         // A chunk of time steps per BLAS call: its samples and beams (about
         // 64 kB each at most) stay in the core's L2 cache.
         const size_t row = std::max(c.n_receivers, d_n_pol * c.n_beams);
