@@ -65,16 +65,16 @@ branch_fir(const float* tap, size_t tap_stride, const float* x, size_t x_stride,
  * \brief The CPU channelizer: the polyphase FIR vectorised over receivers and
  * one batched FFTW plan per output step for all receivers.
  *
- * Samples are kept as [time][receivers] (receiver fastest), so every tap of
- * every branch is one multiply-add over a contiguous row of receivers, copied
- * phase-major (sample q at row (q mod N, q / N)), so that the taps of one
- * branch, N samples apart, are adjacent rows; and the
- * FFT input [N][receivers] is what one batched FFTW plan (howmany = receivers,
+ * Each call's history and input are widened to fc32 rows of [receivers] and
+ * stored phase-major (sample q at row (q mod N, q / N)), so that the taps of
+ * one branch, N samples apart, are adjacent rows and every tap is one
+ * multiply-add over a contiguous row of receivers. The FFT input of an output
+ * step, [N][receivers], is what one batched FFTW plan (howmany = receivers,
  * stride = receivers) transforms. Blocks of output steps are shared by a
- * thread_pool of config.threads workers, each with its own FFT arrays. The sums are the
- * reference's (tests/cpp/pfb_cpu_reference.h), in the same order: taps
- * k = 0, 1, ... of branch p, in float32 (fused multiply-adds where the
- * processor has them).
+ * thread_pool of config.threads workers, each with its own FFT arrays. The
+ * sums are the reference's (tests/cpp/pfb_cpu_reference.h), in the same
+ * order: taps k = 0, 1, ... of branch p, in float32 (fused multiply-adds where
+ * the processor has them).
  */
 class pfb_channelizer_cpu final : public pfb_channelizer_engine
 {
@@ -169,14 +169,14 @@ private:
                 // branch p's newest sample lies in d_phased.
                 const size_t newest = d_history_len + (t + 1) * d_step - 1;
                 const size_t q = newest - p;
-                const size_t row = (q % N) * d_blocks + q / N;
+                const size_t newest_row = (q % N) * d_blocks + q / N;
                 // Where branch 0 lands in the FFT input: (p - t*M) mod N.
                 const size_t rotation =
                     ((d_steps_done + t) % d_config.oversample) * d_step % N;
                 cfloat* fft = d_fft.buffer(worker * block_steps + i);
                 branch_fir(&d_taps[p],
                            N,
-                           reinterpret_cast<const float*>(&d_phased[row * R]),
+                           reinterpret_cast<const float*>(&d_phased[newest_row * R]),
                            2 * R,
                            taps,
                            reinterpret_cast<float*>(fft + ((p + N - rotation) % N) * R),
