@@ -18,8 +18,9 @@ namespace beamform {
 /*!
  * Single-precision FFTW transforms of size n, backward (exp(+2 pi i k n / N),
  * unnormalized, as GNU Radio's fft_complex_rev), one per receiver of an
- * [n][receivers] array (receiver fastest), in place: one batched plan, and one
- * such array per worker (buffer(w)), all executed through the same plan.
+ * [n][receivers] array (receiver fastest): one batched plan in place and one
+ * out of place, and one such array per worker (buffer(w)), all executed
+ * through the same plans.
  * FFTW's planner is not thread-safe, so plans are made and destroyed under one
  * lock; execute() needs none.
  */
@@ -38,17 +39,28 @@ public:
             }
             d_bufs.push_back(b);
         }
+        auto* scratch = static_cast<fftwf_complex*>(fftwf_malloc(d_size * sizeof(fftwf_complex)));
+        if (!scratch) {
+            release();
+            throw std::bad_alloc();
+        }
         std::lock_guard<std::mutex> lock(planner_mutex());
         auto* b = reinterpret_cast<fftwf_complex*>(d_bufs[0]);
         const int size = int(n), howmany = int(receivers), stride = int(receivers);
         d_plan = fftwf_plan_many_dft(1, &size, howmany, b, nullptr, stride, 1, b, nullptr,
                                      stride, 1, FFTW_BACKWARD, FFTW_MEASURE);
+        d_plan_out = fftwf_plan_many_dft(1, &size, howmany, b, nullptr, stride, 1, scratch,
+                                         nullptr, stride, 1, FFTW_BACKWARD,
+                                         FFTW_MEASURE | FFTW_DESTROY_INPUT);
+        d_out_alignment = fftwf_alignment_of(reinterpret_cast<float*>(scratch));
+        fftwf_free(scratch);
     }
     ~fftw_batched()
     {
         {
             std::lock_guard<std::mutex> lock(planner_mutex());
             fftwf_destroy_plan(d_plan);
+            fftwf_destroy_plan(d_plan_out);
         }
         release();
     }
@@ -62,6 +74,20 @@ public:
     {
         auto* b = reinterpret_cast<fftwf_complex*>(d_bufs[w]);
         fftwf_execute_dft(d_plan, b, b);
+    }
+    //! Whether execute_to() may write to \p out (aligned as the plan wants).
+    bool can_write_to(const std::complex<float>* out) const
+    {
+        return fftwf_alignment_of(reinterpret_cast<float*>(const_cast<std::complex<float>*>(
+                   out))) == d_out_alignment;
+    }
+    //! Transform worker w's array into \p out ([n][receivers]); w's array is
+    //! destroyed.
+    void execute_to(size_t w, std::complex<float>* out) const
+    {
+        fftwf_execute_dft(d_plan_out,
+                          reinterpret_cast<fftwf_complex*>(d_bufs[w]),
+                          reinterpret_cast<fftwf_complex*>(out));
     }
 
 private:
@@ -78,7 +104,8 @@ private:
     }
     size_t d_size;
     std::vector<std::complex<float>*> d_bufs;
-    fftwf_plan d_plan = nullptr;
+    fftwf_plan d_plan = nullptr, d_plan_out = nullptr;
+    int d_out_alignment = 0;
 };
 
 } // namespace beamform

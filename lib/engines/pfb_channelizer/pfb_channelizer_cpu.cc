@@ -184,9 +184,13 @@ private:
             }
         for (size_t i = 0; i < n; i++) {
             const size_t b = worker * block_steps + i;
+            cfloat* item = out + (t0 + i) * N * R;
+            if (!d_config.fft_shift && d_fft.can_write_to(item)) {
+                d_fft.execute_to(b, item); // GNU Radio's order: straight out
+                continue;
+            }
             d_fft.execute(b);
             const cfloat* fft = d_fft.buffer(b);
-            cfloat* item = out + (t0 + i) * N * R;
             for (size_t k = 0; k < N; k++) {
                 const size_t c = d_config.fft_shift ? (k + N - N / 2) % N : k;
                 std::memcpy(item + k * R, fft + c * R, R * sizeof(cfloat));
