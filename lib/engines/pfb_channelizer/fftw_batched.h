@@ -47,7 +47,7 @@ public:
         std::lock_guard<std::mutex> lock(planner_mutex());
         auto* b = reinterpret_cast<fftwf_complex*>(d_bufs[0]);
         const int size = int(n), howmany = int(receivers), stride = int(receivers);
-        // Measured plans (0.05 to 0.3 s each on the build machine for up to
+        // Measured plans (0.05 to 0.3 s for the two on the build machine, up to
         // 4096 points x 96 receivers); estimated ones for larger arrays, whose
         // measurement could take seconds.
         const unsigned effort = d_size <= (size_t(1) << 20) ? FFTW_MEASURE : FFTW_ESTIMATE;
