@@ -27,7 +27,7 @@ jobs=${JOBS:-$(nproc)}
 # python3 that may come first on PATH.
 python=/usr/bin/python3
 
-packages=(cmake make g++ pkg-config git gnuradio-dev libvolk2-dev pybind11-dev
+packages=(cmake make g++ pkg-config git gnuradio-dev libvolk2-dev libopenblas-dev pybind11-dev
     libgtest-dev libspdlog-dev libfmt-dev python3-numpy python3-scipy
     python3-pytest python3-matplotlib xvfb)
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)

@@ -24,7 +24,8 @@ pfb_channelizer::sptr pfb_channelizer::make(int n_channels,
                                             bool fft_shift,
                                             double center_freq,
                                             double sample_rate,
-                                            const std::string& device)
+                                            const std::string& device,
+                                            int threads)
 {
     pfb_channelizer_config config;
     config.n_channels = check_count("n_channels", n_channels, 2, 1 << 16);
@@ -37,6 +38,7 @@ pfb_channelizer::sptr pfb_channelizer::make(int n_channels,
     config.oversample = unsigned(oversample);
     config.fft_shift = fft_shift;
     config.taps = taps;
+    config.threads = check_count("threads", threads, 0, 1024);
     config.validate();
     if (!std::isfinite(center_freq))
         throw std::invalid_argument("center_freq must be a finite number (Hz)");

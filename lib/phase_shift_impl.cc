@@ -62,13 +62,15 @@ phase_shift::sptr phase_shift::make(int n_channels,
                                     const std::vector<double>& rates,
                                     const std::vector<gr_complex>& gains,
                                     double t0,
-                                    const std::string& device)
+                                    const std::string& device,
+                                    int threads)
 {
     phase_shift_config config;
     config.n_channels = check_count("n_channels", n_channels, 1, 1 << 20);
     config.n_receivers = check_count("n_receivers", n_receivers, 1, 1 << 20);
     config.channel_frequencies = channel_frequencies;
     config.item_period = item_period;
+    config.threads = check_count("threads", threads, 0, 1024);
     config.validate();
     phase_shift_delays model;
     model.delays = expand_per_receiver("delays", delays, config.n_receivers, 0.0);

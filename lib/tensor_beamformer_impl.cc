@@ -28,7 +28,8 @@ tensor_beamformer::sptr tensor_beamformer::make(int n_channels,
                                                 int n_int,
                                                 polarization_layout polarization,
                                                 stokes_mode stokes,
-                                                const std::string& device)
+                                                const std::string& device,
+                                                int threads)
 {
     tensor_beamformer_config config;
     config.n_channels = check_count("n_channels", n_channels, 1, 1 << 16);
@@ -39,6 +40,7 @@ tensor_beamformer::sptr tensor_beamformer::make(int n_channels,
     config.output = output;
     config.polarization = polarization;
     config.stokes = stokes;
+    config.threads = check_count("threads", threads, 0, 1024);
     config.validate();
     check_tensor_beamformer_weights(config, weights);
     return gnuradio::make_block_sptr<tensor_beamformer_impl>(

@@ -171,6 +171,19 @@ def test_float16_power_integrates_n_int_steps(rng, device, n_int):
 
 
 @pytest.mark.parametrize("device", ALL_DEVICES)
+def test_float16_power_few_receivers_many_beams_long_integration(rng, device):
+    # Direction finding's shape: 5 receivers, 360 beams, n_int 256 (the CPU
+    # engine takes each integration's receiver covariance here).
+    n_t, n_c, n_r, n_b, n_int = 512, 1, 5, 360, 256
+    x = random_complex(rng, (n_t, n_c, n_r))
+    w = random_complex(rng, (n_c, n_b, n_r))
+    out, _ = run_beamformer(x, w, n_c, n_r, n_b, device, output=O.power, n_int=n_int)
+    out = out.reshape(n_t // n_int, 1, n_b, n_c)
+    expected = power_reference(beams_reference(fp16(x), fp16(w), POL.single), n_int, S.I)
+    assert rel_err(out, expected) < fp32_tolerance(device, 5e-6)
+
+
+@pytest.mark.parametrize("device", ALL_DEVICES)
 def test_xy_pairs_voltage_forms_x_and_y_beams_separately(rng, device):
     n_t, n_c, n_r, n_b = 13, 2, 18, 7
     x = random_complex(rng, (n_t, n_c, n_r))

@@ -62,6 +62,7 @@ public:
      * \param center_freq sky frequency of the input's DC (Hz)
      * \param sample_rate input sample rate (Hz), > 0
      * \param device "auto", "cpu", "cuda:N", "hip:N" (or "emu:N" for tests)
+     * \param threads worker threads of the CPU engine, 0 = every core (GPU: ignored)
      */
     static sptr make(int n_channels,
                      const std::vector<float>& taps = {},
@@ -72,7 +73,8 @@ public:
                      bool fft_shift = false,
                      double center_freq = 0.0,
                      double sample_rate = 1.0,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     int threads = 0);
 
     //! Sky frequency of every output channel (Hz), in output order.
     virtual std::vector<double> channel_frequencies() const = 0;

@@ -78,6 +78,7 @@ public:
      * \param gains complex; empty (1), one, or one per receiver
      * \param t0 seconds on the item clock at which delays hold
      * \param device "auto", "cpu", "cuda:N", "hip:N" (or "emu:N" for tests)
+     * \param threads worker threads of the CPU engine, 0 = every core (GPU: ignored)
      */
     static sptr make(int n_channels,
                      int n_receivers,
@@ -87,7 +88,8 @@ public:
                      const std::vector<double>& rates = {},
                      const std::vector<gr_complex>& gains = {},
                      double t0 = 0.0,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     int threads = 0);
 
     /*!
      * New delay model, applied from the first item of the next work() call.

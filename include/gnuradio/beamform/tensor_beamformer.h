@@ -78,6 +78,7 @@ public:
      * \param polarization single, or xy_pairs (receivers 2k, 2k+1 = X, Y)
      * \param stokes       I or IQUV (IQUV needs xy_pairs)
      * \param device       "auto", "cpu", "cuda:N", "hip:N" (or "emu:N" for tests)
+     * \param threads      worker threads of the CPU engine, 0 = every core (GPU: ignored)
      */
     static sptr make(int n_channels,
                      int n_receivers,
@@ -88,7 +89,8 @@ public:
                      int n_int = 1,
                      polarization_layout polarization = polarization_layout::single,
                      stokes_mode stokes = stokes_mode::I,
-                     const std::string& device = "auto");
+                     const std::string& device = "auto",
+                     int threads = 0);
 
     //! Queue new weights ([n_channels][n_beams][n_receivers]); checked now.
     virtual void set_weights(const std::vector<gr_complex>& weights) = 0;

@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
-#include <volk/volk.h>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -61,37 +60,6 @@ double fraction_of_product(double a, double b, double c)
     return x - std::rint(x);
 }
 
-/*!
- * cos and sin of 2 pi x for x in cycles. The quarter-cycle reduction is exact
- * in double (x - q/4 with q = rint(4x)), so the library only sees |angle| <=
- * pi/4, its fastest and most accurate range.
- */
-inline void cos_sin_of_cycles(double x, double& c, double& s)
-{
-    constexpr double two_pi = 6.28318530717958647692;
-    const double q = std::rint(4.0 * x);
-    const double r = two_pi * (x - 0.25 * q);
-    const double cr = std::cos(r), sr = std::sin(r);
-    switch (static_cast<int>(q) & 3) {
-    case 0:
-        c = cr;
-        s = sr;
-        break;
-    case 1:
-        c = -sr;
-        s = cr;
-        break;
-    case 2:
-        c = -cr;
-        s = -sr;
-        break;
-    default:
-        c = sr;
-        s = -cr;
-        break;
-    }
-}
-
 } // namespace
 
 void phase_shift_config::validate() const
@@ -113,6 +81,9 @@ void phase_shift_config::validate() const
     check_all_finite("channel_frequencies", channel_frequencies);
     if (!(item_period > 0) || !std::isfinite(item_period))
         throw std::invalid_argument("item_period must be a finite number > 0 (seconds)");
+    if (threads > 1024)
+        throw std::invalid_argument("threads must be in [0, 1024], got " +
+                                    std::to_string(threads));
 }
 
 void phase_shift_delays::validate(size_t n_receivers) const
@@ -162,79 +133,6 @@ phase_shift_coefficients phase_shift_coefficients::build(const phase_shift_confi
         }
     }
     return k;
-}
-
-namespace {
-
-/*!
- * The reference: for every item, the phasor of every (channel, receiver) is
- * evaluated afresh from the absolute item index in double precision (nothing
- * accumulates from item to item), then applied with one complex multiply.
- * Without delay rates the phasors do not change, so they are computed once.
- */
-class phase_shift_cpu final : public phase_shift_engine
-{
-public:
-    phase_shift_cpu(const phase_shift_config& config, const phase_shift_delays& delays)
-        : d_config(config), d_table(config.n_channels * config.n_receivers)
-    {
-        set_delays(delays);
-    }
-
-    void set_delays(const phase_shift_delays& delays) override
-    {
-        d_coeff = phase_shift_coefficients::build(d_config, delays);
-        d_static = true;
-        for (size_t j = 0; j < d_coeff.step_hi.size(); j++)
-            if (d_coeff.step_hi[j] != 0.0 || d_coeff.step_lo[j] != 0.0)
-                d_static = false;
-        if (d_static)
-            fill_table(0);
-    }
-
-    void execute(const std::complex<float>* in,
-                 std::complex<float>* out,
-                 size_t n_items,
-                 uint64_t first_item,
-                 stream_handle) override
-    {
-        const size_t n_cr = d_table.size();
-        for (size_t t = 0; t < n_items; t++) {
-            if (!d_static)
-                fill_table(first_item + t);
-            volk_32fc_x2_multiply_32fc(
-                out + t * n_cr, in + t * n_cr, d_table.data(), n_cr);
-        }
-    }
-
-private:
-    //! g_a exp(-2 pi i phase_cycles(n)) for every (channel, receiver), in double.
-    void fill_table(uint64_t n)
-    {
-        for (size_t j = 0; j < d_table.size(); j++) {
-            const double x = phase_cycles(
-                d_coeff.offset[j], d_coeff.step_hi[j], d_coeff.step_lo[j], n);
-            double c, s;
-            cos_sin_of_cycles(x, c, s);
-            // g (c - i s), written out (std::complex's operator* adds NaN checks).
-            const double gr = d_coeff.gains[j].real(), gi = d_coeff.gains[j].imag();
-            d_table[j] =
-                std::complex<float>(float(gr * c + gi * s), float(gi * c - gr * s));
-        }
-    }
-
-    phase_shift_config d_config;
-    phase_shift_coefficients d_coeff;
-    std::vector<std::complex<float>> d_table;
-    bool d_static = true;
-};
-
-} // namespace
-
-std::unique_ptr<phase_shift_engine> make_phase_shift_cpu(const phase_shift_config& config,
-                                                         const phase_shift_delays& delays)
-{
-    return std::make_unique<phase_shift_cpu>(config, delays);
 }
 
 std::unique_ptr<phase_shift_engine>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(pfb_channelizer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(52c9f57e5ca196788413fd25f401e96d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a9ae5c7c3321c1e39a8bfb6108da3298)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_pfb_channelizer(py::module& m)
              py::arg("center_freq") = 0.,
              py::arg("sample_rate") = 1.,
              py::arg("device") = "auto",
+             py::arg("threads") = 0,
              D(pfb_channelizer, make))
 
 

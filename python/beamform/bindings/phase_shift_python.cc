@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6a9070b52ee7cf4affc9372450899c44)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f9d6511162d1f5a8ba91dfb372610ad4)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -50,6 +50,7 @@ void bind_phase_shift(py::module& m)
              py::arg("gains") = std::vector<gr_complex>(),
              py::arg("t0") = 0.,
              py::arg("device") = "auto",
+             py::arg("threads") = 0,
              D(phase_shift, make))
 
 

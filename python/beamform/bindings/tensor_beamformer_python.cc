@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(13a9a9e31690862cbf2c0ec2863beb57)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b01a219e7a92fd35ab5ad389979b3a10)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -53,6 +53,7 @@ void bind_tensor_beamformer(py::module& m)
              py::arg("polarization") = ::gr::beamform::polarization_layout::single,
              py::arg("stokes") = ::gr::beamform::stokes_mode::I,
              py::arg("device") = "auto",
+             py::arg("threads") = 0,
              D(tensor_beamformer, make))
 
 

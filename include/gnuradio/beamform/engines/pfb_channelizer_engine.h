@@ -33,6 +33,9 @@ struct pfb_channelizer_config {
     //! false: GNU Radio's order (0 = DC, positive, then negative frequencies);
     //! true: ascending frequency (numpy.fft.fftshift order).
     bool fft_shift = false;
+    //! CPU engine only: worker threads, 0 = every core (the default). GPU
+    //! engines ignore it.
+    size_t threads = 0;
 
     //! std::invalid_argument naming the parameter and its accepted range.
     void validate() const;

@@ -24,6 +24,9 @@ struct phase_shift_config {
     std::vector<double> channel_frequencies;
     //! Seconds per item (1 / channel sample rate), > 0.
     double item_period = 1.0;
+    //! CPU engine only: worker threads, 0 = every core (the default). GPU
+    //! engines ignore it.
+    size_t threads = 0;
 
     //! std::invalid_argument naming the parameter and its accepted range.
     void validate() const;

@@ -40,6 +40,9 @@ struct tensor_beamformer_config {
     size_t n_int = 1; //!< time steps integrated per power sample (power only)
     polarization_layout polarization = polarization_layout::single;
     stokes_mode stokes = stokes_mode::I;
+    //! CPU engine only: worker threads, 0 = every core (the default). GPU
+    //! engines ignore it.
+    size_t threads = 0;
 
     //! std::invalid_argument naming the parameter and its accepted range.
     void validate() const;
