@@ -40,12 +40,13 @@ APPS = os.path.join(REPO, "apps")
 GRC_FILES = sorted(glob.glob(os.path.join(APPS, "*.grc")))
 
 # Parameter ids that bound a flowgraph's length, in order of preference.
-LENGTH_PARAMETERS = ("n_items", "n_spectra", "n_frames", "n_samples", "num_items", "items",
-                     "frames")
+LENGTH_PARAMETERS = ("n_items", "n_spectra", "n_frames", "n_samples", "n_volumes", "num_items",
+                     "items", "frames")
 # Small run lengths for the known flowgraphs (parameter -> value).
 RUN_LENGTH = {
     "convert_demo.grc": {"n_items": 20000},
     "station_beamformer.grc": {"n_spectra": 512, "device": "cpu"},
+    "rca_volume.grc": {"n_volumes": 1},  # its default, 0, runs until the window is closed
 }
 RUN_SECONDS = 3.0
 PROCESS_TIMEOUT_S = 120
