@@ -71,6 +71,23 @@ def test_installed_module_imports_without_library_path(prefix):
     assert device == "cpu"
 
 
+def test_default_prefix_is_where_python_and_grc_look(prefix):
+    """Installed into the configured prefix (default /usr/local), the module lands
+    on /usr/bin/python3's own path and the blocks in a folder GRC reads."""
+    from gnuradio import gr
+
+    root, pythondir = prefix
+    configured = next(line.split("=", 1)[1].strip() for line in
+                      open(os.path.join(BUILD, "CMakeCache.txt"))
+                      if line.startswith("CMAKE_INSTALL_PREFIX:"))
+    target = os.path.join(configured, os.path.relpath(pythondir, root))
+    path = subprocess.run([PYTHON, "-c", "import sys; print('\\n'.join(sys.path))"],
+                          env=clean_env(), capture_output=True, text=True).stdout.split()
+    assert target in path, (target, path)
+    grc_paths = gr.prefs().get_string("grc", "global_blocks_path", "").split(":")
+    assert os.path.join(configured, "share", "gnuradio", "grc", "blocks") in grc_paths
+
+
 def test_installed_libraries_carry_a_relative_rpath(prefix):
     root, _ = prefix
     libs = glob.glob(os.path.join(root, "**", "libgnuradio-beamform.so.*"), recursive=True)
