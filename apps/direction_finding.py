@@ -234,7 +234,7 @@ class direction_finder(gr.top_block):
         import sip
         from PyQt5 import Qt
 
-        to_db = blocks.nlog10_ff(10, n_beams, 0)
+        to_db = cli.size_host_buffers(blocks.nlog10_ff(10, n_beams, 0), 4 * n_beams)
         n_az, n_el = len(self.azimuths), len(self.elevations)
         if n_el > 10:
             raise ValueError(f"--el-step: the GUI draws at most 10 elevation cuts, the grid "
@@ -252,7 +252,8 @@ class direction_finder(gr.top_block):
         if n_el == 1:
             self.connect(to_db, self.spectrum)
         else:  # [elevations][azimuths] -> one azimuth cut per elevation
-            split = blocks.vector_to_streams(gr.sizeof_float * n_az, n_el)
+            split = cli.size_host_buffers(blocks.vector_to_streams(gr.sizeof_float * n_az, n_el),
+                                          4 * n_az)
             self.connect(to_db, split)
             for k in range(n_el):
                 self.connect((split, k), (self.spectrum, k))

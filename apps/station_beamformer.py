@@ -167,7 +167,8 @@ class Station:
 
         self.view = qtgui.vector_sink_f(self.n_beams * self.n_ch, 0, 1, "beam x channel",
                                         "power", "Beam powers (beam-major)", 1, None)
-        self.gui_copy = blocks.copy(4 * self.n_beams * self.n_ch)
+        self.gui_copy = cli.size_host_buffers(blocks.copy(4 * self.n_beams * self.n_ch),
+                                              4 * self.n_beams * self.n_ch)
         tb.connect(self.beamformer, self.gui_copy, self.view)
 
     def run(self, progress=True):

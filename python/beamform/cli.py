@@ -14,6 +14,7 @@ file is written:
 --help lists every option's default (where it has one other than None/False).
 """
 import argparse
+import math
 import os
 import re
 
@@ -59,11 +60,28 @@ def join_negative_values(parser_, argv):
 
 def parse(parser_, argv=None, known=False):
     """parser_.parse_args (or parse_known_args with known=True) with negative
-    values accepted after an option."""
+    values accepted after an option; then quiet_debug_logs()."""
     import sys
 
     argv = join_negative_values(parser_, list(sys.argv[1:] if argv is None else argv))
-    return parser_.parse_known_args(argv) if known else parser_.parse_args(argv)
+    parsed = parser_.parse_known_args(argv) if known else parser_.parse_args(argv)
+    quiet_debug_logs()
+    return parsed
+
+
+def quiet_debug_logs():
+    """Log at info level and above: Debian's GNU Radio logs debug lines too
+    ([LOG] log_level = debug in /etc/gnuradio/conf.d/gnuradio-runtime.conf), e.g.
+    one "flowgraph :debug:" line per GPU buffer replaced. Each beamform block still
+    logs its one info line at start (device, item sizes, output buffer). A level
+    set in the environment (GR_CONF_LOG_LOG_LEVEL=debug) is kept. Affects the
+    loggers made afterwards (GNU Radio sets a logger's level when it is made)."""
+    from gnuradio import gr
+
+    if "GR_CONF_LOG_LOG_LEVEL" in os.environ:
+        return
+    if int(gr.logging().default_level()) < int(gr.log_levels.info):
+        gr.logging().set_default_level(gr.log_levels.info)
 
 
 def _range_text(kind, low, high, low_open=False):
@@ -190,3 +208,18 @@ def clean_outputs(folder, pattern, log=print):
     if old:
         log(f"removed {len(old)} files of an earlier run from {folder} ({old[0]} ...)")
     return len(old)
+
+
+def size_host_buffers(block, item_bytes):
+    """Give a GNU Radio block whose output items are item_bytes long an output
+    buffer that needs no rounding up, as the beamform blocks do for themselves
+    (host_buffer_items in lib/block_support/block_params.cc): a double-mapped
+    buffer holds whole memory pages, and GNU Radio warns
+    ("buffer_double_mapped: tried to allocate ...") when that more than doubles
+    its default of 64 KiB of items, e.g. for 181 beam powers (724 B) per item."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    granule = page // math.gcd(item_bytes, page)
+    if granule > 2 * max(1, (64 << 10) // item_bytes) and granule * item_bytes <= 16 << 20:
+        for port in range(max(1, block.output_signature().max_streams())):
+            block.set_min_output_buffer(port, granule)
+    return block

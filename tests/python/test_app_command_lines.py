@@ -140,3 +140,25 @@ def test_station_output_folder_prefix_and_cleaning(tmp_path):
     assert "removed" not in ran.stderr
     assert len(list(out.glob("station_beam*.fil"))) == 9
     assert len(list(out.glob("night2_beam*.fil"))) == 9
+
+
+def test_a_normal_run_logs_one_line_per_block_and_no_noise(tmp_path):
+    """On the emu device (GPU-side buffers, as on a GPU) a station run logs one
+    info line per beamform block and none of GNU Radio's debug lines, buffer
+    rounding warnings or set_min_output_buffer notes; direction finding with
+    181 beams (724-byte items) logs no buffer warning either."""
+    ran = run_app("station_beamformer.py",
+                  [a if a != "cpu" else "emu:0" for a in SMALL_STATION], tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    log = ran.stdout + ran.stderr
+    for noise in (":debug:", "buffer_double_mapped", "set_min_output_buffer"):
+        assert noise not in log, log
+    for block in ("convert", "pfb_channelizer", "phase_shift", "tensor_beamformer"):
+        lines = [line for line in log.splitlines() if line.startswith(f"{block} :info: on emu:0")]
+        assert len(lines) == 1, log
+        assert "output buffer" in lines[0]
+    ran = run_app("direction_finding.py", ["--headless", "--device", "cpu"], tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    log = ran.stdout + ran.stderr
+    assert "buffer_double_mapped" not in log and ":debug:" not in log, log
+    assert "tensor_beamformer :info: on cpu: items of 64 B in, 724 B out" in log, log
