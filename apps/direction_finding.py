@@ -257,7 +257,27 @@ class direction_finder(gr.top_block):
             self.connect(to_db, split)
             for k in range(n_el):
                 self.connect((split, k), (self.spectrum, k))
-        self.gui_widgets = [sip.wrapinstance(self.spectrum.qwidget(), Qt.QWidget)]
+        # The estimate as a number, from the latest beam powers (update_estimate).
+        self.latest = blocks.probe_signal_vf(n_beams)
+        self.connect(self.beamformer, self.latest)
+        self.estimate_label = Qt.QLabel("direction: waiting for the first beam powers")
+        font = self.estimate_label.font()
+        font.setPointSize(font.pointSize() + 4)
+        self.estimate_label.setFont(font)
+        self.gui_widgets = [self.estimate_label,
+                            sip.wrapinstance(self.spectrum.qwidget(), Qt.QWidget)]
+
+    def update_estimate(self):
+        """Show the direction of the latest beam powers (GUI); returns the text."""
+        powers = np.array(self.latest.level(), float)
+        if len(powers) != len(self.grid) or not np.any(powers > 0):
+            return self.estimate_label.text()
+        az, el, _ = peak_direction(powers, self.azimuths, self.elevations)
+        text = f"direction: azimuth {az:.1f} deg"
+        text += f", elevation {el:.1f} deg" if len(self.elevations) > 1 else \
+            f" (elevation {el:g} deg scanned)"
+        self.estimate_label.setText(text)
+        return text
 
     def direction(self):
         """(azimuth, elevation, powers [elevations][azimuths]) from all the
@@ -318,7 +338,7 @@ def run_gui(args):
     signal.signal(signal.SIGTERM, stop)
     timer = Qt.QTimer()
     timer.start(500)
-    timer.timeout.connect(lambda: None)
+    timer.timeout.connect(tb.update_estimate)
     qapp.exec_()
     tb.stop()
     tb.wait()

@@ -19,6 +19,7 @@ The filterbank files go to --out (default: ./station_beams), named
 <prefix>_beamNNNN.fil; a run first removes the files of an earlier run with the
 same prefix there, saying so.
 """
+import collections
 import math
 import os
 import re
@@ -163,13 +164,61 @@ class Station:
             a.n_int * self.n_ch / a.sample_rate, "simulated sky", beam_az_el, a.tstart_mjd)
 
     def _add_gui(self, tb):
-        from gnuradio import qtgui
+        """Live views of the beamformer's output in a QT window that run() shows,
+        drawn with matplotlib like the PNGs at the end: the beam map (each beam's
+        brightest channel, mean power in dB, on the beam grid in direction
+        cosines l, m: no azimuth wrap) and the dynamic spectrum (dB, ascending
+        frequency) of one beam, gui_beam: the beam nearest the strongest injected
+        source, else the field centre."""
+        from PyQt5 import Qt
+        from matplotlib.backends.backend_qt5agg import FigureCanvasQTAgg
+        from matplotlib.figure import Figure
 
-        self.view = qtgui.vector_sink_f(self.n_beams * self.n_ch, 0, 1, "beam x channel",
-                                        "power", "Beam powers (beam-major)", 1, None)
-        self.gui_copy = cli.size_host_buffers(blocks.copy(4 * self.n_beams * self.n_ch),
-                                              4 * self.n_beams * self.n_ch)
-        tb.connect(self.beamformer, self.gui_copy, self.view)
+        if self.sources and not self.args.input:
+            strongest = max(self.sources, key=lambda x: x["amplitude"])
+            self.gui_beam = nearest_beam(self.beams_lm, strongest["l"], strongest["m"])
+        else:
+            self.gui_beam = nearest_beam(self.beams_lm, *self.centre_lm)
+        item = 4 * self.n_beams * self.n_ch
+        self.gui_copy = cli.size_host_buffers(blocks.copy(item), item)
+        self.collector = beam_collector(self.n_beams, self.n_ch, self.gui_beam, keep=256)
+        tb.connect(self.beamformer, self.gui_copy, self.collector)
+
+        self.window = Qt.QWidget()
+        self.window.setWindowTitle("Station beamformer")
+        self.figure = Figure(figsize=(11, 4.5), layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        Qt.QVBoxLayout(self.window).addWidget(self.canvas)
+        self.map_axes, self.spectrum_axes = self.figure.subplots(1, 2)
+
+    def draw_views(self):
+        """Redraw the QT window's two views from what the collector holds."""
+        beam_power, history = self.collector.snapshot()
+        if beam_power is None:
+            return
+        side = self.args.beams_per_side
+        half_step = self.args.field_half_width / max(side - 1, 1)
+        l, m = self.beams_lm[:, 0], self.beams_lm[:, 1]
+        self.map_axes.clear()
+        self.map_axes.imshow(10 * np.log10(np.maximum(beam_power.max(axis=1), 1e-30))
+                             .reshape(side, side), origin="lower", cmap="viridis",
+                             extent=(l.min() - half_step, l.max() + half_step,
+                                     m.min() - half_step, m.max() + half_step))
+        self.map_axes.set_xlabel("l (direction cosine east)")
+        self.map_axes.set_ylabel("m (direction cosine north)")
+        self.map_axes.set_title("beam map: brightest channel (dB)", fontsize=10)
+        order = np.argsort(self.frequencies)
+        spectrum = 10 * np.log10(np.maximum(history[:, order], 1e-30))
+        tsamp = self.args.n_int * self.n_ch / self.args.sample_rate
+        f_mhz = self.frequencies[order] / 1e6
+        self.spectrum_axes.clear()
+        self.spectrum_axes.imshow(spectrum, origin="lower", aspect="auto", cmap="viridis",
+                                  extent=(f_mhz[0], f_mhz[-1], 0, len(history) * tsamp))
+        self.spectrum_axes.set_xlabel("frequency (MHz)")
+        self.spectrum_axes.set_ylabel("time (s, last 256 integrations)")
+        self.spectrum_axes.set_title(f"dynamic spectrum of beam {self.gui_beam} (dB)",
+                                     fontsize=10)
+        self.canvas.draw_idle()
 
     def run(self, progress=True):
         total = self.args.spectra // self.args.n_int
@@ -185,10 +234,56 @@ class Station:
         if progress:
             watcher.start()
         t0 = time.perf_counter()
-        self.tb.run()
+        if self.args.gui:
+            self._run_with_window()
+        else:
+            self.tb.run()
         self.seconds = time.perf_counter() - t0
         done.set()
         return self.summarize()
+
+    def _run_with_window(self):
+        """The flowgraph with the QT window shown; the window closes when the
+        stream has ended (or the flowgraph stops when the window is closed)."""
+        from PyQt5 import Qt
+
+        app = Qt.QApplication.instance() or Qt.QApplication(sys.argv[:1])
+        finished = threading.Event()
+        self.window.resize(1100, 480)
+        self.window.show()
+        self.tb.start()
+        threading.Thread(target=lambda: (self.tb.wait(), finished.set()), daemon=True).start()
+        def check():
+            self.draw_views()
+            if not self.window.isVisible():
+                app.quit()
+            elif finished.is_set():  # show the last items a moment, then leave
+                timer.stop()
+                Qt.QTimer.singleShot(1000, app.quit)
+
+        timer = Qt.QTimer()
+        timer.timeout.connect(check)
+        timer.start(500)
+        app.exec_()
+        timer.stop()
+        self.tb.stop()
+        self.tb.wait()
+        self.window.close()
+
+    def write_figures(self, summary):
+        """PNGs of the run, from the filterbank files: the beam map (each beam's
+        brightest channel, on the sky in direction cosines) and the dynamic
+        spectrum (dB) of the brightest beam. Returns their paths."""
+        prefix = os.path.join(self.out_dir, self.args.prefix)
+        beam_az_el = [lm_to_az_el(l, m) for l, m in self.beams_lm]
+        beam = summary["brightest_beam"]
+        return [
+            beamform.plot_beam_map(summary["power"].max(axis=1), beam_az_el,
+                                   prefix + "_beam_map.png", projection="lm",
+                                   title=f"{self.n_beams} beams: brightest channel's mean power"),
+            beamform.plot_dynamic_spectrum(f"{prefix}_beam{beam:04d}.fil",
+                                           prefix + "_dynamic_spectrum.png"),
+        ]
 
     def summarize(self):
         """Read the filterbank files back: mean power per (beam, channel) and
@@ -215,6 +310,38 @@ class Station:
             contrast_db=float(10 * np.log10(power[beam, ch_desc] / np.median(others))),
             power=power, out_dir=self.out_dir,
         )
+
+
+class beam_collector(gr.sync_block):
+    """Sink of the beamformer's power items [beams][channels] for the QT views:
+    their running mean per beam and channel, and the last `keep` spectra of
+    one beam."""
+
+    def __init__(self, n_beams, n_channels, beam, keep):
+        gr.sync_block.__init__(self, "beam_collector",
+                               in_sig=[(np.float32, n_beams * n_channels)], out_sig=None)
+        self.shape = (n_beams, n_channels)
+        self.beam = beam
+        self.lock = threading.Lock()
+        self.total = np.zeros(self.shape)
+        self.count = 0
+        self.history = collections.deque(maxlen=keep)
+
+    def work(self, input_items, output_items):
+        items = input_items[0].reshape(-1, *self.shape)
+        with self.lock:
+            self.total += items.sum(axis=0)
+            self.count += len(items)
+            self.history.extend(items[:, self.beam, :].copy())
+        return len(items)
+
+    def snapshot(self):
+        """(mean power [beams][channels], last spectra [time][channels]) or
+        (None, None) before the first item."""
+        with self.lock:
+            if not self.count:
+                return None, None
+            return self.total / self.count, np.array(self.history)
 
 
 def nearest_beam(beams_lm, l, m):
@@ -268,7 +395,9 @@ def parse_args(argv=None):
                    help="file names: <prefix>_beamNNNN.fil")
     p.add_argument("--tstart-mjd", type=float, default=61000.0,
                    help="start time of the simulated observation (MJD)")
-    p.add_argument("--gui", action="store_true", help="also show beam powers in a QT window")
+    p.add_argument("--gui", action="store_true",
+                   help="also show the beam map (l, m) and a beam's dynamic spectrum (dB) live "
+                   "in a QT window; it closes a second after the run ends")
     args = cli.parse(p, argv)
     for key, value in SIZES[args.size].items():
         if getattr(args, key) is None:
@@ -312,6 +441,7 @@ def main(argv=None):
     print(f"time              {s['seconds']:.2f} s on {s['device']}")
     print(f"throughput        {s['samples_per_second'] / 1e6:.1f} Msamples/s")
     print(f"filterbank files  {s['out_dir']}/{args.prefix}_beamNNNN.fil")
+    print(f"figures           {', '.join(station.write_figures(s))}")
     l, m = s["brightest_lm"]
     az, el = lm_to_az_el(l, m)
     print(f"brightest source  beam {s['brightest_beam']} (l={l:.3f}, m={m:.3f}; az {az:.1f}, "
