@@ -108,5 +108,6 @@ def capture():
     app.quit()
     return False
 
-GLib.timeout_add(8000, capture)
+# GRC_SCREENSHOT_DELAY_MS: how long GRC may take to open and draw the flowgraph.
+GLib.timeout_add(int(os.environ.get("GRC_SCREENSHOT_DELAY_MS", "8000")), capture)
 app.run()

@@ -4,16 +4,24 @@
 process): the station's --gui window draws the beam map and a dynamic
 spectrum from the live beam powers, and the direction-finding GUI shows the
 estimate as a number. Each window is grabbed to a PNG that must not be blank.
+
+GNU Radio Companion itself (under Xvfb, with the packages apps/build.sh
+installs) opens every apps/*.grc with the [Beamform] blocks from grc/, draws
+it (docs/grc_screenshot.py: its File > Screen Capture) with no two blocks or
+comments overlapping, and without errors.
 """
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-APPS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "apps"))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+APPS = os.path.join(REPO, "apps")
 
 STATION = r'''
 import importlib.util, json, sys
@@ -102,3 +110,39 @@ def test_direction_finding_gui_shows_the_estimate(tmp_path):
     azimuth = float(text.split()[2])
     assert abs(azimuth - 23.4) < 1.0, text  # the simulated source, no phase offsets
     assert colours(png) > 20
+
+
+@pytest.fixture(scope="module")
+def xvfb_display():
+    """A display of a private Xvfb server (it picks a free number itself)."""
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apps/build.sh installs xvfb)")
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0",
+                               "1600x1000x24", "-nolisten", "tcp"], pass_fds=[write_end],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    with os.fdopen(read_end) as f:
+        number = f.readline().strip()
+    assert number, "Xvfb did not report a display"
+    yield ":" + number
+    server.terminate()
+    server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("grc", sorted(glob.glob(os.path.join(APPS, "*.grc"))),
+                         ids=os.path.basename)
+def test_gnuradio_companion_opens_and_draws_the_flowgraph(grc, xvfb_display, tmp_path):
+    pytest.importorskip("gi")
+    env = dict(os.environ, DISPLAY=xvfb_display, GRC_SCREENSHOT_DELAY_MS="4000",
+               GRC_BLOCKS_PATH=os.path.join(REPO, "grc"))
+    env.pop("QT_QPA_PLATFORM", None)
+    canvas = str(tmp_path / "canvas.png")
+    ran = subprocess.run([sys.executable, os.path.join(REPO, "docs", "grc_screenshot.py"), grc,
+                          canvas, str(tmp_path / "screen.png")], env=env, capture_output=True,
+                         text=True, timeout=120)
+    output = ran.stdout + ran.stderr
+    assert ran.returncode == 0, output
+    assert "errors: []" in ran.stdout, output
+    assert "overlap:" not in ran.stdout, output
+    assert colours(canvas) > 20
