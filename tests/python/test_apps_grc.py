@@ -197,3 +197,22 @@ def test_station_grc_main_exits_by_itself(tmp_path):
         h_py, d_py = beamform.read_filterbank(str(py_dir / f.name))
         assert h_grc == h_py
         np.testing.assert_array_equal(d_grc, d_py)
+
+
+@pytest.mark.parametrize("name", ["phase_shift_demo.grc", "direction_finding.grc",
+                                  "rca_volume.grc"])
+def test_free_running_flowgraph_has_help_and_a_length(name, tmp_path):
+    """The generated script of a free-running demo answers --help without
+    starting anything, and with its length parameter (--run-seconds, or
+    --n-volumes for rca_volume) runs as generated and exits by itself."""
+    script = compile_grc(os.path.join(APPS, name), tmp_path)
+    helped = subprocess.run([sys.executable, script, "--help"], env=grc_env(),
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert helped.returncode == 0, helped.stdout + helped.stderr
+    length = "--n-volumes" if name == "rca_volume.grc" else "--run-seconds"
+    assert length in helped.stdout
+    ran = subprocess.run([sys.executable, script, length, "1" if "volume" in name else "2"],
+                         env=grc_env(), capture_output=True, text=True,
+                         timeout=PROCESS_TIMEOUT_S, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stdout + ran.stderr
