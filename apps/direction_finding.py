@@ -236,9 +236,6 @@ class direction_finder(gr.top_block):
 
         to_db = cli.size_host_buffers(blocks.nlog10_ff(10, n_beams, 0), 4 * n_beams)
         n_az, n_el = len(self.azimuths), len(self.elevations)
-        if n_el > 10:
-            raise ValueError(f"--el-step: the GUI draws at most 10 elevation cuts, the grid "
-                             f"has {n_el}")
         az_step = self.azimuths[1] - self.azimuths[0] if n_az > 1 else 1.0
         self.spectrum = qtgui.vector_sink_f(n_az, float(self.azimuths[0]), float(az_step),
                                             "azimuth (deg)" if n_el > 1 or args.positions or
@@ -419,6 +416,9 @@ def parse_args(argv=None):
     if args.samples is not None and args.samples < args.n_int and not args.calibrate:
         p.error(f"argument --samples: must be >= --n-int ({args.n_int}) for one power output, "
                 f"got {args.samples}")
+    if not (args.headless or args.calibrate) and len(scan_axes(args)[1]) > 10:
+        p.error(f"argument --el-step: the GUI draws at most 10 elevation cuts, the grid has "
+                f"{len(scan_axes(args)[1])} (raise --el-step or narrow --el-min/--el-max)")
     try:
         n = len(array_positions(args))
     except (OSError, ValueError) as e:

@@ -76,6 +76,8 @@ BAD_VALUES = [
     ("direction_finding.py", ["--headless", "--elements", "1"],
      ["argument --elements:", "integer >= 2"]),
     ("direction_finding.py", ["--headless", "--device", ABSENT_GPU], ["argument --device:"]),
+    ("direction_finding.py", ["--array", "uca", "--el-step", "5"],
+     ["argument --el-step:", "at most 10 elevation cuts, the grid has 17"]),
     ("phase_shift_demo.py", ["--headless", "--n-channels", "8"],
      ["argument --n-channels:", "integer >= 20"]),
     ("computational_ultrasound.py", ["--bright", "1,2,5000"],
