@@ -5,7 +5,8 @@
   * `cmake --install` into a fresh prefix: Debian's /usr/bin/python3 imports
     `gnuradio.beamform` from it with only PYTHONPATH set (no LD_LIBRARY_PATH,
     no ldconfig: the install RPATH), and every apps/*.grc compiles with grcc
-    against the installed blocks (GRC_BLOCKS_PATH) and module.
+    against the installed blocks (GRC_BLOCKS_PATH) and module; the station's
+    generated script runs there (bounded, headless).
   * The README's Python snippets run against that prefix.
   * The grcc commands of docs/station_beamformer.md and docs/direction_finding.md
     run as written from the repository root against the build tree (only
@@ -108,6 +109,15 @@ def test_grcc_against_the_installed_blocks(prefix, grc, tmp_path):
                          env=clean_env(PYTHONPATH=pythondir, GRC_BLOCKS_PATH=blocks_dir))
     assert out.returncode == 0, out.stdout + out.stderr
     assert glob.glob(str(tmp_path / "*.py"))
+    if os.path.basename(grc) == "station_beamformer.grc":
+        # A bounded headless run of the generated script, on the installed module alone.
+        out_dir = tmp_path / "fil"
+        ran = subprocess.run([PYTHON, str(tmp_path / "station_beamformer.py"), "--n-spectra",
+                              "512", "--device", "cpu", "--out-dir", str(out_dir)],
+                             env=clean_env(PYTHONPATH=pythondir), capture_output=True,
+                             text=True, timeout=300, cwd=tmp_path)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert len(list(out_dir.glob("station_beam*.fil"))) == 25
 
 
 def code_blocks(markdown, languages):
