@@ -94,7 +94,9 @@ def fix_layout(fg, gap=16, same_row=40):
 
 
 def capture():
-    page = app.main_window.current_page
+    page = app.main_window.current_page if getattr(app, "main_window", None) else None
+    if page is None:
+        return True  # GRC is still starting: try again at the next tick
     fg = page.flow_graph
     if "--fix-layout" in sys.argv:
         print("blocks moved:", fix_layout(fg))

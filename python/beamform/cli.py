@@ -99,7 +99,7 @@ def integer(low=None, high=None):
     """argparse type: an integer in [low, high] (either bound may be None)."""
     def convert(text):
         try:
-            value = int(text, 0)
+            value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"must be {_range_text('an integer', low, high)}, got {text!r}")
