@@ -111,15 +111,20 @@ class Station:
     def _build(self):
         tb = gr.top_block("station_beamformer")
         front = self.front_chain(self.args.device)
-        os.makedirs(self.out_dir, exist_ok=True)
-        cli.clean_outputs(self.out_dir, re.escape(self.args.prefix) + r"_beam\d{4}\.fil",
-                          log=lambda text: print(text, file=sys.stderr))
+        self.prepare_outputs(self.args.prefix)
         self.beamformer, self.sink = self.beam_chain(range(self.n_ch), self.args.device,
                                                      self.out_dir, self.args.prefix)
         tb.connect(*front, self.beamformer, self.sink)
         if self.args.gui:
             self._add_gui(tb)
         return tb
+
+    def prepare_outputs(self, prefix):
+        """Create the output folder and remove an earlier run's <prefix>_beamNNNN.fil
+        files there (saying how many), so that a new run's files do not mix with them."""
+        os.makedirs(self.out_dir, exist_ok=True)
+        cli.clean_outputs(self.out_dir, re.escape(prefix) + r"_beam\d{4}\.fil",
+                          log=lambda text: print(text, file=sys.stderr))
 
     def front_chain(self, device):
         """source -> head -> convert -> pfb_channelizer -> phase_shift, not yet connected.

@@ -15,7 +15,7 @@ passed so rx_time reaches the filterbank header):
     front:  array_source -> head -> convert -> pfb_channelizer -> phase_shift
               -> vector_to_streams -> zeromq.push_sink x subbands  (binds base port + g)
     beams g: zeromq.pull_source (connects to base port + g) -> head
-              -> tensor_beamformer (power) -> filterbank_sink  (files station_sb<g>_beamNNNN.fil)
+              -> tensor_beamformer (power) -> filterbank_sink  (files <prefix>_sb<g>_beamNNNN.fil)
 
     /usr/bin/python3 apps/station_split.py --role front --bind tcp://0.0.0.0:5600 --subbands 2
     /usr/bin/python3 apps/station_split.py --role beams --connect tcp://front-host:5600 --subband 0 --subbands 2
@@ -112,8 +112,10 @@ class Split:
                                       self.split.timeout_ms, True, -1)  # PULL connects
         # The head passes exactly the spectra the front sends (see run()).
         self.head = blocks.head(self.subband_item, self.station.args.spectra)
+        prefix = f"{self.station.args.prefix}_sb{g}"
+        self.station.prepare_outputs(prefix)
         self.beamformer, self.sink = self.station.beam_chain(
-            channels, self.station.args.device, self.station.out_dir, f"station_sb{g}")
+            channels, self.station.args.device, self.station.out_dir, prefix)
         tb.connect(receiver, self.head, self.beamformer, self.sink)
         return tb
 
@@ -138,8 +140,9 @@ class Split:
             tb.connect(port, beamformer, per_beam, (interleave, g))
             self.beamformers.append(beamformer)
         whole = blocks.stream_to_vector(power_block, n_beams * self.n_sub)
+        self.station.prepare_outputs(self.station.args.prefix)
         self.sink = self.station.filterbank_sink(range(self.n_ch), self.station.out_dir,
-                                                 "station")
+                                                 self.station.args.prefix)
         tb.connect(interleave, whole, self.sink)
         return tb
 
