@@ -159,6 +159,9 @@ def test_a_normal_run_logs_one_line_per_block_and_no_noise(tmp_path):
         lines = [line for line in log.splitlines() if line.startswith(f"{block} :info: on emu:0")]
         assert len(lines) == 1, log
         assert "output buffer" in lines[0]
+    for block in ("array_source", "filterbank_sink"):  # host blocks: one line each too
+        assert len([line for line in log.splitlines()
+                    if line.startswith(f"{block} :info: on cpu")]) == 1, log
     ran = run_app("direction_finding.py", ["--headless", "--device", "cpu"], tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     log = ran.stdout + ran.stderr
