@@ -146,3 +146,13 @@ def test_gnuradio_companion_opens_and_draws_the_flowgraph(grc, xvfb_display, tmp
     assert "errors: []" in ran.stdout, output
     assert "overlap:" not in ran.stdout, output
     assert colours(canvas) > 20
+
+
+def test_phase_shift_demo_gui_ends_after_its_length(tmp_path):
+    """The free-running GUI demo with --seconds closes its window and exits."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    ran = subprocess.run([sys.executable, os.path.join(APPS, "phase_shift_demo.py"),
+                          "--device", "cpu", "--seconds", "2"], env=env, capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stderr
