@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# gr-beamform: install what is missing, build, then run the demo or the tests.
+# gr-beamform: install what is missing, build, then run the demo or the tests
+# (or install the module).
 #
 #   bash apps/build.sh demo   # install missing Debian packages, build, run the main job
 #   bash apps/build.sh test   # install missing Debian packages, build, run every test
+#   bash apps/build.sh install [PREFIX]   # build, then install (default /usr/local)
 #
 # Debian bookworm (GNU Radio 3.10.5.1). The CUDA backend is built when nvcc is
 # found (PATH or /usr/local/cuda); the HIP backend when BEAMFORM_WITH_HIP=1
 # (installs Debian's hipcc; compile-checked only). BUILD_DIR (default: build)
 # and JOBS (default: nproc) can be set in the environment.
+#
+# The installed module needs no ldconfig or LD_LIBRARY_PATH (its libraries
+# carry an install RPATH relative to their own folder). In /usr/local, Debian's
+# /usr/bin/python3 and GNU Radio Companion find it as they are; in another
+# PREFIX the install prints the PYTHONPATH and GRC_BLOCKS_PATH to set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
 verb=${1:-}
 case "$verb" in
-demo | test) ;;
+demo | test | install) ;;
 *)
-    sed -n '2,11p' "$0"
+    sed -n '2,18p' "$0"
     exit 2
     ;;
 esac
@@ -29,7 +36,8 @@ python=/usr/bin/python3
 
 packages=(cmake make g++ pkg-config git gnuradio-dev libvolk2-dev libopenblas-dev pybind11-dev
     libgtest-dev libspdlog-dev libfmt-dev python3-numpy python3-scipy
-    python3-pytest python3-matplotlib xvfb)
+    python3-pytest python3-matplotlib xvfb
+    gir1.2-gtk-3.0) # GNU Radio Companion's window (a Recommends of Debian's gnuradio)
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 if [ "${BEAMFORM_WITH_HIP:-0}" = 1 ]; then
     packages+=(hipcc)
@@ -57,6 +65,26 @@ cmake --build "$build_dir" -j "$jobs"
 
 export PYTHONPATH="$build_dir/test_modules${PYTHONPATH:+:$PYTHONPATH}"
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
+
+if [ "$verb" = install ]; then
+    prefix=${2:-/usr/local}
+    existing=$(realpath -m "$prefix")
+    while [ ! -d "$existing" ]; do existing=$(dirname "$existing"); done
+    sudo=""
+    [ -w "$existing" ] || sudo=sudo
+    echo "== installing into $prefix"
+    $sudo cmake --install "$build_dir" --prefix "$prefix" >"$build_dir/install.log"
+    init=$(grep -m1 '/gnuradio/beamform/__init__.py$' "$build_dir/install_manifest.txt")
+    pythondir=${init%/gnuradio/beamform/__init__.py}
+    echo "Python module: $pythondir/gnuradio/beamform"
+    echo "GRC blocks:    $prefix/share/gnuradio/grc/blocks"
+    if ! $python -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$pythondir"; then
+        echo "this prefix is not on $python's path; before using the module set"
+        echo "  export PYTHONPATH=$pythondir\${PYTHONPATH:+:\$PYTHONPATH}"
+        echo "  export GRC_BLOCKS_PATH=$prefix/share/gnuradio/grc/blocks"
+    fi
+    exit 0
+fi
 
 if [ "$verb" = demo ]; then
     echo "== running the main job"

@@ -21,10 +21,9 @@ whose echoes change phase from frame to frame (blood after the Doppler filter:
 the paper takes the signs after Doppler processing, or the stationary tissue
 would dominate them); measurements y_f = A x_f + noise.
 
-    python3 apps/computational_ultrasound.py                      # synthetic model, saved
-    python3 apps/computational_ultrasound.py --model model.npy    # a model matrix from a file
+    /usr/bin/python3 apps/computational_ultrasound.py                    # synthetic model
+    /usr/bin/python3 apps/computational_ultrasound.py --model model.npy  # a model matrix from a file
 """
-import argparse
 import os
 import sys
 import tempfile
@@ -32,6 +31,7 @@ import time
 
 import numpy as np
 from gnuradio import beamform, blocks, gr
+from gnuradio.beamform import cli
 
 
 def synthetic_model(n_measurements, n_voxels, seed):
@@ -95,42 +95,62 @@ def image_volume(model, frames, device="auto"):
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", help="model matrix .npy [measurements][voxels] complex "
-                   "(default: a synthetic one, saved to --save-model)")
+    p = cli.parser(__doc__)
+    p.add_argument("--model", type=cli.existing_file,
+                   help="model matrix .npy [measurements][voxels] complex "
+                   "(default: a synthetic one, kept only with --save-model)")
     p.add_argument("--save-model", help="where to save the synthetic model (.npy)")
-    p.add_argument("--volume", default="12,12,6", help="voxels x,y,z of the synthetic model")
-    p.add_argument("--measurements", type=int, default=512,
+    p.add_argument("--volume", type=cli.numbers(names=("x", "y", "z")), default="12,12,6",
+                   help="voxels x,y,z of the synthetic model")
+    p.add_argument("--measurements", type=cli.integer(1), default=512,
                    help="rows of the synthetic model (frequencies x transceivers x "
                         "transmissions)")
-    p.add_argument("--frames", type=int, default=32, help="frames averaged (ensemble size)")
-    p.add_argument("--bright", default="100,431,777",
+    p.add_argument("--frames", type=cli.integer(1), default=32,
+                   help="frames averaged (ensemble size)")
+    p.add_argument("--bright", type=cli.numbers(), default="100,431,777",
                    help="comma-separated indices of the phantom's bright voxels")
-    p.add_argument("--amplitude", type=float, default=1.0, help="bright voxels' echo amplitude")
-    p.add_argument("--noise", type=float, default=1.0, help="measurement noise rms (complex)")
-    p.add_argument("--seed", type=int, default=3)
-    p.add_argument("--device", default="auto")
-    return p.parse_args(argv)
+    p.add_argument("--amplitude", type=cli.number(0), default=1.0,
+                   help="bright voxels' echo amplitude")
+    p.add_argument("--noise", type=cli.number(0), default=1.0,
+                   help="measurement noise rms (complex)")
+    p.add_argument("--seed", type=int, default=3, help="phantom and model seed")
+    p.add_argument("--device", type=cli.device, default="auto",
+                   help="auto (first GPU, else the CPU), cpu, cuda:N, hip:N")
+    args = cli.parse(p, argv)
+    if any(v != int(v) or v < 1 for v in args.volume):
+        p.error(f"argument --volume: must be 3 positive integers x,y,z, got {args.volume}")
+    args.volume = tuple(int(v) for v in args.volume)
+    if args.model:
+        try:
+            n_vox = np.load(args.model, mmap_mode="r").shape[-1]
+        except (OSError, ValueError) as e:
+            p.error(f"argument --model: {args.model}: {e}")
+    else:
+        n_vox = int(np.prod(args.volume))
+    if any(v != int(v) or not 0 <= v < n_vox for v in args.bright):
+        p.error(f"argument --bright: must be voxel indices from 0 to {n_vox - 1}, got "
+                f"{','.join(f'{v:g}' for v in args.bright)}")
+    args.bright = [int(v) for v in args.bright]
+    return args
 
 
 def run(args):
-    shape = tuple(int(v) for v in args.volume.split(","))
+    shape = args.volume
     if args.model:
         model = load_model(args.model)
         model_path = args.model
     else:
         model = synthetic_model(args.measurements, int(np.prod(shape)), args.seed)
-        model_path = args.save_model or os.path.join(tempfile.mkdtemp(prefix="cusi_"),
-                                                     "model.npy")
-        np.save(model_path, model)
-        model = load_model(model_path)  # the flowgraph works from the file, as in practice
+        with tempfile.TemporaryDirectory() as folder:
+            model_path = args.save_model or os.path.join(folder, "model.npy")
+            np.save(model_path, model)
+            model = load_model(model_path)  # the flowgraph works from the file, as in practice
+        if not args.save_model:
+            model_path = "synthetic (not kept; --save-model PATH keeps it)"
     n_meas, n_vox = model.shape
     if int(np.prod(shape)) != n_vox:
         shape = (n_vox,)
-    bright = [int(v) for v in args.bright.split(",")]
-    if any(not 0 <= v < n_vox for v in bright):
-        raise ValueError(f"--bright: voxel indices must be in [0, {n_vox - 1}], got {bright}")
+    bright = args.bright  # checked against the model's voxels by parse_args
     frames = phantom_frames(model, bright, args.amplitude, args.noise, args.frames, args.seed)
     t0 = time.perf_counter()
     powers, device = image_volume(model, frames, args.device)

@@ -20,14 +20,13 @@ Array: --array ula (elements along east, scanned in broadside angle = azimuth
 from north, -90..90 deg at elevation 0), --array uca (azimuth x elevation grid),
 or --positions FILE (east north [up] per line; az/el grid).
 """
-import argparse
 import json
 import os
 import sys
 
 import numpy as np
 from gnuradio import beamform, blocks, gr
-from gnuradio.beamform import arrays, calibration
+from gnuradio.beamform import arrays, calibration, cli
 from gnuradio.beamform import steering_helpers as sh
 
 SPEED_OF_LIGHT = 299792458.0
@@ -235,11 +234,8 @@ class direction_finder(gr.top_block):
         import sip
         from PyQt5 import Qt
 
-        to_db = blocks.nlog10_ff(10, n_beams, 0)
+        to_db = cli.size_host_buffers(blocks.nlog10_ff(10, n_beams, 0), 4 * n_beams)
         n_az, n_el = len(self.azimuths), len(self.elevations)
-        if n_el > 10:
-            raise ValueError(f"--el-step: the GUI draws at most 10 elevation cuts, the grid "
-                             f"has {n_el}")
         az_step = self.azimuths[1] - self.azimuths[0] if n_az > 1 else 1.0
         self.spectrum = qtgui.vector_sink_f(n_az, float(self.azimuths[0]), float(az_step),
                                             "azimuth (deg)" if n_el > 1 or args.positions or
@@ -253,11 +249,32 @@ class direction_finder(gr.top_block):
         if n_el == 1:
             self.connect(to_db, self.spectrum)
         else:  # [elevations][azimuths] -> one azimuth cut per elevation
-            split = blocks.vector_to_streams(gr.sizeof_float * n_az, n_el)
+            split = cli.size_host_buffers(blocks.vector_to_streams(gr.sizeof_float * n_az, n_el),
+                                          4 * n_az)
             self.connect(to_db, split)
             for k in range(n_el):
                 self.connect((split, k), (self.spectrum, k))
-        self.gui_widgets = [sip.wrapinstance(self.spectrum.qwidget(), Qt.QWidget)]
+        # The estimate as a number, from the latest beam powers (update_estimate).
+        self.latest = blocks.probe_signal_vf(n_beams)
+        self.connect(self.beamformer, self.latest)
+        self.estimate_label = Qt.QLabel("direction: waiting for the first beam powers")
+        font = self.estimate_label.font()
+        font.setPointSize(font.pointSize() + 4)
+        self.estimate_label.setFont(font)
+        self.gui_widgets = [self.estimate_label,
+                            sip.wrapinstance(self.spectrum.qwidget(), Qt.QWidget)]
+
+    def update_estimate(self):
+        """Show the direction of the latest beam powers (GUI); returns the text."""
+        powers = np.array(self.latest.level(), float)
+        if len(powers) != len(self.grid) or not np.any(powers > 0):
+            return self.estimate_label.text()
+        az, el, _ = peak_direction(powers, self.azimuths, self.elevations)
+        text = f"direction: azimuth {az:.1f} deg"
+        text += f", elevation {el:.1f} deg" if len(self.elevations) > 1 else \
+            f" (elevation {el:g} deg scanned)"
+        self.estimate_label.setText(text)
+        return text
 
     def direction(self):
         """(azimuth, elevation, powers [elevations][azimuths]) from all the
@@ -318,45 +335,51 @@ def run_gui(args):
     signal.signal(signal.SIGTERM, stop)
     timer = Qt.QTimer()
     timer.start(500)
-    timer.timeout.connect(lambda: None)
+    timer.timeout.connect(tb.update_estimate)
     qapp.exec_()
     tb.stop()
     tb.wait()
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cli.parser(__doc__)
     g = p.add_argument_group("array")
-    g.add_argument("--array", choices=["ula", "uca"], default="ula")
-    g.add_argument("--elements", type=int, default=8, help="receivers (ula, uca)")
-    g.add_argument("--spacing", type=float, default=None,
+    g.add_argument("--array", choices=["ula", "uca"], default="ula",
+                   help="uniform linear (along east) or circular array")
+    g.add_argument("--elements", type=cli.integer(2), default=8, help="receivers (ula, uca)")
+    g.add_argument("--spacing", type=cli.number(0, low_open=True), default=None,
                    help="ULA element spacing in m (default half a wavelength)")
-    g.add_argument("--radius", type=float, default=None,
+    g.add_argument("--radius", type=cli.number(0, low_open=True), default=None,
                    help="UCA radius in m (default 0.8 wavelengths)")
-    g.add_argument("--positions", default=None,
+    g.add_argument("--positions", type=cli.existing_file, default=None,
                    help="file of positions, 'east north [up]' metres per line (overrides --array)")
     g = p.add_argument_group("signal")
-    g.add_argument("--center-freq", type=float, default=433.92e6, help="tuned frequency, Hz")
+    g.add_argument("--center-freq", type=cli.number(0, low_open=True), default=433.92e6,
+                   help="tuned frequency, Hz")
     g.add_argument("--offset", type=float, default=10e3,
                    help="signal offset from the tuned frequency, Hz (steering and calibration "
                    "use center-freq + offset)")
-    g.add_argument("--sample-rate", type=float, default=1e6, help="Hz")
-    g.add_argument("--input", default=None,
-                   help="raw fc32 recording [time][receivers] instead of the simulation")
+    g.add_argument("--sample-rate", type=cli.number(0, low_open=True), default=1e6, help="Hz")
+    g.add_argument("--input", type=cli.existing_file, default=None,
+                   help="raw fc32 recording [time][receivers] instead of the simulation (its "
+                   "size must be a multiple of 8 bytes x the array's receivers)")
     g = p.add_argument_group("simulation")
     g.add_argument("--source-az", type=float, default=23.4, help="simulated source azimuth, deg")
-    g.add_argument("--source-el", type=float, default=0.0, help="simulated source elevation, deg")
-    g.add_argument("--noise", type=float, default=0.3, help="noise RMS per receiver (tone: 1)")
+    g.add_argument("--source-el", type=cli.number(-90, 90), default=0.0,
+                   help="simulated source elevation, deg")
+    g.add_argument("--noise", type=cli.number(0), default=0.3,
+                   help="noise RMS per receiver (tone: 1)")
     g.add_argument("--seed", type=int, default=1, help="noise seed")
-    g.add_argument("--phase-seed", type=int, default=7,
+    g.add_argument("--phase-seed", type=cli.integer(-1), default=7,
                    help="seed of the receivers' random phase offsets; -1: none")
     g = p.add_argument_group("calibration")
     g.add_argument("--calibrate", action="store_true",
                    help="record the calibration source, estimate and save the gains, exit")
     g.add_argument("--cal-az", type=float, default=-40.0, help="calibration source azimuth, deg")
-    g.add_argument("--cal-el", type=float, default=0.0, help="calibration source elevation, deg")
-    g.add_argument("--cal-samples", type=int, default=4096)
+    g.add_argument("--cal-el", type=cli.number(-90, 90), default=0.0,
+                   help="calibration source elevation, deg")
+    g.add_argument("--cal-samples", type=cli.integer(1), default=4096,
+                   help="samples recorded for the calibration")
     g.add_argument("--gains", default="direction_finding_gains.json", help="gains file (JSON)")
     g.add_argument("--no-calibration", action="store_true", help="ignore the gains file")
     g = p.add_argument_group("scan")
@@ -366,24 +389,44 @@ def parse_args(argv=None):
                    help="default -90 (azimuth scan) or 0 (azel)")
     g.add_argument("--az-max", type=float, default=None,
                    help="default 90 (azimuth scan) or 360 - az-step (azel)")
-    g.add_argument("--az-step", type=float, default=1.0)
-    g.add_argument("--elevation", type=float, default=0.0, help="elevation of the 1-D scan")
-    g.add_argument("--el-min", type=float, default=0.0)
-    g.add_argument("--el-max", type=float, default=80.0)
-    g.add_argument("--el-step", type=float, default=10.0)
+    g.add_argument("--az-step", type=cli.number(0, low_open=True), default=1.0,
+                   help="azimuth step, deg")
+    g.add_argument("--elevation", type=cli.number(-90, 90), default=0.0,
+                   help="elevation of the 1-D scan, deg")
+    g.add_argument("--el-min", type=cli.number(-90, 90), default=0.0, help="deg")
+    g.add_argument("--el-max", type=cli.number(-90, 90), default=80.0, help="deg")
+    g.add_argument("--el-step", type=cli.number(0, low_open=True), default=10.0, help="deg")
     g = p.add_argument_group("processing")
-    g.add_argument("--n-int", type=int, default=256, help="samples integrated per power output")
-    g.add_argument("--samples", type=int, default=None,
+    g.add_argument("--n-int", type=cli.integer(1), default=256,
+                   help="samples integrated per power output")
+    g.add_argument("--samples", type=cli.integer(1), default=None,
                    help="samples to process (default: 16384 headless, unbounded in the GUI)")
-    g.add_argument("--device", default="auto", help="auto, cpu, cuda:N, hip:N")
+    g.add_argument("--device", type=cli.device, default="auto",
+                   help="auto (first GPU, else the CPU), cpu, cuda:N, hip:N")
     g.add_argument("--headless", action="store_true", help="no GUI: print the direction")
-    args = p.parse_args(argv)
+    args = cli.parse(p, argv)
     if (args.az_min is None) != (args.az_max is None):
-        p.error("--az-min and --az-max go together")
-    if args.az_step <= 0 or args.el_step <= 0:
-        p.error("--az-step and --el-step must be > 0")
+        p.error("argument --az-min/--az-max: give both or neither")
+    if args.az_min is not None and args.az_min > args.az_max:
+        p.error(f"argument --az-min: must be <= --az-max ({args.az_max}), got {args.az_min}")
+    if args.el_min > args.el_max:
+        p.error(f"argument --el-min: must be <= --el-max ({args.el_max}), got {args.el_min}")
     if args.headless and args.samples is None:
         args.samples = 16384
+    if args.samples is not None and args.samples < args.n_int and not args.calibrate:
+        p.error(f"argument --samples: must be >= --n-int ({args.n_int}) for one power output, "
+                f"got {args.samples}")
+    if not (args.headless or args.calibrate) and len(scan_axes(args)[1]) > 10:
+        p.error(f"argument --el-step: the GUI draws at most 10 elevation cuts, the grid has "
+                f"{len(scan_axes(args)[1])} (raise --el-step or narrow --el-min/--el-max)")
+    try:
+        n = len(array_positions(args))
+    except (OSError, ValueError) as e:
+        p.error(f"argument --positions: {e}")
+    if args.input:
+        items = cli.check_recording(p, "--input", args.input, n, 8, "fc32",
+                                    min_items=1 if args.calibrate else args.n_int)
+        print(f"--input: {args.input}: {items} samples of {n} receivers", file=sys.stderr)
     return args
 
 

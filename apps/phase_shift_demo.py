@@ -10,15 +10,15 @@ rises by 10 log10(receivers) dB over the noise-like sum; the interferer from
 (300, 45) at -9 spacings stays low unless you steer onto it.
 
 Written by hand (not generated) and kept equivalent to phase_shift_demo.grc.
-  /usr/bin/python3 apps/phase_shift_demo.py [--device cpu] [--headless]
+  /usr/bin/python3 apps/phase_shift_demo.py [--device cpu] [--headless] [--seconds S]
 --headless runs without a GUI and prints the beam power of the target's and the
 interferer's channels, steered at the target and 40 degrees away from it.
 """
-import argparse
 import sys
 
 import numpy as np
 from gnuradio import beamform, blocks, gr
+from gnuradio.beamform import cli
 
 CENTER_FREQ = 1.4204e9
 SAMPLE_RATE = 3.2e6
@@ -133,19 +133,29 @@ def run_gui(args):
     window.elevation.valueChanged.connect(steer)
     window.show()
     tb.start()
+    if args.seconds > 0:
+        Qt.QTimer.singleShot(int(args.seconds * 1000), app.quit)
     app.exec_()
     tb.stop()
     tb.wait()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n-channels", type=int, default=32)
-    parser.add_argument("--n-receivers", type=int, default=8)
-    parser.add_argument("--device", default="auto")
+def parse_args(argv=None):
+    parser = cli.parser(__doc__)
+    parser.add_argument("--n-channels", type=cli.integer(20), default=32,
+                        help="channels (the interferer sits 9 channels below the centre)")
+    parser.add_argument("--n-receivers", type=cli.integer(2), default=8, help="receivers")
+    parser.add_argument("--device", type=cli.device, default="auto",
+                        help="auto (first GPU, else the CPU), cpu, cuda:N, hip:N")
     parser.add_argument("--headless", action="store_true",
                         help="run without GUI and print beam powers")
-    args = parser.parse_args()
+    parser.add_argument("--seconds", type=cli.number(0), default=0.0,
+                        help="GUI: close the window after this many seconds (0: when closed)")
+    return cli.parse(parser, argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
     if args.headless:
         run_headless(args)
     else:

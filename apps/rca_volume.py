@@ -37,12 +37,26 @@ from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
 
 
+def snipfcn_exit_snippet(self):
+    # n_volumes > 0: leave the Qt loop once the source has ended the stream and
+    # every block has finished (self is the top block here).
+    if self.n_volumes > 0:
+        import threading
+        finished = threading.Event()
+        threading.Thread(target=lambda: (self.wait(), finished.set()), daemon=True).start()
+        self.exit_timer = Qt.QTimer()
+        self.exit_timer.timeout.connect(lambda: Qt.QApplication.quit() if finished.is_set() else None)
+        self.exit_timer.start(100)
+
+
+def snippets_main_after_start(tb):
+    snipfcn_exit_snippet(tb)
 
 from gnuradio import qtgui
 
 class rca_volume(gr.top_block, Qt.QWidget):
 
-    def __init__(self):
+    def __init__(self, n_volumes=0):
         gr.top_block.__init__(self, "RCA volume imaging (dual-stage beamformer)", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("RCA volume imaging (dual-stage beamformer)")
@@ -74,6 +88,11 @@ class rca_volume(gr.top_block, Qt.QWidget):
             pass
 
         ##################################################
+        # Parameters
+        ##################################################
+        self.n_volumes = n_volumes
+
+        ##################################################
         # Variables
         ##################################################
         self.pitch_m = pitch_m = 200e-6
@@ -102,7 +121,7 @@ class rca_volume(gr.top_block, Qt.QWidget):
         self.to_stream_xz = blocks.vector_to_stream(gr.sizeof_float*1, (nx * nz))
         self.to_stream_xy = blocks.vector_to_stream(gr.sizeof_float*1, (nx * ny))
         self.throttle = blocks.throttle(gr.sizeof_float*(elements * samples), (emissions * volume_rate),True)
-        self.source = beamform.rca_emission_source(rf.astype('float32'), repeat=True, volumes=1,
+        self.source = beamform.rca_emission_source(rf.astype('float32'), repeat=n_volumes == 0, volumes=max(n_volumes, 1),
             noise_std=0.02)
         self.raster_yz = qtgui.time_raster_sink_f(
             (ny * nz * volume_rate),
@@ -260,6 +279,12 @@ class rca_volume(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_n_volumes(self):
+        return self.n_volumes
+
+    def set_n_volumes(self, n_volumes):
+        self.n_volumes = n_volumes
+
     def get_pitch_m(self):
         return self.pitch_m
 
@@ -364,18 +389,28 @@ class rca_volume(gr.top_block, Qt.QWidget):
 
 
 
+def argument_parser():
+    description = 'Simulated row-column emissions (point phantom) -> dual-stage RCA beamformer -> three orthogonal maximum-intensity projections'
+    parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--n-volumes", dest="n_volumes", type=intx, default=0,
+        help="Set Volumes (0 = endless) [default=%(default)r]")
+    return parser
+
 
 def main(top_block_cls=rca_volume, options=None):
+    if options is None:
+        options = argument_parser().parse_args()
 
     if StrictVersion("4.5.0") <= StrictVersion(Qt.qVersion()) < StrictVersion("5.0.0"):
         style = gr.prefs().get_string('qtgui', 'style', 'raster')
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls()
+    tb = top_block_cls(n_volumes=options.n_volumes)
 
     tb.start()
-
+    snippets_main_after_start(tb)
     tb.show()
 
     def sig_handler(sig=None, frame=None):

@@ -12,20 +12,24 @@ samples. phase_shift points the station at the field centre; the beamformer
 forms a grid of beams around it. At the end the script reads the filterbank
 files back and says where the brightest source is.
 
-    python3 apps/station_beamformer.py                  # small demo, any machine
-    python3 apps/station_beamformer.py --size reference  # 96 receivers, 256 channels, 1024 beams
+    /usr/bin/python3 apps/station_beamformer.py                  # small demo, any machine
+    /usr/bin/python3 apps/station_beamformer.py --size reference  # 96 receivers, 256 channels, 1024 beams
+
+The filterbank files go to --out (default: ./station_beams), named
+<prefix>_beamNNNN.fil; a run first removes the files of an earlier run with the
+same prefix there, saying so.
 """
-import argparse
+import collections
 import math
 import os
+import re
 import sys
-import tempfile
 import threading
 import time
 
 import numpy as np
 from gnuradio import beamform, blocks, gr
-from gnuradio.beamform import steering_helpers
+from gnuradio.beamform import cli, steering_helpers
 
 C = beamform.speed_of_light
 UNIX_EPOCH_MJD = 40587.0
@@ -75,7 +79,7 @@ class Station:
         self.beams_lm = beam_grid(args.beams_per_side, self.centre_lm, args.field_half_width)
         self.n_beams = len(self.beams_lm)
         self.sources = [dict(zip(("l", "m", "channel", "amplitude"), s)) for s in args.source]
-        self.out_dir = args.out or tempfile.mkdtemp(prefix="station_")
+        self.out_dir = args.out
         self.tb = self._build() if build else None
 
     def _weights(self):
@@ -88,13 +92,8 @@ class Station:
 
     def _source_block(self):
         a = self.args
-        if a.input:
-            item = 4 * self.n_rx
-            size = os.path.getsize(a.input)
-            if size % item:
-                raise ValueError(f"--input: {a.input} holds {size} bytes, not a whole number "
-                                 f"of {item}-byte items (sc16 x {self.n_rx} receivers)")
-            return blocks.file_source(item, a.input, False)
+        if a.input:  # its size was checked against the receivers by parse_args
+            return blocks.file_source(4 * self.n_rx, a.input, False)
         az, el, offsets, amps = [], [], [], []
         for s in self.sources:
             source_az, source_el = lm_to_az_el(s["l"], s["m"])
@@ -112,12 +111,20 @@ class Station:
     def _build(self):
         tb = gr.top_block("station_beamformer")
         front = self.front_chain(self.args.device)
+        self.prepare_outputs(self.args.prefix)
         self.beamformer, self.sink = self.beam_chain(range(self.n_ch), self.args.device,
-                                                     self.out_dir, "station")
+                                                     self.out_dir, self.args.prefix)
         tb.connect(*front, self.beamformer, self.sink)
         if self.args.gui:
             self._add_gui(tb)
         return tb
+
+    def prepare_outputs(self, prefix):
+        """Create the output folder and remove an earlier run's <prefix>_beamNNNN.fil
+        files there (saying how many), so that a new run's files do not mix with them."""
+        os.makedirs(self.out_dir, exist_ok=True)
+        cli.clean_outputs(self.out_dir, re.escape(prefix) + r"_beam\d{4}\.fil",
+                          log=lambda text: print(text, file=sys.stderr))
 
     def front_chain(self, device):
         """source -> head -> convert -> pfb_channelizer -> phase_shift, not yet connected.
@@ -162,12 +169,61 @@ class Station:
             a.n_int * self.n_ch / a.sample_rate, "simulated sky", beam_az_el, a.tstart_mjd)
 
     def _add_gui(self, tb):
-        from gnuradio import qtgui
+        """Live views of the beamformer's output in a QT window that run() shows,
+        drawn with matplotlib like the PNGs at the end: the beam map (each beam's
+        brightest channel, mean power in dB, on the beam grid in direction
+        cosines l, m: no azimuth wrap) and the dynamic spectrum (dB, ascending
+        frequency) of one beam, gui_beam: the beam nearest the strongest injected
+        source, else the field centre."""
+        from PyQt5 import Qt
+        from matplotlib.backends.backend_qt5agg import FigureCanvasQTAgg
+        from matplotlib.figure import Figure
 
-        self.view = qtgui.vector_sink_f(self.n_beams * self.n_ch, 0, 1, "beam x channel",
-                                        "power", "Beam powers (beam-major)", 1, None)
-        self.gui_copy = blocks.copy(4 * self.n_beams * self.n_ch)
-        tb.connect(self.beamformer, self.gui_copy, self.view)
+        if self.sources and not self.args.input:
+            strongest = max(self.sources, key=lambda x: x["amplitude"])
+            self.gui_beam = nearest_beam(self.beams_lm, strongest["l"], strongest["m"])
+        else:
+            self.gui_beam = nearest_beam(self.beams_lm, *self.centre_lm)
+        item = 4 * self.n_beams * self.n_ch
+        self.gui_copy = cli.size_host_buffers(blocks.copy(item), item)
+        self.collector = beam_collector(self.n_beams, self.n_ch, self.gui_beam, keep=256)
+        tb.connect(self.beamformer, self.gui_copy, self.collector)
+
+        self.window = Qt.QWidget()
+        self.window.setWindowTitle("Station beamformer")
+        self.figure = Figure(figsize=(11, 4.5), layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        Qt.QVBoxLayout(self.window).addWidget(self.canvas)
+        self.map_axes, self.spectrum_axes = self.figure.subplots(1, 2)
+
+    def draw_views(self):
+        """Redraw the QT window's two views from what the collector holds."""
+        beam_power, history = self.collector.snapshot()
+        if beam_power is None:
+            return
+        side = self.args.beams_per_side
+        half_step = self.args.field_half_width / max(side - 1, 1)
+        l, m = self.beams_lm[:, 0], self.beams_lm[:, 1]
+        self.map_axes.clear()
+        self.map_axes.imshow(10 * np.log10(np.maximum(beam_power.max(axis=1), 1e-30))
+                             .reshape(side, side), origin="lower", cmap="viridis",
+                             extent=(l.min() - half_step, l.max() + half_step,
+                                     m.min() - half_step, m.max() + half_step))
+        self.map_axes.set_xlabel("l (direction cosine east)")
+        self.map_axes.set_ylabel("m (direction cosine north)")
+        self.map_axes.set_title("beam map: brightest channel (dB)", fontsize=10)
+        order = np.argsort(self.frequencies)
+        spectrum = 10 * np.log10(np.maximum(history[:, order], 1e-30))
+        tsamp = self.args.n_int * self.n_ch / self.args.sample_rate
+        f_mhz = self.frequencies[order] / 1e6
+        self.spectrum_axes.clear()
+        self.spectrum_axes.imshow(spectrum, origin="lower", aspect="auto", cmap="viridis",
+                                  extent=(f_mhz[0], f_mhz[-1], 0, len(history) * tsamp))
+        self.spectrum_axes.set_xlabel("frequency (MHz)")
+        self.spectrum_axes.set_ylabel("time (s, last 256 integrations)")
+        self.spectrum_axes.set_title(f"dynamic spectrum of beam {self.gui_beam} (dB)",
+                                     fontsize=10)
+        self.canvas.draw_idle()
 
     def run(self, progress=True):
         total = self.args.spectra // self.args.n_int
@@ -183,10 +239,56 @@ class Station:
         if progress:
             watcher.start()
         t0 = time.perf_counter()
-        self.tb.run()
+        if self.args.gui:
+            self._run_with_window()
+        else:
+            self.tb.run()
         self.seconds = time.perf_counter() - t0
         done.set()
         return self.summarize()
+
+    def _run_with_window(self):
+        """The flowgraph with the QT window shown; the window closes when the
+        stream has ended (or the flowgraph stops when the window is closed)."""
+        from PyQt5 import Qt
+
+        app = Qt.QApplication.instance() or Qt.QApplication(sys.argv[:1])
+        finished = threading.Event()
+        self.window.resize(1100, 480)
+        self.window.show()
+        self.tb.start()
+        threading.Thread(target=lambda: (self.tb.wait(), finished.set()), daemon=True).start()
+        def check():
+            self.draw_views()
+            if not self.window.isVisible():
+                app.quit()
+            elif finished.is_set():  # show the last items a moment, then leave
+                timer.stop()
+                Qt.QTimer.singleShot(1000, app.quit)
+
+        timer = Qt.QTimer()
+        timer.timeout.connect(check)
+        timer.start(500)
+        app.exec_()
+        timer.stop()
+        self.tb.stop()
+        self.tb.wait()
+        self.window.close()
+
+    def write_figures(self, summary):
+        """PNGs of the run, from the filterbank files: the beam map (each beam's
+        brightest channel, on the sky in direction cosines) and the dynamic
+        spectrum (dB) of the brightest beam. Returns their paths."""
+        prefix = os.path.join(self.out_dir, self.args.prefix)
+        beam_az_el = [lm_to_az_el(l, m) for l, m in self.beams_lm]
+        beam = summary["brightest_beam"]
+        return [
+            beamform.plot_beam_map(summary["power"].max(axis=1), beam_az_el,
+                                   prefix + "_beam_map.png", projection="lm",
+                                   title=f"{self.n_beams} beams: brightest channel's mean power"),
+            beamform.plot_dynamic_spectrum(f"{prefix}_beam{beam:04d}.fil",
+                                           prefix + "_dynamic_spectrum.png"),
+        ]
 
     def summarize(self):
         """Read the filterbank files back: mean power per (beam, channel) and
@@ -194,7 +296,7 @@ class Station:
         power = []
         for b in range(self.n_beams):
             header, data = beamform.read_filterbank(
-                os.path.join(self.out_dir, f"station_beam{b:04d}.fil"))
+                os.path.join(self.out_dir, f"{self.args.prefix}_beam{b:04d}.fil"))
             power.append(data[:, 0, :].mean(axis=0))  # descending frequency order
         power = np.array(power)
         freqs_desc = np.sort(self.frequencies)[::-1]
@@ -215,46 +317,119 @@ class Station:
         )
 
 
+class beam_collector(gr.sync_block):
+    """Sink of the beamformer's power items [beams][channels] for the QT views:
+    their running mean per beam and channel, and the last `keep` spectra of
+    one beam."""
+
+    def __init__(self, n_beams, n_channels, beam, keep):
+        gr.sync_block.__init__(self, "beam_collector",
+                               in_sig=[(np.float32, n_beams * n_channels)], out_sig=None)
+        self.shape = (n_beams, n_channels)
+        self.beam = beam
+        self.lock = threading.Lock()
+        self.total = np.zeros(self.shape)
+        self.count = 0
+        self.history = collections.deque(maxlen=keep)
+
+    def work(self, input_items, output_items):
+        items = input_items[0].reshape(-1, *self.shape)
+        with self.lock:
+            self.total += items.sum(axis=0)
+            self.count += len(items)
+            self.history.extend(items[:, self.beam, :].copy())
+        return len(items)
+
+    def snapshot(self):
+        """(mean power [beams][channels], last spectra [time][channels]) or
+        (None, None) before the first item."""
+        with self.lock:
+            if not self.count:
+                return None, None
+            return self.total / self.count, np.array(self.history)
+
+
 def nearest_beam(beams_lm, l, m):
     return int(np.argmin(np.hypot(beams_lm[:, 0] - l, beams_lm[:, 1] - m)))
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cli.parser(__doc__)
     p.add_argument("--size", choices=SIZES, default="demo",
-                   help="preset sizes (default demo); the options below override them")
-    p.add_argument("--receivers", type=int)
-    p.add_argument("--channels", type=int)
-    p.add_argument("--beams-per-side", type=int, help="beams on a square grid of this side")
-    p.add_argument("--spectra", type=int, help="channelized time steps to process")
-    p.add_argument("--n-int", type=int, help="time steps integrated per output power")
-    p.add_argument("--taps", type=int, default=16, help="filter taps per channelizer branch")
-    p.add_argument("--device", default="auto")
-    p.add_argument("--center-freq", type=float, default=150e6)
-    p.add_argument("--sample-rate", type=float, default=10e6)
-    p.add_argument("--spacing", type=float, default=1.0, help="receiver grid spacing, metres")
-    p.add_argument("--field-l", type=float, default=0.1, help="field centre, direction cosine east")
-    p.add_argument("--field-m", type=float, default=0.2, help="field centre, direction cosine north")
-    p.add_argument("--field-half-width", type=float, default=0.45,
+                   help="preset sizes; the options below override them")
+    preset = " (default: from --size)"
+    p.add_argument("--receivers", type=cli.integer(1), help="receivers" + preset)
+    p.add_argument("--channels", type=cli.integer(2), help="channels" + preset)
+    p.add_argument("--beams-per-side", type=cli.integer(2),
+                   help="beams on a square grid of this side" + preset)
+    p.add_argument("--spectra", type=cli.integer(1),
+                   help="channelized time steps to process" + preset)
+    p.add_argument("--n-int", type=cli.integer(1),
+                   help="time steps integrated per output power" + preset)
+    p.add_argument("--taps", type=cli.integer(1), default=16,
+                   help="filter taps per channelizer branch")
+    p.add_argument("--device", type=cli.device, default="auto",
+                   help="auto (first GPU, else the CPU), cpu, cuda:N, hip:N")
+    p.add_argument("--center-freq", type=cli.number(0, low_open=True), default=150e6,
+                   help="sky frequency of the band centre, Hz")
+    p.add_argument("--sample-rate", type=cli.number(0, low_open=True), default=10e6, help="Hz")
+    p.add_argument("--spacing", type=cli.number(0, low_open=True), default=1.0,
+                   help="receiver grid spacing, metres")
+    p.add_argument("--field-l", type=cli.number(-1, 1), default=0.1,
+                   help="field centre, direction cosine east")
+    p.add_argument("--field-m", type=cli.number(-1, 1), default=0.2,
+                   help="field centre, direction cosine north")
+    p.add_argument("--field-half-width", type=cli.number(0, 1, low_open=True), default=0.45,
                    help="beam grid half width in direction cosines")
-    p.add_argument("--source", action="append", type=lambda s: tuple(float(v) for v in s.split(",")),
-                   help="sky source 'l,m,channel,amplitude' (repeatable; default 0.25,0.05,5,0.5)")
-    p.add_argument("--noise", type=float, default=1.0, help="receiver noise amplitude (rms, complex)")
-    p.add_argument("--adc-scale", type=float, default=2000.0, help="int16 counts per unit voltage")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--input", help="raw sc16 samples [receivers] instead of the simulated sky")
-    p.add_argument("--out", help="directory for the filterbank files (default: a temporary one)")
+    p.add_argument("--source", action="append",
+                   type=cli.numbers(names=("l", "m", "channel", "amplitude")),
+                   help="sky source l,m,channel,amplitude: direction cosines east and north "
+                   "(l^2 + m^2 <= 1), channel index 0..channels-1, amplitude in volts "
+                   "(repeatable; default 0.25,0.05,5,0.5)")
+    p.add_argument("--noise", type=cli.number(0), default=1.0,
+                   help="receiver noise amplitude (rms, complex)")
+    p.add_argument("--adc-scale", type=cli.number(0, low_open=True), default=2000.0,
+                   help="int16 counts per unit voltage")
+    p.add_argument("--seed", type=int, default=1, help="noise seed")
+    p.add_argument("--input", type=cli.existing_file,
+                   help="raw sc16 samples [receivers] instead of the simulated sky")
+    p.add_argument("--out", default="station_beams",
+                   help="folder for the filterbank files (an earlier run's files with the same "
+                   "--prefix are removed first)")
+    p.add_argument("--prefix", type=cli.file_name_prefix, default="station",
+                   help="file names: <prefix>_beamNNNN.fil")
     p.add_argument("--tstart-mjd", type=float, default=61000.0,
                    help="start time of the simulated observation (MJD)")
-    p.add_argument("--gui", action="store_true", help="also show beam powers in a QT window")
-    args = p.parse_args(argv)
+    p.add_argument("--gui", action="store_true",
+                   help="also show the beam map (l, m) and a beam's dynamic spectrum (dB) live "
+                   "in a QT window; it closes a second after the run ends")
+    args = cli.parse(p, argv)
     for key, value in SIZES[args.size].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     if not args.source:
         args.source = [(0.25, 0.05, 5, 0.5)]
     if args.spectra % args.n_int:
-        p.error(f"--spectra ({args.spectra}) must be a multiple of --n-int ({args.n_int})")
+        p.error(f"argument --spectra: must be a multiple of --n-int ({args.n_int}), "
+                f"got {args.spectra}")
+    if math.hypot(args.field_l, args.field_m) > 1:
+        p.error(f"argument --field-l/--field-m: the field centre must lie above the horizon "
+                f"(l^2 + m^2 <= 1), got l={args.field_l}, m={args.field_m}")
+    for l, m, channel, amplitude in args.source:
+        text = f"{l:g},{m:g},{channel:g},{amplitude:g}"
+        if l * l + m * m > 1:
+            p.error(f"argument --source: l^2 + m^2 must be <= 1 (a direction above the "
+                    f"horizon), got {text}")
+        if channel != int(channel) or not 0 <= channel < args.channels:
+            p.error(f"argument --source: the channel must be an integer from 0 to "
+                    f"{args.channels - 1} (--channels {args.channels}), got {text}")
+        if amplitude < 0:
+            p.error(f"argument --source: the amplitude must be >= 0, got {text}")
+    if args.input:
+        cli.check_recording(p, "--input", args.input, args.receivers, 4, "sc16",
+                            min_items=args.n_int * args.channels)
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        p.error(f"argument --out: {args.out} exists and is not a folder")
     return args
 
 
@@ -270,7 +445,8 @@ def main(argv=None):
     print(f"samples           {s['samples']} per receiver x {s['receivers']} receivers")
     print(f"time              {s['seconds']:.2f} s on {s['device']}")
     print(f"throughput        {s['samples_per_second'] / 1e6:.1f} Msamples/s")
-    print(f"filterbank files  {s['out_dir']}/station_beamNNNN.fil")
+    print(f"filterbank files  {s['out_dir']}/{args.prefix}_beamNNNN.fil")
+    print(f"figures           {', '.join(station.write_figures(s))}")
     l, m = s["brightest_lm"]
     az, el = lm_to_az_el(l, m)
     print(f"brightest source  beam {s['brightest_beam']} (l={l:.3f}, m={m:.3f}; az {az:.1f}, "

@@ -15,30 +15,30 @@ passed so rx_time reaches the filterbank header):
     front:  array_source -> head -> convert -> pfb_channelizer -> phase_shift
               -> vector_to_streams -> zeromq.push_sink x subbands  (binds base port + g)
     beams g: zeromq.pull_source (connects to base port + g) -> head
-              -> tensor_beamformer (power) -> filterbank_sink  (files station_sb<g>_beamNNNN.fil)
+              -> tensor_beamformer (power) -> filterbank_sink  (files <prefix>_sb<g>_beamNNNN.fil)
 
-    python3 apps/station_split.py --role front --bind tcp://0.0.0.0:5600 --subbands 2
-    python3 apps/station_split.py --role beams --connect tcp://front-host:5600 --subband 0 --subbands 2
-    python3 apps/station_split.py --role beams --connect tcp://front-host:5600 --subband 1 --subbands 2
+    /usr/bin/python3 apps/station_split.py --role front --bind tcp://0.0.0.0:5600 --subbands 2
+    /usr/bin/python3 apps/station_split.py --role beams --connect tcp://front-host:5600 --subband 0 --subbands 2
+    /usr/bin/python3 apps/station_split.py --role beams --connect tcp://front-host:5600 --subband 1 --subbands 2
 
 Several GPUs in one flowgraph (role multi): the same cut, one tensor_beamformer
 per sub-band, each on its own device, and the beam powers recombined on the
 host into the single flowgraph's [beam][channel] items, so one filterbank_sink
 writes the same files as apps/station_beamformer.py:
 
-    python3 apps/station_split.py --role multi --devices cuda:0,cuda:1
+    /usr/bin/python3 apps/station_split.py --role multi --devices cuda:0,cuda:1
 
 Every station option of apps/station_beamformer.py (--receivers, --channels,
 --spectra, --source, ...) is accepted and must be the same for every role.
 See docs/scaling.md.
 """
-import argparse
 import importlib.util
 import os
 import sys
 import time
 
 from gnuradio import blocks, gr, zeromq
+from gnuradio.beamform import cli
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("station_beamformer",
@@ -112,8 +112,10 @@ class Split:
                                       self.split.timeout_ms, True, -1)  # PULL connects
         # The head passes exactly the spectra the front sends (see run()).
         self.head = blocks.head(self.subband_item, self.station.args.spectra)
+        prefix = f"{self.station.args.prefix}_sb{g}"
+        self.station.prepare_outputs(prefix)
         self.beamformer, self.sink = self.station.beam_chain(
-            channels, self.station.args.device, self.station.out_dir, f"station_sb{g}")
+            channels, self.station.args.device, self.station.out_dir, prefix)
         tb.connect(receiver, self.head, self.beamformer, self.sink)
         return tb
 
@@ -138,8 +140,9 @@ class Split:
             tb.connect(port, beamformer, per_beam, (interleave, g))
             self.beamformers.append(beamformer)
         whole = blocks.stream_to_vector(power_block, n_beams * self.n_sub)
+        self.station.prepare_outputs(self.station.args.prefix)
         self.sink = self.station.filterbank_sink(range(self.n_ch), self.station.out_dir,
-                                                 "station")
+                                                 self.station.args.prefix)
         tb.connect(interleave, whole, self.sink)
         return tb
 
@@ -167,24 +170,42 @@ class Split:
         self.tb.wait()
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, add_help=True, allow_abbrev=False,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--role", choices=("front", "beams", "multi"), required=True)
-    p.add_argument("--subbands", type=int, default=2, help="sub-bands (hosts or devices)")
-    p.add_argument("--subband", type=int, default=0, help="beams role: which sub-band")
+    p = cli.parser(__doc__ + "\nThe station's own options (apps/station_beamformer.py --help) "
+                   "follow these.")
+    p.add_argument("--role", choices=("front", "beams", "multi"), required=True,
+                   help="front: source to sub-bands over zeromq; beams: one sub-band's beams; "
+                   "multi: every sub-band in one flowgraph, one device each")
+    p.add_argument("--subbands", type=cli.integer(1), default=2,
+                   help="sub-bands (hosts or devices)")
+    p.add_argument("--subband", type=cli.integer(0), default=0,
+                   help="beams role: which sub-band")
     p.add_argument("--bind", default="tcp://127.0.0.1:5600",
                    help="front role: base address; sub-band g is sent on port + g")
     p.add_argument("--connect", default="tcp://127.0.0.1:5600",
                    help="beams role: the front's base address")
-    p.add_argument("--timeout-ms", type=int, default=100, help="zeromq poll timeout")
-    p.add_argument("--linger", type=float, default=2.0,
+    p.add_argument("--timeout-ms", type=cli.integer(1), default=100, help="zeromq poll timeout")
+    p.add_argument("--linger", type=cli.number(0), default=2.0,
                    help="front role: seconds to keep the sockets open after the last item")
     p.add_argument("--devices", default="cpu,emu:0",
                    help="multi role: one device string per sub-band, e.g. cuda:0,cuda:1")
-    split_args, station_argv = p.parse_known_args(argv)
-    if split_args.role == "beams":
-        subband_channels(10 ** 6 * split_args.subbands, split_args.subbands, split_args.subband)
-    return split_args, station_beamformer.parse_args(station_argv)
+    split_args, station_argv = cli.parse(p, argv, known=True)
+    station_args = station_beamformer.parse_args(station_argv)
+    try:
+        subband_channels(station_args.channels, split_args.subbands,
+                         split_args.subband if split_args.role == "beams" else 0)
+    except ValueError as e:
+        p.error(f"argument {str(e).split()[0]}: {e}")
+    if split_args.role == "multi":
+        devices = split_args.devices.split(",")
+        if len(devices) != split_args.subbands:
+            p.error(f"argument --devices: must name one device per sub-band "
+                    f"(--subbands {split_args.subbands}), got {len(devices)}")
+        for d in devices:
+            try:
+                cli.device(d)
+            except Exception as e:
+                p.error(f"argument --devices: {e}")
+    return split_args, station_args
 
 
 def main(argv=None):

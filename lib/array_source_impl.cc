@@ -7,8 +7,11 @@
 #include "block_support/rx_time.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
 #include <gnuradio/beamform/engines/array_geometry.h>
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
 #include <cmath>
+#include <string>
 #include <limits>
 #include <stdexcept>
 
@@ -180,6 +183,20 @@ void array_source_impl::write_integers(T* out, size_t n_values) const
         const double v = std::nearbyint(d_config.scale * double(x[i]));
         out[i] = T(v < lo ? lo : (v > hi ? hi : v));
     }
+}
+
+bool array_source_impl::start()
+{
+    std::string buffer;
+    const auto detail = this->detail();
+    if (detail && detail->noutputs() > 0 && detail->output(0))
+        buffer = ", output buffer " + std::to_string(detail->output(0)->bufsize()) + " items";
+    d_logger->info("on cpu: {:d} receivers, {:d} sources, items of {:d} B out{:s}",
+                   d_n_receivers,
+                   d_n_sources,
+                   output_signature()->sizeof_stream_item(0),
+                   buffer);
+    return true;
 }
 
 int array_source_impl::work(int noutput_items,

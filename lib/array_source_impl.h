@@ -39,6 +39,9 @@ public:
     int n_receivers() const override { return int(d_config.positions.size()); }
     std::vector<double> source_delays() const override { return d_delays; }
 
+    //! Logs one info line: receivers, sources, item size, output buffer.
+    bool start() override;
+
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override;

@@ -68,6 +68,15 @@ bool filterbank_sink_impl::start()
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     d_writer.reopen(); // files closed by a previous stop(): append
+    const auto paths = d_writer.paths();
+    d_logger->info("on cpu: items of {:d} B in; {:d} files {:s} ... {:s}, fch1 {:.6f} MHz, "
+                   "foff {:.6f} MHz",
+                   input_signature()->sizeof_stream_item(0),
+                   paths.size(),
+                   paths.empty() ? "" : paths.front(),
+                   paths.empty() ? "" : paths.back(),
+                   d_writer.fch1_mhz(),
+                   d_writer.foff_mhz());
     return true;
 }
 

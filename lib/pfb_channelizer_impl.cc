@@ -73,8 +73,8 @@ pfb_channelizer_impl::pfb_channelizer_impl(const pfb_channelizer_config& config,
     // Each work call reads the filter history (N T samples per receiver) once:
     // give it at least 8 T steps to spread that over.
     if (device.uses_device_buffers())
-        set_min_output_buffer(
-            std::max<long>(min_output_buffer(0), 8 * long(config.taps_per_branch)));
+        set_min_output_items(
+            *this, std::max<long>(min_output_buffer(0), 8 * long(config.taps_per_branch)));
 }
 
 std::vector<double> pfb_channelizer_impl::channel_frequencies() const

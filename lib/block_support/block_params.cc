@@ -4,7 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_params.h"
+#include <unistd.h>
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 namespace gr {
@@ -54,10 +56,36 @@ size_t gpu_buffer_items(size_t item_size)
     return std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
 }
 
+size_t host_buffer_items(size_t item_size, size_t page_size)
+{
+    // GNU Radio's default: 2 x 32 KiB of items (flat_flowgraph::allocate_buffer).
+    constexpr size_t default_bytes = 64u << 10;
+    constexpr size_t max_bytes = 16u << 20;
+    if (item_size == 0 || page_size == 0)
+        return 0;
+    const size_t granule = page_size / std::gcd(item_size, page_size);
+    const size_t default_items = std::max<size_t>(1, default_bytes / item_size);
+    if (granule <= 2 * default_items || granule * item_size > max_bytes)
+        return 0;
+    return granule;
+}
+
+void set_min_output_items(gr::block& block, long items)
+{
+    const int ports = std::max(1, block.output_signature()->max_streams());
+    for (int port = 0; port < ports; port++)
+        block.set_min_output_buffer(port, items);
+}
+
 void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev)
 {
-    if (dev.uses_device_buffers())
-        block.set_min_output_buffer(static_cast<long>(gpu_buffer_items(item_size)));
+    if (dev.uses_device_buffers()) {
+        set_min_output_items(block, static_cast<long>(gpu_buffer_items(item_size)));
+        return;
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    if (const size_t items = host_buffer_items(item_size, page > 0 ? size_t(page) : 4096))
+        set_min_output_items(block, static_cast<long>(items));
 }
 
 } // namespace beamform

@@ -36,8 +36,24 @@ std::vector<T> expand_per_receiver(const std::string& name,
 size_t gpu_buffer_items(size_t item_size);
 
 /*!
- * Size a block's output buffers for a GPU (gpu_buffer_items), so that each
- * work call carries enough items to fill the device. No-op on the CPU.
+ * Items of \p item_size in a host buffer that GNU Radio's double-mapped buffers
+ * allocate without rounding up more than twofold: a mapped buffer holds a whole
+ * number of memory pages, i.e. a multiple of page / gcd(item_size, page) items,
+ * and GNU Radio warns ("buffer_double_mapped: tried to allocate ...") when that
+ * multiple exceeds twice its default of 64 KiB worth of items. 0 where the
+ * default needs no rounding, or where the rounded buffer would exceed 16 MiB
+ * (the warning is then the better outcome).
+ */
+size_t host_buffer_items(size_t item_size, size_t page_size);
+
+//! Minimum output buffer of every output port, in items (GNU Radio's
+//! one-argument set_min_output_buffer also logs an info line per call).
+void set_min_output_items(gr::block& block, long items);
+
+/*!
+ * Size a block's output buffers: for a GPU, gpu_buffer_items, so that each work
+ * call carries enough items to fill the device; on the host, host_buffer_items,
+ * so that items of odd sizes (e.g. 181 beam powers) need no rounding warning.
  */
 void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev);
 

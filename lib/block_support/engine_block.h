@@ -9,8 +9,11 @@
 #include "block_params.h"
 #include "device_block.h"
 #include "queued_update.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
 #include <gnuradio/tags.h>
 #include <cstdio>
+#include <string>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -50,6 +53,29 @@ protected:
     }
 
     Engine& engine() const { return *d_engine; }
+
+    /*!
+     * One info line per block when the flowgraph starts: the device, the item
+     * sizes and the output buffer GNU Radio allocated.
+     */
+    bool start() override
+    {
+        const size_t in_bytes = this->input_signature()->sizeof_stream_item(0);
+        const size_t out_bytes = this->output_signature()->sizeof_stream_item(0);
+        std::string buffer;
+        const auto detail = this->detail();
+        if (detail && detail->noutputs() > 0 && detail->output(0)) {
+            const size_t items = static_cast<size_t>(detail->output(0)->bufsize());
+            buffer = ", output buffer " + std::to_string(items) + " items (" +
+                     std::to_string((items * out_bytes + 1023) / 1024) + " KiB)";
+        }
+        this->d_logger->info("on {:s}: items of {:d} B in, {:d} B out{:s}",
+                             this->device(),
+                             in_bytes,
+                             out_bytes,
+                             buffer);
+        return Block::start();
+    }
 
     /*!
      * One work call's engine run, enqueued on this block's stream between the

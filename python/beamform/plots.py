@@ -32,14 +32,16 @@ def _save(figure, png_path):
     return png_path
 
 
-def plot_dynamic_spectrum(source, png_path, stokes=0, title=None):
+def plot_dynamic_spectrum(source, png_path, stokes=0, title=None, db=None):
     """Draw power against time and frequency from a filterbank file.
 
     source: the path of a SIGPROC filterbank file, or (header, data) as
     returned by read_filterbank. stokes: which IF to draw (0..nifs-1; with
     nifs = 4 they are I, Q, U, V). The x axis is the time since tstart (s),
     the y axis the channel frequency (MHz, highest at the top), with a
-    colorbar. Returns png_path.
+    colorbar. db: colours in 10 log10(value) (dB), so that the noise floor
+    shows next to a bright source; default True for power and Stokes I, False
+    for Q, U and V (which can be negative). Returns png_path.
     """
     if isinstance(source, (str, bytes, os.PathLike)):
         header, data = read_filterbank(source)
@@ -61,6 +63,12 @@ def plot_dynamic_spectrum(source, png_path, stokes=0, title=None):
         image = image[::-1]
     tsamp = header["tsamp"]
     extent = (0.0, n_times * tsamp, freqs.min() - half_channel, freqs.max() + half_channel)
+    if db is None:
+        db = not (nifs == 4 and stokes > 0)
+    if db:
+        positive = image[image > 0]
+        floor = positive.min() if positive.size else 1e-30
+        image = 10 * np.log10(np.maximum(image, floor))
 
     figure = _new_figure((8, 5))
     axes = figure.add_subplot()
@@ -70,7 +78,9 @@ def plot_dynamic_spectrum(source, png_path, stokes=0, title=None):
     axes.set_ylabel("frequency (MHz)")
     name = _STOKES_NAMES[stokes] if nifs == 4 else "power"
     label = f"Stokes {name}" if nifs == 4 else "power"
-    figure.colorbar(picture, ax=axes, label=f"{label} (arbitrary units)")
+    figure.colorbar(picture, ax=axes,
+                    label=f"{label} (dB, arbitrary reference)" if db else
+                    f"{label} (arbitrary units)")
     if title is None:
         parts = [str(header.get("source_name", "")).strip() or "filterbank"]
         if "ibeam" in header:
@@ -103,15 +113,34 @@ def _cell_edges(centres):
     return np.concatenate(([2 * centres[0] - mid[0]], mid, [2 * centres[-1] - mid[-1]]))
 
 
-def plot_beam_map(powers, beam_az_el, png_path, title=None):
+def _unwrap_azimuths(az):
+    """Azimuths shifted by -360 where that makes them contiguous: beams around
+    north (e.g. 350 .. 10 deg) are drawn from -10 to 10, not split across the
+    plot. The cut goes in the widest gap between the beams' azimuths."""
+    values = np.unique(np.mod(az, 360.0))
+    if values.size < 2:
+        return np.mod(az, 360.0)
+    gaps = np.diff(np.concatenate([values, [values[0] + 360.0]]))
+    if gaps[-1] >= gaps.max():  # the widest gap is already at north: nothing to move
+        return np.mod(az, 360.0)
+    start = values[(int(np.argmax(gaps)) + 1) % values.size]  # first azimuth after the gap
+    wrapped = np.mod(az - start, 360.0) + start
+    return wrapped - 360.0 if start >= 180.0 else wrapped
+
+
+def plot_beam_map(powers, beam_az_el, png_path, title=None, projection="azel"):
     """Draw the power of each beam at its direction.
 
     powers: [n_beams] values (e.g. a channel or time average of a beamformer's
     power output). beam_az_el: the beams' (azimuth, elevation) in degrees, as
     2 * n_beams values or an [n_beams][2] array (the filterbank_sink's
-    beam_az_el). Beams on a regular azimuth x elevation grid are drawn as an
-    image, others as coloured points; the brightest beam is marked. Axes are
-    azimuth and elevation in degrees. Returns png_path.
+    beam_az_el). projection "azel": axes azimuth and elevation in degrees,
+    azimuths unwrapped around north (beams at 350 and 10 deg are drawn
+    side by side, at -10 and 10); "lm": the direction cosines east
+    l = cos(el) sin(az) and north m = cos(el) cos(az), the sky as seen from
+    above (zenith at 0, 0), where a station's beam grid is regular. Beams on a
+    regular grid of the axes are drawn as an image, others as coloured points;
+    the brightest beam is marked. Returns png_path.
     """
     powers = np.asarray(powers, dtype=np.float64).ravel()
     directions = np.asarray(beam_az_el, dtype=np.float64).reshape(-1)
@@ -125,24 +154,37 @@ def plot_beam_map(powers, beam_az_el, png_path, title=None):
     if not np.isfinite(powers).all() or not np.isfinite(directions).all():
         raise ValueError("powers and beam_az_el must be finite")
     az, el = directions[0::2], directions[1::2]
+    if projection == "azel":
+        x, y = _unwrap_azimuths(az), el
+        x_label, y_label = "azimuth (deg)", "elevation (deg)"
+    elif projection == "lm":
+        x = np.cos(np.radians(el)) * np.sin(np.radians(az))
+        y = np.cos(np.radians(el)) * np.cos(np.radians(az))
+        # Rounded so that a grid computed in (l, m) is recognised as one.
+        x, y = np.round(x, 9), np.round(y, 9)
+        x_label, y_label = "l (direction cosine east)", "m (direction cosine north)"
+    else:
+        raise ValueError(f'projection must be "azel" or "lm", got {projection!r}')
 
     figure = _new_figure((7, 5))
     axes = figure.add_subplot()
-    grid = _regular_grid(az, el)
+    grid = _regular_grid(x, y)
     if grid is not None:
-        az_values, el_values, index = grid
-        picture = axes.pcolormesh(_cell_edges(az_values), _cell_edges(el_values),
+        x_values, y_values, index = grid
+        picture = axes.pcolormesh(_cell_edges(x_values), _cell_edges(y_values),
                                   powers[index], cmap="viridis", shading="flat")
     else:
-        picture = axes.scatter(az, el, c=powers, s=60, cmap="viridis", edgecolors="none")
+        picture = axes.scatter(x, y, c=powers, s=60, cmap="viridis", edgecolors="none")
+    if projection == "lm":
+        axes.set_aspect("equal")
     brightest = int(np.argmax(powers))
-    axes.plot(az[brightest], el[brightest], marker="*", markersize=16,
+    axes.plot(x[brightest], y[brightest], marker="*", markersize=16,
               markerfacecolor="none", markeredgecolor="red", linestyle="none",
-              label=f"brightest: beam {brightest} (az {az[brightest]:.1f}, "
+              label=f"brightest: beam {brightest} (az {az[brightest] % 360:.1f}, "
                     f"el {el[brightest]:.1f})")
     axes.legend(loc="upper right", fontsize=8)
-    axes.set_xlabel("azimuth (deg)")
-    axes.set_ylabel("elevation (deg)")
+    axes.set_xlabel(x_label)
+    axes.set_ylabel(y_label)
     figure.colorbar(picture, ax=axes, label="power (arbitrary units)")
     axes.set_title(title if title is not None else f"beam map, {powers.size} beams",
                    fontsize=10)

@@ -40,12 +40,13 @@ APPS = os.path.join(REPO, "apps")
 GRC_FILES = sorted(glob.glob(os.path.join(APPS, "*.grc")))
 
 # Parameter ids that bound a flowgraph's length, in order of preference.
-LENGTH_PARAMETERS = ("n_items", "n_spectra", "n_frames", "n_samples", "num_items", "items",
-                     "frames")
+LENGTH_PARAMETERS = ("n_items", "n_spectra", "n_frames", "n_samples", "n_volumes", "num_items",
+                     "items", "frames")
 # Small run lengths for the known flowgraphs (parameter -> value).
 RUN_LENGTH = {
     "convert_demo.grc": {"n_items": 20000},
     "station_beamformer.grc": {"n_spectra": 512, "device": "cpu"},
+    "rca_volume.grc": {"n_volumes": 1},  # its default, 0, runs until the window is closed
 }
 RUN_SECONDS = 3.0
 PROCESS_TIMEOUT_S = 120
@@ -196,3 +197,22 @@ def test_station_grc_main_exits_by_itself(tmp_path):
         h_py, d_py = beamform.read_filterbank(str(py_dir / f.name))
         assert h_grc == h_py
         np.testing.assert_array_equal(d_grc, d_py)
+
+
+@pytest.mark.parametrize("name", ["phase_shift_demo.grc", "direction_finding.grc",
+                                  "rca_volume.grc"])
+def test_free_running_flowgraph_has_help_and_a_length(name, tmp_path):
+    """The generated script of a free-running demo answers --help without
+    starting anything, and with its length parameter (--run-seconds, or
+    --n-volumes for rca_volume) runs as generated and exits by itself."""
+    script = compile_grc(os.path.join(APPS, name), tmp_path)
+    helped = subprocess.run([sys.executable, script, "--help"], env=grc_env(),
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert helped.returncode == 0, helped.stdout + helped.stderr
+    length = "--n-volumes" if name == "rca_volume.grc" else "--run-seconds"
+    assert length in helped.stdout
+    ran = subprocess.run([sys.executable, script, length, "1" if "volume" in name else "2"],
+                         env=grc_env(), capture_output=True, text=True,
+                         timeout=PROCESS_TIMEOUT_S, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stdout + ran.stderr

@@ -47,10 +47,12 @@ def test_main_reports_the_phantom(capsys, tmp_path):
     assert (tmp_path / "m.npy").exists()
 
 
-def test_bad_model_file_raises(tmp_path):
+def test_bad_model_file_raises(tmp_path, capsys):
     path = tmp_path / "real.npy"
     np.save(path, np.ones((4, 4), np.float32))
     with pytest.raises(ValueError, match="--model"):
         app.load_model(str(path))
-    with pytest.raises(ValueError, match="--bright"):
-        app.run(app.parse_args(["--device", "cpu", "--bright", "99999"]))
+    with pytest.raises(SystemExit) as usage_error:
+        app.parse_args(["--device", "cpu", "--bright", "99999"])
+    assert usage_error.value.code == 2
+    assert "argument --bright: must be voxel indices from 0 to 863" in capsys.readouterr().err

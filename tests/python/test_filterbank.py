@@ -379,6 +379,49 @@ def test_plot_beam_map_grid_and_scatter(tmp_path, rng):
         beamform.plot_beam_map([1.0, 2.0], [0, 45], str(tmp_path / "bad.png"))
 
 
+def test_dynamic_spectrum_in_db_by_default(tmp_path, rng):
+    """Power is drawn in dB (the noise floor stays visible next to a source 1000
+    times brighter); db=False draws the linear values."""
+    import matplotlib.image
+
+    n_channels = 16
+    data = rng.uniform(0.5, 1.5, (64, 1, 1, n_channels)).astype(np.float32)
+    data[:, 0, 0, 3] = 1000.0
+    sink = run_sink(tmp_path, data, channelizer_frequencies(n_channels), [0, 45])
+    path = sink.file_paths()[0]
+    in_db = beamform.plot_dynamic_spectrum(path, str(tmp_path / "db.png"))
+    linear = beamform.plot_dynamic_spectrum(path, str(tmp_path / "linear.png"), db=False)
+    assert_png_with_content(in_db)
+    # Linear: the noise channels all map to the bottom of the colour scale
+    # (one colour); in dB their spread of 5 dB shows as many colours.
+    def image_colours(png):
+        pixels = matplotlib.image.imread(png)
+        return len(np.unique(pixels.reshape(-1, pixels.shape[2]), axis=0))
+    assert image_colours(in_db) > image_colours(linear) + 20
+
+
+def test_beam_map_unwraps_azimuth_and_draws_direction_cosines(tmp_path, rng):
+    from gnuradio.beamform.plots import _unwrap_azimuths
+
+    np.testing.assert_allclose(_unwrap_azimuths(np.array([350.0, 355, 0, 5, 10])),
+                               [-10, -5, 0, 5, 10])
+    np.testing.assert_allclose(_unwrap_azimuths(np.array([10.0, 20, 30])), [10, 20, 30])
+    np.testing.assert_allclose(_unwrap_azimuths(np.array([0.0, 90, 180, 270])), [0, 90, 180, 270])
+    # A station's grid: regular in (l, m) around zenith, all azimuths present.
+    l, m = np.meshgrid(np.linspace(-0.3, 0.3, 5), np.linspace(-0.3, 0.3, 5))
+    az = np.degrees(np.arctan2(l, m)) % 360
+    el = np.degrees(np.arccos(np.hypot(l, m)))
+    directions = np.column_stack([az.ravel(), el.ravel()])
+    powers = rng.uniform(0, 1, 25)
+    powers[12] = 4.0
+    for projection in ("lm", "azel"):
+        png = beamform.plot_beam_map(powers, directions, str(tmp_path / f"{projection}.png"),
+                                     projection=projection)
+        assert_png_with_content(png)
+    with pytest.raises(ValueError, match="projection"):
+        beamform.plot_beam_map(powers, directions, str(tmp_path / "bad.png"), projection="polar")
+
+
 def test_fed_by_a_gpu_block_through_device_buffer(tmp_path, rng):
     """A block on a (stand-in) GPU feeding the host sink: its buffer copies to the host.
 

@@ -163,13 +163,20 @@ def test_four_subbands_across_devices(tmp_path):
     assert_same_files(single_dir, split_dir)
 
 
-def test_bad_split_parameters_raise():
+def test_bad_split_parameters_raise(capsys):
     with pytest.raises(ValueError, match="subbands"):
         split_app.subband_channels(32, 3, 0)
     with pytest.raises(ValueError, match="subband"):
         split_app.subband_channels(32, 2, 2)
-    with pytest.raises(ValueError, match="devices"):
-        split_app.Split(*split_app.parse_args(["--role", "multi", "--subbands", "2",
-                                               "--devices", "cpu", *STATION]))
+    for args, message in ((["--role", "multi", "--subbands", "2", "--devices", "cpu"],
+                           "argument --devices: must name one device per sub-band"),
+                          (["--role", "beams", "--subbands", "3"],
+                           "argument --subbands: --subbands (3) must divide"),
+                          (["--role", "beams", "--subband", "2"],
+                           "argument --subband: --subband must be in [0, 1], got 2")):
+        with pytest.raises(SystemExit) as usage_error:
+            split_app.parse_args(args + STATION)
+        assert usage_error.value.code == 2
+        assert message in capsys.readouterr().err
     with pytest.raises(ValueError, match="address"):
         split_app.port_address("udp://1.2.3.4:5", 1)
