@@ -113,6 +113,14 @@ rca_das::sptr rca_das::make(int n_elements,
 
     std::vector<std::string> warnings;
     c.validate([&](const std::string& w) { warnings.push_back(w); });
+    check_item_bytes(c.input == rca_sample_type::int16
+                         ? "n_elements * n_samples * 2 (int16 input)"
+                         : "n_elements * n_samples * 4 (float32 input)",
+                     c.input_item_bytes());
+    check_item_bytes(c.output == rca_output::iq
+                         ? "x_count * y_count * z_count * 8 (iq output)"
+                         : "x_count * y_count * z_count * 4 (output)",
+                     c.output_item_bytes());
     return gnuradio::make_block_sptr<rca_das_impl>(c, select_device(device), warnings);
 }
 

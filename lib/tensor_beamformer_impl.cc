@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_support/block_params.h"
+#include "block_support/message_checks.h"
 #include "block_support/pmt_values.h"
 #include "tensor_beamformer_impl.h"
 #include <gnuradio/beamform/engines/steering.h>
@@ -40,6 +41,14 @@ tensor_beamformer::sptr tensor_beamformer::make(int n_channels,
     config.polarization = polarization;
     config.stokes = stokes;
     config.validate();
+    check_item_bytes(precision == beam_precision::int1
+                         ? "n_channels * 2 * ceil(n_receivers / 32) * 4 (int1 input)"
+                         : "n_channels * n_receivers * 8 (float16 input)",
+                     config.input_item_bytes());
+    check_item_bytes(output == beam_output::power
+                         ? "n_stokes * n_beams * n_channels * 4 (power output)"
+                         : "n_channels * n_beams * n_polarizations * 8 (voltage output)",
+                     config.output_item_bytes());
     check_tensor_beamformer_weights(config, weights);
     return gnuradio::make_block_sptr<tensor_beamformer_impl>(
         config, weights, select_device(device));
@@ -152,34 +161,41 @@ uint64_t tensor_beamformer_impl::weight_updates_applied() const
 void tensor_beamformer_impl::handle_weights_message(const pmt::pmt_t& msg)
 {
     try {
+        // A dict {"weights": ...} or the weights themselves (a vector, a list).
         pmt::pmt_t value = msg;
-        if (pmt::is_dict(msg))
+        if (pmt::is_dict(msg) && !pmt::is_null(msg)) {
+            check_message_keys(msg, { "weights" });
+            if (!pmt::dict_has_key(msg, weights_port))
+                throw std::invalid_argument("message has no key \"weights\"");
             value = pmt::dict_ref(msg, weights_port, pmt::PMT_NIL);
-        set_weights(complexes_from_pmt(value, "weights"));
+        }
+        set_weights(nonempty(complexes_from_pmt(value, "weights"), "weights"));
     } catch (const std::exception& e) {
-        d_logger->error("dropped a message on port weights: {:s}", e.what());
+        d_rejected.reject(d_logger, "weights", e.what());
     }
 }
 
 void tensor_beamformer_impl::handle_pointing_message(const pmt::pmt_t& msg)
 {
     try {
-        if (!pmt::is_dict(msg))
-            throw std::invalid_argument(
-                "pointing: expected a dict with key \"az_el\" or \"lm\"");
+        check_message_keys(msg, { "az_el", "lm" });
         const pmt::pmt_t az_el = pmt::dict_ref(msg, pmt::mp("az_el"), pmt::PMT_NIL);
         const pmt::pmt_t lm = pmt::dict_ref(msg, pmt::mp("lm"), pmt::PMT_NIL);
+        if (!pmt::is_null(az_el) && !pmt::is_null(lm))
+            throw std::invalid_argument("message has both \"az_el\" and \"lm\"");
         if (!pmt::is_null(az_el))
-            set_pointing_az_el(reals_from_pmt(az_el, "az_el"));
+            set_pointing_az_el(nonempty(reals_from_pmt(az_el, "az_el"), "az_el"));
         else if (!pmt::is_null(lm))
-            set_pointing_lm(reals_from_pmt(lm, "lm"));
+            set_pointing_lm(nonempty(reals_from_pmt(lm, "lm"), "lm"));
         else
             throw std::invalid_argument(
                 "pointing: expected a dict with key \"az_el\" or \"lm\"");
     } catch (const std::exception& e) {
-        d_logger->error("dropped a message on port pointing: {:s}", e.what());
+        d_rejected.reject(d_logger, "pointing", e.what());
     }
 }
+
+uint64_t tensor_beamformer_impl::messages_rejected() const { return d_rejected.count(); }
 
 int tensor_beamformer_impl::work(int noutput_items,
                                  gr_vector_const_void_star& input_items,

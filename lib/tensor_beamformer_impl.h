@@ -7,6 +7,7 @@
 #define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
 
 #include "block_support/engine_block.h"
+#include "block_support/message_checks.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <pmt/pmt.h>
@@ -32,6 +33,7 @@ public:
     void set_pointing_az_el(const std::vector<double>& az_el) override;
     void set_pointing_lm(const std::vector<double>& lm) override;
     uint64_t weight_updates_applied() const override;
+    uint64_t messages_rejected() const override;
 
     int n_channels() const override { return int(d_config.n_channels); }
     int n_receivers() const override { return int(d_config.n_receivers); }
@@ -67,6 +69,7 @@ private:
     std::vector<gr_complex> d_latest_weights;
     std::optional<geometry> d_geometry;
     queued_update<std::vector<gr_complex>> d_queued_weights;
+    message_rejections d_rejected;
 };
 
 } // namespace beamform

@@ -115,6 +115,12 @@ public:
 
     //! Weight updates applied so far (not counting the weights given to make()).
     virtual uint64_t weight_updates_applied() const = 0;
+    /*!
+     * Messages on ports "weights" and "pointing" rejected so far (unknown key,
+     * wrong length, empty vector, non-finite value): each one is logged as an
+     * error naming the port and the key, and none of it is applied.
+     */
+    virtual uint64_t messages_rejected() const = 0;
 
     virtual int n_channels() const = 0;
     virtual int n_receivers() const = 0;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include "runtime/backends.h"
@@ -38,10 +39,34 @@ void check_range(const char* name, size_t value, size_t lo, size_t hi)
                                     "], got " + std::to_string(value));
 }
 
+/*!
+ * Python may pass any integer for an enum: accept only the named values,
+ * listed in \p names by their number, so that no switch meets an unknown one.
+ */
+template <typename Enum>
+void check_enum(const char* name, Enum value, std::initializer_list<const char*> names)
+{
+    const int v = static_cast<int>(value);
+    if (v >= 0 && v < static_cast<int>(names.size()))
+        return;
+    std::string accepted;
+    int i = 0;
+    for (const char* n : names) {
+        accepted += (i ? ", " : "") + std::string(n) + " (" + std::to_string(i) + ")";
+        i++;
+    }
+    throw std::invalid_argument(std::string(name) + " must be one of " + accepted +
+                                ", got " + std::to_string(v));
+}
+
 } // namespace
 
 void tensor_beamformer_config::validate() const
 {
+    check_enum("precision", precision, { "float16", "int1" });
+    check_enum("output", output, { "voltage", "power" });
+    check_enum("polarization", polarization, { "single", "xy_pairs" });
+    check_enum("stokes", stokes, { "I", "IQUV" });
     check_range("n_channels", n_channels, 1, max_channels);
     check_range("n_receivers", n_receivers, 1, max_receivers);
     check_range("n_beams", n_beams, 1, max_beams);

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6a9070b52ee7cf4affc9372450899c44)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a3c382ea9fa700d3ff1b4e476e6ab535)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -105,6 +105,11 @@ void bind_phase_shift(py::module& m)
         .def("updates_applied",
              &phase_shift::updates_applied,
              D(phase_shift, updates_applied))
+
+
+        .def("messages_rejected",
+             &phase_shift::messages_rejected,
+             D(phase_shift, messages_rejected))
 
         ;
 }

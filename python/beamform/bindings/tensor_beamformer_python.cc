@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(13a9a9e31690862cbf2c0ec2863beb57)                     */
+/* BINDTOOL_HEADER_FILE_HASH(77572aa825f4621ee67e5193e2470899)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -89,6 +89,11 @@ void bind_tensor_beamformer(py::module& m)
         .def("weight_updates_applied",
              &tensor_beamformer::weight_updates_applied,
              D(tensor_beamformer, weight_updates_applied))
+
+
+        .def("messages_rejected",
+             &tensor_beamformer::messages_rejected,
+             D(tensor_beamformer, messages_rejected))
 
 
         .def("n_channels",

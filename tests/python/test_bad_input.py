@@ -1,0 +1,120 @@
+# Copyright 2026 gr-beamform authors.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Regression tests for the reproducers of issue 14 ("bad input never crashes,
+hangs or corrupts silently"): each one used to crash or mislead, and must now
+raise a ValueError naming the parameter, the value and the accepted range.
+Each case runs in its own interpreter (isolated.py): a segfault fails the test
+instead of ending pytest."""
+import pytest
+
+from isolated import run_isolated
+
+
+def assert_value_error(body, *fragments):
+    outcome = run_isolated(body)
+    assert outcome.kind == "ValueError", outcome
+    for fragment in fragments:
+        assert fragment in outcome.message, outcome
+
+
+# Reproducer 1: integers outside an enum reached the engines' switches.
+@pytest.mark.parametrize("device", ["cpu", "emu:0"])
+@pytest.mark.parametrize(
+    "keyword, value, accepted",
+    [
+        ("output", 2, "voltage (0), power (1)"),
+        ("output", 255, "voltage (0), power (1)"),
+        ("output", 7, "voltage (0), power (1)"),
+        ("output", -1, "voltage (0), power (1)"),
+        ("precision", 7, "float16 (0), int1 (1)"),
+        ("polarization", 7, "single (0), xy_pairs (1)"),
+        ("stokes", 7, "I (0), IQUV (1)"),
+    ],
+)
+def test_tensor_beamformer_enum_out_of_range(device, keyword, value, accepted):
+    assert_value_error(
+        f"""
+        tb = gr.top_block()
+        blk = bf.tensor_beamformer(4, 8, 2, [.125] * 64, {keyword}={value}, device={device!r})
+        tb.connect(blocks.vector_source_c([1] * 128, False, 32), blk, blocks.null_sink(64))
+        tb.run()
+        """,
+        f"{keyword} must be one of {accepted}", f"got {value}")
+
+
+def test_named_enum_values_given_as_integers_still_work():
+    # GRC and older scripts pass the numbers of named values: unchanged.
+    outcome = run_isolated("""
+        tb = gr.top_block()
+        blk = bf.tensor_beamformer(4, 8, 2, [.125] * 64, output=1, device='cpu')
+        snk = blocks.vector_sink_f(2 * 4)
+        tb.connect(blocks.vector_source_c([1] * 128, False, 32), blk, snk)
+        tb.run()
+        return len(snk.data())
+        """)
+    assert (outcome.kind, outcome.message) == ("ok", str(4 * 8)), outcome
+
+
+@pytest.mark.parametrize(
+    "body, fragments",
+    [
+        ("bf.convert(3, 4, [1.0], 'cpu')", ["input_format", "got 3"]),
+        ("bf.pfb_channelizer(64, [], 1, 7, 4)", ["input_format", "got 7"]),
+        ("bf.channel_frequencies(1e9, 1e3, 4, 5)", ["order", "got 5"]),
+    ],
+)
+def test_sample_format_and_channel_order_out_of_range(body, fragments):
+    assert_value_error(body, *fragments)
+
+
+# Reproducer 2 and 9: item sizes past 2^31 wrapped in GNU Radio's int.
+@pytest.mark.parametrize(
+    "body, fragments",
+    [
+        # 513 * 2^20 * 8 bytes > 2^32: used to wrap to a small item and segfault.
+        ("bf.bit_packer(513, 1 << 20, 'cpu')", ["n_channels * n_receivers * 8", "4303355904"]),
+        ("bf.bit_unpacker(513, 1 << 20, 'cpu')", ["n_channels * n_receivers * 8"]),
+        # between 2^31 and 2^32: used to give only "gr::io_signature(3)"
+        ("bf.bit_packer(257, 1 << 20, 'emu:0')", ["n_channels * n_receivers * 8", "2155872256"]),
+        ("bf.pfb_channelizer(4096, [], 1, bf.fc32, 1 << 20)", ["n_channels * n_receivers * 8"]),
+        ("bf.tensor_beamformer(65536, 1 << 20, 1, [], device='cpu')",
+         ["n_channels * n_receivers * 8 (float16 input)"]),
+    ],
+)
+def test_item_size_past_int_is_a_value_error(body, fragments):
+    assert_value_error(body, "item size", "2147483647", *fragments)
+
+
+# Reproducer 3: an RF item of 16384 x 131073 int16 (over 4 GiB) wrapped.
+def test_rca_das_huge_item():
+    assert_value_error(
+        """
+        bf.rca_das(n_elements=16384, n_samples=131073, x_count=5, y_count=3, z_count=7,
+                   device='cpu')
+        """,
+        "n_elements * n_samples * 2 (int16 input)", "4295000064")
+
+
+# Reproducer 4: 6605 beams x 162565 channels x 4 bytes wrapped.
+def test_filterbank_sink_huge_item(tmp_path):
+    assert_value_error(
+        f"""
+        bf.filterbank_sink({str(tmp_path)!r}, 'o', 6605, 162565, 1,
+                           list(1e8 + np.arange(162565)), 1e-3, 'x', [0., 90.] * 6605)
+        """,
+        "n_stokes * n_beams * n_channels * 4")
+    assert not any(tmp_path.iterdir()), "no file may be created for bad parameters"
+
+
+# Reproducer 9: messages that blamed the wrong parameter or none.
+def test_rca_das_tiny_sampling_frequency_blames_the_frequencies():
+    assert_value_error("bf.rca_das(sampling_frequency=5e-324, device='cpu')",
+                       "sampling_frequency / 2")
+
+
+@pytest.mark.parametrize("block", [
+    "bf.convert(bf.sc16, 4, [1.0], '')",
+    "bf.bit_packer(2, 32, '')",
+])
+def test_empty_device_is_refused(block):
+    assert_value_error(block, "device must be", 'got ""', "auto")
