@@ -29,7 +29,7 @@ python=/usr/bin/python3
 
 packages=(cmake make g++ pkg-config git gnuradio-dev libvolk2-dev pybind11-dev
     libgtest-dev libspdlog-dev libfmt-dev python3-numpy python3-scipy
-    python3-pytest python3-matplotlib xvfb)
+    python3-pytest python3-hypothesis python3-matplotlib xvfb)
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 if [ "${BEAMFORM_WITH_HIP:-0}" = 1 ]; then
     packages+=(hipcc)

@@ -3,18 +3,26 @@
 """Run a snippet of Python in its own interpreter, so that a crash (SIGSEGV,
 abort) or a hang of the code under test fails one test instead of killing
 pytest. Used by the bad-input regression tests and the fuzz suite."""
+import collections
 import json
 import os
 import subprocess
 import sys
 import textwrap
 
-# Every snippet starts with the reproducers' common prefix.
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Fuzz cases run so far, per test (test_fuzz.py counts; conftest.py reports).
+FUZZ_CASES = collections.Counter()
+
+# Every snippet starts with the reproducers' common prefix (and the helpers of
+# snippet_helpers.py).
 PRELUDE = """\
 import json, sys
 import numpy as np, pmt
 from gnuradio import gr, blocks
 from gnuradio import beamform as bf
+from snippet_helpers import arguments, stream_random, to_pmt
 """
 
 # The snippet's last act: print one JSON line saying how it ended.
@@ -53,6 +61,8 @@ def run_isolated(body, timeout=60, env=None, preexec_fn=None):
     full_env = dict(os.environ)
     full_env.setdefault("QT_QPA_PLATFORM", "offscreen")
     full_env.update(env or {})
+    full_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (HERE, full_env.get("PYTHONPATH")) if p)
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
                               text=True, timeout=timeout, env=full_env,
