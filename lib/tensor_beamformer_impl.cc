@@ -71,6 +71,7 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
 {
     // Tags are moved in work() (move_tags_decimated), each to its own power item.
     set_tag_propagation_policy(TPP_DONT);
+    warn_if_weights_vanish(weights);
 
     message_port_register_in(weights_port);
     set_msg_handler(weights_port,
@@ -80,9 +81,22 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
                     [this](const pmt::pmt_t& msg) { handle_pointing_message(msg); });
 }
 
+void tensor_beamformer_impl::warn_if_weights_vanish(const std::vector<gr_complex>& weights)
+{
+    if (d_config.precision != beam_precision::float16)
+        return;
+    const auto range = beamform::count_float16_range(weights.data(), weights.size());
+    if (range.underflow > 0)
+        d_logger->warn("{:d} nonzero weight parts are at most 2^-25 in magnitude and "
+                       "become 0 in float16; scale the weights up (the beams scale with "
+                       "them)",
+                       range.underflow);
+}
+
 void tensor_beamformer_impl::set_weights(const std::vector<gr_complex>& weights)
 {
     check_tensor_beamformer_weights(d_config, weights);
+    warn_if_weights_vanish(weights);
     std::lock_guard<std::mutex> lock(d_mutex);
     d_latest_weights = weights;
     d_queued_weights.queue(weights);
@@ -197,6 +211,32 @@ void tensor_beamformer_impl::handle_pointing_message(const pmt::pmt_t& msg)
 
 uint64_t tensor_beamformer_impl::messages_rejected() const { return d_rejected.count(); }
 
+void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_times)
+{
+    // GPU input lives in device memory; cpu and emu input is host memory.
+    if (d_config.precision != beam_precision::float16 ||
+        (placement().kind != backend::cpu && placement().kind != backend::emu))
+        return;
+    const auto range = beamform::count_float16_range(
+        static_cast<const gr_complex*>(in), n_times * d_config.n_channels * d_config.n_receivers);
+    if (range.overflow == 0 && range.underflow == 0)
+        return;
+    d_overflows += range.overflow;
+    d_underflows += range.underflow;
+    // Logged at the 1st, 2nd, 4th, 8th, ... such call: seen, but not flooding.
+    d_calls_out_of_range++;
+    if ((d_calls_out_of_range & (d_calls_out_of_range - 1)) == 0)
+        d_logger->warn("float16 input out of range in {:d} work call(s) so far: this call "
+                       "{:d} values >= 65520 became inf (beams inf or NaN) and {:d} nonzero "
+                       "values <= 2^-25 became 0 (totals {:d} and {:d}); scale the input "
+                       "into [6.1e-5, 65504], e.g. with convert's per-receiver scale",
+                       d_calls_out_of_range,
+                       range.overflow,
+                       range.underflow,
+                       d_overflows.load(),
+                       d_underflows.load());
+}
+
 int tensor_beamformer_impl::work(int noutput_items,
                                  gr_vector_const_void_star& input_items,
                                  gr_vector_void_star& output_items)
@@ -209,6 +249,7 @@ int tensor_beamformer_impl::work(int noutput_items,
             return pmt::from_uint64(number);
         });
     const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
+    count_float16_range(input_items[0], n_in);
     run_engine(input_items[0], output_items[0], n_in);
     // Every input tag goes to the output item made from its time step (the
     // same offset in voltage mode).

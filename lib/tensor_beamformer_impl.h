@@ -11,6 +11,7 @@
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <pmt/pmt.h>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -34,6 +35,8 @@ public:
     void set_pointing_lm(const std::vector<double>& lm) override;
     uint64_t weight_updates_applied() const override;
     uint64_t messages_rejected() const override;
+    uint64_t float16_overflows() const override { return d_overflows.load(); }
+    uint64_t float16_underflows() const override { return d_underflows.load(); }
 
     int n_channels() const override { return int(d_config.n_channels); }
     int n_receivers() const override { return int(d_config.n_receivers); }
@@ -60,6 +63,10 @@ private:
 
     void handle_weights_message(const pmt::pmt_t& msg);
     void handle_pointing_message(const pmt::pmt_t& msg);
+    //! Warn when float16 rounds nonzero weights to 0.
+    void warn_if_weights_vanish(const std::vector<gr_complex>& weights);
+    //! Count and report input values float16 cannot hold (host input only).
+    void count_float16_range(const void* in, uint64_t n_times);
     //! Weights for a pointing (az_el or lm pairs) from the stored geometry.
     std::vector<gr_complex> steer(const std::vector<double>& pairs, bool as_lm) const;
 
@@ -70,6 +77,8 @@ private:
     std::optional<geometry> d_geometry;
     queued_update<std::vector<gr_complex>> d_queued_weights;
     message_rejections d_rejected;
+    std::atomic<uint64_t> d_overflows{ 0 }, d_underflows{ 0 };
+    uint64_t d_calls_out_of_range = 0; // work() only
 };
 
 } // namespace beamform

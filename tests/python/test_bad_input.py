@@ -118,3 +118,46 @@ def test_rca_das_tiny_sampling_frequency_blames_the_frequencies():
 ])
 def test_empty_device_is_refused(block):
     assert_value_error(block, "device must be", 'got ""', "auto")
+
+
+# Reproducer 7: float16 overflow (|x| >= 65520 -> inf) and underflow (nonzero
+# |x| <= 2^-25 -> 0) used to give NaN or zeros silently; now counted and logged.
+FLOAT16_RUN = """
+blk = bf.tensor_beamformer(1, 4, 1, [0.5 + 0j] * 4, device={device!r})
+x = np.full(4 * 8, {value}, dtype=np.complex64)
+tb = gr.top_block()
+snk = blocks.vector_sink_c(1)
+tb.connect(blocks.vector_source_c(x.tolist(), False, 4), blk, snk)
+tb.run()
+return json.dumps([blk.float16_overflows(), blk.float16_underflows(),
+                   bool(np.all(np.isfinite(snk.data())))])
+"""
+
+
+@pytest.mark.parametrize("device", ["cpu", "emu:0"])
+@pytest.mark.parametrize("value, counts, finite, logged", [
+    (1e5, [32, 0], False, "32 values >= 65520 became inf"),  # 8 items x 4 receivers, real parts
+    ("1e-9 + 1e-9j", [0, 64], True, "64 nonzero values <= 2^-25 became 0"),
+    ("1.0 - 2.0j", [0, 0], True, None),
+])
+def test_float16_input_out_of_range_is_counted_and_logged(device, value, counts, finite, logged):
+    import json
+
+    outcome = run_isolated(FLOAT16_RUN.format(device=device, value=value))
+    assert outcome.kind == "ok", outcome
+    assert json.loads(outcome.message) == counts + [finite], outcome
+    if logged:
+        assert logged in outcome.log and "convert's per-receiver scale" in outcome.log, outcome
+    else:
+        assert "float16 input out of range" not in outcome.log, outcome
+
+
+def test_float16_weights_out_of_range():
+    assert_value_error("bf.tensor_beamformer(1, 4, 1, [1e5 + 0j] * 4, device='cpu')",
+                       "weights must stay below 65520", "4 parts")
+    # int1 uses only the signs: any finite weight is fine there
+    outcome = run_isolated("bf.tensor_beamformer(1, 4, 1, [1e5 + 0j] * 4, "
+                           "precision=bf.beam_precision.int1, device='cpu')")
+    assert outcome.kind == "ok", outcome
+    outcome = run_isolated("bf.tensor_beamformer(1, 4, 1, [1e-9 + 0j] * 4, device='cpu')")
+    assert outcome.kind == "ok" and "4 nonzero weight parts" in outcome.log, outcome

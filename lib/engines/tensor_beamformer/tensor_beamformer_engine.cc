@@ -116,6 +116,16 @@ void check_tensor_beamformer_weights(const tensor_beamformer_config& config,
         if (!std::isfinite(weights[i].real()) || !std::isfinite(weights[i].imag()))
             throw std::invalid_argument("weights must be finite, entry " +
                                         std::to_string(i) + " is not");
+    if (config.precision == beam_precision::float16) {
+        // float16 rounds these to inf: every beam using them would be inf or NaN.
+        const auto range = count_float16_range(weights.data(), weights.size());
+        if (range.overflow > 0)
+            throw std::invalid_argument(
+                "weights must stay below 65520 in magnitude (real and imaginary parts; "
+                "float16's largest value is 65504) with precision float16, " +
+                std::to_string(range.overflow) +
+                " parts are not; scale the weights down (the beams scale with them)");
+    }
 }
 
 namespace {

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(77572aa825f4621ee67e5193e2470899)                     */
+/* BINDTOOL_HEADER_FILE_HASH(286a2caef2492bfc641a983932af34de)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -94,6 +94,16 @@ void bind_tensor_beamformer(py::module& m)
         .def("messages_rejected",
              &tensor_beamformer::messages_rejected,
              D(tensor_beamformer, messages_rejected))
+
+
+        .def("float16_overflows",
+             &tensor_beamformer::float16_overflows,
+             D(tensor_beamformer, float16_overflows))
+
+
+        .def("float16_underflows",
+             &tensor_beamformer::float16_underflows,
+             D(tensor_beamformer, float16_underflows))
 
 
         .def("n_channels",
