@@ -24,7 +24,8 @@ inline bit_packer_config checked_bit_packing_config(int n_channels, int n_receiv
     config.validate();
     // The fc32 side is the larger item of the two.
     check_item_bytes("n_channels * n_receivers * 8 (fc32 item)",
-                     uint64_t(config.n_channels) * config.n_receivers * sizeof(gr_complex));
+                     uint64_t(config.n_channels) * config.n_receivers *
+                         sizeof(gr_complex));
     return config;
 }
 

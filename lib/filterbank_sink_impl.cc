@@ -40,7 +40,8 @@ filterbank_sink::sptr filterbank_sink::make(const std::string& directory,
     config.telescope_id = telescope_id;
     config.machine_id = machine_id;
     config.validate();
-    check_item_bytes("n_stokes * n_beams * n_channels * 4", config.item_floats() * sizeof(float));
+    check_item_bytes("n_stokes * n_beams * n_channels * 4",
+                     config.item_floats() * sizeof(float));
     if (!std::isfinite(tstart_mjd) || tstart_mjd < 0)
         throw std::invalid_argument("tstart_mjd must be a finite MJD >= 0");
     return gnuradio::make_block_sptr<filterbank_sink_impl>(config, tstart_mjd);

@@ -3,10 +3,10 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "phase_shift_impl.h"
 #include "block_support/block_params.h"
 #include "block_support/message_checks.h"
 #include "block_support/pmt_values.h"
+#include "phase_shift_impl.h"
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -185,7 +185,8 @@ void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
                             name);
         };
         if (has_delays)
-            next.delays = expand_per_receiver("delays", reals(key_delays, "delays"), n, 0.0);
+            next.delays =
+                expand_per_receiver("delays", reals(key_delays, "delays"), n, 0.0);
         if (pmt::dict_has_key(msg, key_rates))
             next.rates = expand_per_receiver("rates", reals(key_rates, "rates"), n, 0.0);
         if (pmt::dict_has_key(msg, key_gains))

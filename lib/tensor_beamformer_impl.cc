@@ -81,7 +81,8 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
                     [this](const pmt::pmt_t& msg) { handle_pointing_message(msg); });
 }
 
-void tensor_beamformer_impl::warn_if_weights_vanish(const std::vector<gr_complex>& weights)
+void tensor_beamformer_impl::warn_if_weights_vanish(
+    const std::vector<gr_complex>& weights)
 {
     if (d_config.precision != beam_precision::float16)
         return;
@@ -217,8 +218,9 @@ void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_time
     if (d_config.precision != beam_precision::float16 ||
         (placement().kind != backend::cpu && placement().kind != backend::emu))
         return;
-    const auto range = beamform::count_float16_range(
-        static_cast<const gr_complex*>(in), n_times * d_config.n_channels * d_config.n_receivers);
+    const auto range = beamform::count_float16_range(static_cast<const gr_complex*>(in),
+                                                     n_times * d_config.n_channels *
+                                                         d_config.n_receivers);
     if (range.overflow == 0 && range.underflow == 0)
         return;
     d_overflows += range.overflow;
@@ -226,15 +228,16 @@ void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_time
     // Logged at the 1st, 2nd, 4th, 8th, ... such call: seen, but not flooding.
     d_calls_out_of_range++;
     if ((d_calls_out_of_range & (d_calls_out_of_range - 1)) == 0)
-        d_logger->warn("float16 input out of range in {:d} work call(s) so far: this call "
-                       "{:d} values >= 65520 became inf (beams inf or NaN) and {:d} nonzero "
-                       "values <= 2^-25 became 0 (totals {:d} and {:d}); scale the input "
-                       "into [6.1e-5, 65504], e.g. with convert's per-receiver scale",
-                       d_calls_out_of_range,
-                       range.overflow,
-                       range.underflow,
-                       d_overflows.load(),
-                       d_underflows.load());
+        d_logger->warn(
+            "float16 input out of range in {:d} work call(s) so far: this call "
+            "{:d} values >= 65520 became inf (beams inf or NaN) and {:d} nonzero "
+            "values <= 2^-25 became 0 (totals {:d} and {:d}); scale the input "
+            "into [6.1e-5, 65504], e.g. with convert's per-receiver scale",
+            d_calls_out_of_range,
+            range.overflow,
+            range.underflow,
+            d_overflows.load(),
+            d_underflows.load());
 }
 
 int tensor_beamformer_impl::work(int noutput_items,

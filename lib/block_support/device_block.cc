@@ -3,9 +3,9 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "block_params.h"
 #include "device_block.h"
 #include "device_buffer.h"
-#include "block_params.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <stdexcept>

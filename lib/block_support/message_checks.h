@@ -11,10 +11,10 @@
 #define INCLUDED_BEAMFORM_BLOCK_SUPPORT_MESSAGE_CHECKS_H
 
 #include <gnuradio/logger.h>
+#include <initializer_list>
 #include <pmt/pmt.h>
 #include <atomic>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -25,7 +25,8 @@ namespace beamform {
  * std::invalid_argument unless \p msg is a dict whose keys are all in
  * \p accepted (a typo must not pass as an update that changes nothing).
  */
-void check_message_keys(const pmt::pmt_t& msg, std::initializer_list<const char*> accepted);
+void check_message_keys(const pmt::pmt_t& msg,
+                        std::initializer_list<const char*> accepted);
 
 //! \p values, or std::invalid_argument naming \p key when it is empty (an
 //! empty vector is not a reset).
@@ -44,7 +45,8 @@ class message_rejections
 {
 public:
     //! Log one error naming \p port and \p why; count it.
-    void reject(const gr::logger_ptr& logger, const std::string& port, const std::string& why);
+    void
+    reject(const gr::logger_ptr& logger, const std::string& port, const std::string& why);
     uint64_t count() const { return d_count.load(); }
 
 private:

@@ -142,7 +142,8 @@ TEST(filterbank_writer, second_writer_on_the_same_files_is_refused)
         const auto before = read_bytes(first.paths()[0]);
         ASSERT_GT(before.size(), 0u);
         // the same files, spelled differently
-        EXPECT_THROW(filterbank_writer second(small_config(dir + "/.")), std::runtime_error);
+        EXPECT_THROW(filterbank_writer second(small_config(dir + "/.")),
+                     std::runtime_error);
         EXPECT_EQ(read_bytes(first.paths()[0]), before)
             << "the refused writer must not truncate the first one's files";
     }

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <set>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 namespace gr {
@@ -157,10 +157,11 @@ void filterbank_config::validate() const
     // file); a separator would put files outside the directory.
     require(!directory.empty() && directory.find('\0') == std::string::npos,
             "directory must be a non-empty path without NUL characters");
-    require(!prefix.empty() && prefix.find_first_of(std::string("/\\\0", 3)) ==
-                                   std::string::npos,
-            "prefix must be a non-empty file name prefix without '/', '\\' or NUL, got '" +
-                printable(prefix) + "'");
+    require(
+        !prefix.empty() &&
+            prefix.find_first_of(std::string("/\\\0", 3)) == std::string::npos,
+        "prefix must be a non-empty file name prefix without '/', '\\' or NUL, got '" +
+            printable(prefix) + "'");
     require(n_beams >= 1 && n_beams <= 65536,
             "n_beams must be in [1, 65536], got " + std::to_string(n_beams));
     require(n_channels >= 2 && n_channels <= (1u << 20),
@@ -285,7 +286,8 @@ void filterbank_writer::claim_paths()
             throw std::runtime_error(
                 "filterbank_sink: '" + d_paths[b] +
                 "' is already written by another filterbank_sink in this process "
-                "(same directory and prefix); give each sink its own prefix or directory");
+                "(same directory and prefix); give each sink its own prefix or "
+                "directory");
     g_claimed.insert(keys.begin(), keys.end());
     d_claimed = std::move(keys);
 }
@@ -307,17 +309,20 @@ void filterbank_writer::keep_complete_samples() noexcept
     bool headers_complete = d_headers_written;
     for (std::FILE* f : d_files) {
         __fpurge(f);
-        struct stat st {};
+        struct stat st {
+        };
         if (fstat(fileno(f), &st) != 0 || uint64_t(st.st_size) < d_header_size) {
             headers_complete = false;
             continue;
         }
-        complete = std::min<uint64_t>(complete, (st.st_size - d_header_size) / sample_bytes);
+        complete =
+            std::min<uint64_t>(complete, (st.st_size - d_header_size) / sample_bytes);
     }
     if (!headers_complete)
         complete = 0;
     // A file without its whole header is left empty, not half a header.
-    const off_t end = headers_complete ? off_t(d_header_size + complete * sample_bytes) : 0;
+    const off_t end =
+        headers_complete ? off_t(d_header_size + complete * sample_bytes) : 0;
     for (std::FILE* f : d_files) {
         if (ftruncate(fileno(f), end) == 0)
             fseeko(f, end, SEEK_SET);
@@ -384,7 +389,8 @@ void filterbank_writer::write_headers(double tstart_mjd)
     if (!is_open())
         throw std::logic_error("filterbank_writer: files are closed");
     if (d_failed)
-        throw std::logic_error("filterbank_writer: a write failed; the files take no more");
+        throw std::logic_error(
+            "filterbank_writer: a write failed; the files take no more");
     for (size_t b = 0; b < d_files.size(); ++b) {
         const auto h = header_bytes(b, tstart_mjd);
         d_header_size = h.size(); // the same for every beam
@@ -404,7 +410,8 @@ void filterbank_writer::write(const float* items, size_t n_items)
     if (!is_open())
         throw std::logic_error("filterbank_writer: files are closed");
     if (d_failed)
-        throw std::logic_error("filterbank_writer: a write failed; the files take no more");
+        throw std::logic_error(
+            "filterbank_writer: a write failed; the files take no more");
     if (n_items == 0)
         return;
     const size_t n_beams = d_config.n_beams;

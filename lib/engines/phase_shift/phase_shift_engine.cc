@@ -3,13 +3,13 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "runtime/backends.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
 #include <volk/volk.h>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include "runtime/backends.h"
 
 namespace gr {
 namespace beamform {
@@ -128,8 +128,9 @@ void phase_shift_delays::validate(size_t n_receivers) const
     for (size_t a = 0; a < rates.size(); a++)
         if (!(std::fabs(rates[a]) < 1.0))
             throw std::invalid_argument("rates must be in (-1, 1) seconds per second, "
-                                        "rates[" + std::to_string(a) + "] = " +
-                                        std::to_string(rates[a]));
+                                        "rates[" +
+                                        std::to_string(a) +
+                                        "] = " + std::to_string(rates[a]));
     for (const auto& g : gains)
         if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
             throw std::invalid_argument("gains must be finite complex numbers");
@@ -152,7 +153,8 @@ void check_phase_shift_model(const phase_shift_config& config,
                 std::string(term) + " of receiver " + std::to_string(a) + " is " +
                 std::to_string(cycles) + " cycles at the highest channel frequency " +
                 std::to_string(f_max) + " Hz; it must stay below 2^53 cycles (delays = " +
-                std::to_string(d.delays[a]) + " s, rates = " + std::to_string(d.rates[a]) +
+                std::to_string(d.delays[a]) +
+                " s, rates = " + std::to_string(d.rates[a]) +
                 " s/s, t0 = " + std::to_string(d.t0) + " s)");
     };
     for (size_t a = 0; a < d.delays.size(); a++) {

@@ -4,15 +4,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "half_float.h"
-#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "runtime/backends.h"
 #include "tensor_beamformer_expand.h"
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <initializer_list>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
-#include "runtime/backends.h"
 
 namespace gr {
 namespace beamform {

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -6,8 +6,8 @@
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_ENGINE_H
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_ENGINE_H
 
-#include <gnuradio/beamform/runtime/gpu_api.h>
 #include <gnuradio/beamform/engines/beam_types.h>
+#include <gnuradio/beamform/runtime/gpu_api.h>
 #include <complex>
 #include <cstdint>
 #include <memory>
