@@ -5,6 +5,9 @@
  */
 #include "rca_das_impl.h"
 #include "block_support/block_params.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace gr {
@@ -92,6 +95,27 @@ rca_das::sptr rca_das::make(int n_elements,
                                                   0.5,
                                                   23)
                         : filter_taps;
+    // The default taps are designed from the two frequencies: when that design
+    // fails, blame them, not filter_taps, which the user did not give.
+    if (filter_taps.empty() &&
+        (std::any_of(c.filter_taps.begin(),
+                     c.filter_taps.end(),
+                     [](float t) { return !std::isfinite(t); }) ||
+         std::all_of(c.filter_taps.begin(), c.filter_taps.end(), [](float t) {
+             return t == 0.0f;
+         })))
+    {
+        char values[96];
+        std::snprintf(values,
+                      sizeof values,
+                      "center_frequency = %g Hz and sampling_frequency = %g Hz",
+                      center_frequency,
+                      sampling_frequency);
+        throw std::invalid_argument(
+            std::string(values) +
+            " give no usable default matched filter (its taps are not finite or all "
+            "zero); use frequencies in the ultrasound range or give filter_taps");
+    }
     c.decimation = check_count("decimation", decimation, 1, 64);
     c.input = parse_choice<rca_sample_type>(
         "input_type",

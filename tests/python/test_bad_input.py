@@ -109,7 +109,12 @@ def test_filterbank_sink_huge_item(tmp_path):
 # Reproducer 9: messages that blamed the wrong parameter or none.
 def test_rca_das_tiny_sampling_frequency_blames_the_frequencies():
     assert_value_error("bf.rca_das(sampling_frequency=5e-324, device='cpu')",
-                       "sampling_frequency / 2")
+                       "sampling_frequency = 4.94066e-324 Hz give no usable default")
+    assert_value_error("bf.rca_das(center_frequency=1e-300, sampling_frequency=1e-290, "
+                       "device='cpu')", "center_frequency = 1e-300 Hz")
+    # with taps given, the frequencies themselves are checked
+    assert_value_error("bf.rca_das(sampling_frequency=5e-324, filter_taps=[1, 2, 1], "
+                       "device='cpu')", "sampling_frequency / 2")
 
 
 @pytest.mark.parametrize("block", [
