@@ -17,6 +17,9 @@ void check_message_keys(const pmt::pmt_t& msg,
         list += (list.empty() ? "" : ", ") + std::string(key);
     if (!pmt::is_dict(msg))
         throw std::invalid_argument("message must be a PMT dict with keys among " + list);
+    // An empty dict (PMT nil) would pass as an update that changes nothing.
+    if (pmt::is_null(msg))
+        throw std::invalid_argument("message is an empty dict (keys among " + list + ")");
     for (pmt::pmt_t keys = pmt::dict_keys(msg); !pmt::is_null(keys);
          keys = pmt::cdr(keys)) {
         const pmt::pmt_t key = pmt::car(keys);

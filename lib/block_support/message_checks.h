@@ -22,8 +22,8 @@ namespace gr {
 namespace beamform {
 
 /*!
- * std::invalid_argument unless \p msg is a dict whose keys are all in
- * \p accepted (a typo must not pass as an update that changes nothing).
+ * std::invalid_argument unless \p msg is a non-empty dict whose keys are all
+ * in \p accepted (a typo must not pass as an update that changes nothing).
  */
 void check_message_keys(const pmt::pmt_t& msg,
                         std::initializer_list<const char*> accepted);

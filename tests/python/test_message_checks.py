@@ -46,6 +46,7 @@ PHASE_SHIFT_BAD = [
     # a good key with a bad one: nothing of it applies
     (message(delays=[5e-9, 5e-9, 5e-9], rates=[math.inf, 0, 0]), "rates must be finite"),
     (pmt.from_long(3), "PMT dict"),
+    (pmt.make_dict(), "empty dict"),  # was: an update that changes nothing
 ]
 
 
