@@ -51,6 +51,23 @@ protected:
     Engine& engine() const { return *d_engine; }
 
     /*!
+     * GNU Radio 3.10 sets max_output_buffer to the size it allocated at every
+     * start, and at the next start a max > 0 makes it skip min_output_buffer
+     * (block::allocate_buffer: "if max > 0 ... else if min > 0"): a restarted
+     * flowgraph would get GNU Radio's default 64 KiB buffers, not the GPU-sized
+     * ones. Forget that max at stop() so that the next start sizes them again
+     * (a max the user set below the GPU size is kept).
+     */
+    bool stop() override
+    {
+        if (placement().uses_device_buffers())
+            for (int i = 0; i < this->output_signature()->max_streams(); i++)
+                if (this->max_output_buffer(i) >= this->min_output_buffer(i))
+                    this->set_max_output_buffer(i, -1);
+        return Block::stop();
+    }
+
+    /*!
      * One work call's engine run: execute(args..., stream) on this block's
      * stream, then wait until its items are complete (device_block::finish_work).
      */
