@@ -117,6 +117,26 @@ def test_rca_das_tiny_sampling_frequency_blames_the_frequencies():
                        "device='cpu')", "sampling_frequency / 2")
 
 
+# Reproducer 9: a Python int that does not fit the C++ parameter gave only
+# pybind11's "incompatible constructor arguments".
+@pytest.mark.parametrize("body, fragments", [
+    ("bf.convert(bf.fc32, 2**40, [1.0], 'cpu')",
+     ["n_receivers must be in [-2147483648, 2147483647]", "got 1099511627776"]),
+    ("bf.rca_das(n_elements=-2**31 - 1, device='cpu')", ["n_elements must be in"]),
+    ("bf.array_source([[0, 0, 0]], 1e6, 1e9, [0.0], [90.0], [0.0], seed=-1)",
+     ["seed must be in [0, 18446744073709551615]", "uint64"]),
+    ("bf.tensor_beamformer(1, 1, 1, [1j], output=2**40, device='cpu')",
+     ["output must be one of the values of beam_output", "got 1099511627776"]),
+])
+def test_integer_outside_the_cpp_type_is_a_value_error(body, fragments):
+    assert_value_error(body, *fragments)
+
+
+def test_wrong_types_still_raise_type_error():
+    outcome = run_isolated("bf.convert(bf.fc32, 'four', [1.0], 'cpu')")
+    assert outcome.kind == "TypeError" and "incompatible" in outcome.message, outcome
+
+
 @pytest.mark.parametrize("block", [
     "bf.convert(bf.sc16, 4, [1.0], '')",
     "bf.bit_packer(2, 32, '')",
