@@ -245,6 +245,9 @@ class Station:
             self.tb.run()
         self.seconds = time.perf_counter() - t0
         done.set()
+        if self.sink.error():  # a write error ended the flowgraph early
+            raise RuntimeError(f"filterbank files incomplete ({self.sink.items_written()} "
+                               f"of {total} spectra written): {self.sink.error()}")
         return self.summarize()
 
     def _run_with_window(self):

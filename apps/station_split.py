@@ -164,10 +164,12 @@ class Split:
         stop it once the filterbank sink has consumed every integrated spectrum."""
         expected = self.station.args.spectra // self.station.args.n_int
         self.tb.start()
-        while self.sink.nitems_read(0) < expected:
+        while self.sink.nitems_read(0) < expected and not self.sink.error():
             time.sleep(0.02)
         self.tb.stop()
         self.tb.wait()
+        if self.sink.error():  # a write error ended the sink early
+            raise RuntimeError(f"filterbank files incomplete: {self.sink.error()}")
 
 def parse_args(argv=None):
     p = cli.parser(__doc__ + "\nThe station's own options (apps/station_beamformer.py --help) "

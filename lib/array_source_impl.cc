@@ -46,6 +46,7 @@ double fraction_of_product(double a, double b)
 
 void array_source_config::validate_and_complete()
 {
+    check_sample_format(output_format, "output_format");
     if (positions.empty() || positions.size() > 65536)
         throw std::invalid_argument(
             "positions must hold 1 to 65536 (east, north, up) triples, got " +
@@ -101,8 +102,12 @@ void array_source_config::validate_and_complete()
                                     std::to_string(positions.size() - 1) + "], got " +
                                     std::to_string(reference_index));
     check_finite_positive("propagation_speed", propagation_speed);
-    if (!(start_time >= 0) || !std::isfinite(start_time))
-        throw std::invalid_argument("start_time must be a finite number >= 0 (seconds)");
+    // rx_time holds whole seconds as uint64 and must stay exact in double: 2^53 s
+    // (285 million years) leaves room for any run.
+    constexpr double max_start_time = 9007199254740992.0;
+    if (!(start_time >= 0) || !(start_time <= max_start_time))
+        throw std::invalid_argument("start_time must be in [0, 2^53] seconds, got " +
+                                    std::to_string(start_time));
 }
 
 array_source::sptr array_source::make(const std::vector<std::array<double, 3>>& positions,

@@ -22,6 +22,10 @@ inline bit_packer_config checked_bit_packing_config(int n_channels, int n_receiv
     config.n_channels = check_count("n_channels", n_channels, 1, 1 << 16);
     config.n_receivers = check_count("n_receivers", n_receivers, 1, 1 << 20);
     config.validate();
+    // The fc32 side is the larger item of the two.
+    check_item_bytes("n_channels * n_receivers * 8 (fc32 item)",
+                     uint64_t(config.n_channels) * config.n_receivers *
+                         sizeof(gr_complex));
     return config;
 }
 

@@ -40,6 +40,8 @@ filterbank_sink::sptr filterbank_sink::make(const std::string& directory,
     config.telescope_id = telescope_id;
     config.machine_id = machine_id;
     config.validate();
+    check_item_bytes("n_stokes * n_beams * n_channels * 4",
+                     config.item_floats() * sizeof(float));
     if (!std::isfinite(tstart_mjd) || tstart_mjd < 0)
         throw std::invalid_argument("tstart_mjd must be a finite MJD >= 0");
     return gnuradio::make_block_sptr<filterbank_sink_impl>(config, tstart_mjd);
@@ -64,10 +66,31 @@ std::vector<int> filterbank_sink_impl::channel_order() const
     return std::vector<int>(order.begin(), order.end());
 }
 
+std::string filterbank_sink_impl::error() const
+{
+    std::lock_guard<std::mutex> lock(d_error_mutex);
+    return d_error;
+}
+
+void filterbank_sink_impl::record_error(const std::string& what)
+{
+    d_logger->error("{:s}; ending the flowgraph with {:d} complete samples in each file",
+                    what,
+                    d_writer.items_written());
+    std::lock_guard<std::mutex> lock(d_error_mutex);
+    if (d_error.empty())
+        d_error = what;
+}
+
 bool filterbank_sink_impl::start()
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_writer.reopen(); // files closed by a previous stop(): append
+    try {
+        d_writer.reopen(); // files closed by a previous stop(): append
+    } catch (const std::exception& e) {
+        // A throw from start() would hang top_block.start(): work() ends instead.
+        record_error(e.what());
+    }
     const auto paths = d_writer.paths();
     d_logger->info("on cpu: items of {:d} B in; {:d} files {:s} ... {:s}, fch1 {:.6f} MHz, "
                    "foff {:.6f} MHz",
@@ -90,7 +113,7 @@ void filterbank_sink_impl::finish(const char* where) noexcept
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     try {
-        if (d_writer.is_open() && !d_writer.headers_written()) {
+        if (d_writer.is_open() && !d_writer.headers_written() && !d_writer.failed()) {
             d_logger->info("no items arrived before {:s}; writing headers with "
                            "tstart_mjd = {:.9f} and no samples",
                            where,
@@ -100,7 +123,11 @@ void filterbank_sink_impl::finish(const char* where) noexcept
         d_writer.close();
     } catch (const std::exception& e) {
         // stop() and destructors must not throw; say loudly what was lost.
-        d_logger->error("{:s}: {:s}", where, e.what());
+        d_items_written = d_writer.items_written();
+        try {
+            record_error(std::string(where) + ": " + e.what());
+        } catch (...) {
+        }
     }
 }
 
@@ -137,6 +164,22 @@ int filterbank_sink_impl::work(int noutput_items,
                                gr_vector_void_star& output_items)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
+    if (!error().empty() || !d_writer.is_open())
+        return WORK_DONE;
+    // A write error (disk full, size limit) ends the flowgraph: an exception
+    // leaving work() would stop this thread and hang tb.run().
+    try {
+        write_items(static_cast<const float*>(input_items[0]), noutput_items);
+    } catch (const std::exception& e) {
+        d_items_written = d_writer.items_written();
+        record_error(e.what());
+        return WORK_DONE;
+    }
+    return noutput_items;
+}
+
+void filterbank_sink_impl::write_items(const float* items, int noutput_items)
+{
     const uint64_t first = nitems_read(0);
     if (!d_writer.headers_written())
         write_headers_at(first);
@@ -150,10 +193,8 @@ int filterbank_sink_impl::work(int noutput_items,
                            tag.offset,
                            pmt::write_string(tag.value));
 
-    d_writer.write(static_cast<const float*>(input_items[0]),
-                   static_cast<size_t>(noutput_items));
+    d_writer.write(items, static_cast<size_t>(noutput_items));
     d_items_written = d_writer.items_written();
-    return noutput_items;
 }
 
 } // namespace beamform

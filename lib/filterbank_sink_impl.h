@@ -10,6 +10,7 @@
 #include <gnuradio/beamform/filterbank_sink.h>
 #include <atomic>
 #include <mutex>
+#include <string>
 
 namespace gr {
 namespace beamform {
@@ -34,12 +35,17 @@ public:
     double fch1_mhz() const override { return d_writer.fch1_mhz(); }
     double foff_mhz() const override { return d_writer.foff_mhz(); }
     std::vector<int> channel_order() const override;
+    std::string error() const override;
 
 private:
     //! Header from the rx_time tag on item \p first, else from the parameter.
     void write_headers_at(uint64_t first);
+    //! Headers if not yet written, then the items; throws on an I/O error.
+    void write_items(const float* items, int noutput_items);
     //! Headers (if no item came) and close; logs instead of throwing.
     void finish(const char* where) noexcept;
+    //! Log \p what once, keep it for error(); work() then ends the flowgraph.
+    void record_error(const std::string& what);
 
     std::mutex d_mutex; // work() vs stop()/destructor
     filterbank_writer d_writer;
@@ -48,6 +54,8 @@ private:
     std::atomic<uint64_t> d_items_written{ 0 };
     std::atomic<double> d_tstart_mjd;
     std::atomic<bool> d_tstart_from_rx_time{ false };
+    mutable std::mutex d_error_mutex;
+    std::string d_error; // guarded by d_error_mutex
 };
 
 } // namespace beamform

@@ -40,6 +40,9 @@ pfb_channelizer::sptr pfb_channelizer::make(int n_channels,
     config.taps = taps;
     config.threads = check_count("threads", threads, 0, 1024);
     config.validate();
+    check_item_bytes("n_channels * n_receivers * 8 (output item)",
+                     uint64_t(config.n_channels) * config.n_receivers *
+                         sizeof(gr_complex));
     if (!std::isfinite(center_freq))
         throw std::invalid_argument("center_freq must be a finite number (Hz)");
     if (!(sample_rate > 0.0) || !std::isfinite(sample_rate))

@@ -3,9 +3,10 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "phase_shift_impl.h"
 #include "block_support/block_params.h"
+#include "block_support/message_checks.h"
 #include "block_support/pmt_values.h"
+#include "phase_shift_impl.h"
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -78,7 +79,7 @@ phase_shift::sptr phase_shift::make(int n_channels,
     model.gains =
         expand_per_receiver("gains", gains, config.n_receivers, gr_complex(1.0f, 0.0f));
     model.t0 = t0;
-    model.validate(config.n_receivers);
+    check_phase_shift_model(config, model);
     return gnuradio::make_block_sptr<phase_shift_impl>(
         config, model, select_device(device));
 }
@@ -116,7 +117,7 @@ void phase_shift_impl::warn_if_unrepresentable(const std::vector<double>& delays
 void phase_shift_impl::queue_update(const phase_shift_delays& next,
                                     const pmt::pmt_t& description)
 {
-    next.validate(d_config.n_receivers);
+    check_phase_shift_model(d_config, next);
     warn_if_unrepresentable(next.delays);
     d_model = next;
     d_update.queue({ next, description });
@@ -172,8 +173,8 @@ void phase_shift_impl::point_at(double azimuth_deg, double elevation_deg)
 void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
 {
     try {
-        if (!pmt::is_dict(msg))
-            throw std::invalid_argument("message must be a PMT dict");
+        // The whole message is checked (into next) before any of it is queued.
+        check_message_keys(msg, { "delays", "rates", "gains", "t0", "az_el" });
         std::lock_guard<std::mutex> lock(d_mutex);
         const size_t n = d_config.n_receivers;
         phase_shift_delays next = d_model;
@@ -181,34 +182,31 @@ void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
         const bool has_az_el = pmt::dict_has_key(msg, key_az_el);
         if (has_delays && has_az_el)
             throw std::invalid_argument("message has both \"delays\" and \"az_el\"");
+        auto reals = [&](const pmt::pmt_t& key, const char* name) {
+            return nonempty(reals_from_pmt(pmt::dict_ref(msg, key, pmt::PMT_NIL), name),
+                            name);
+        };
         if (has_delays)
-            next.delays = expand_per_receiver(
-                "delays",
-                reals_from_pmt(pmt::dict_ref(msg, key_delays, pmt::PMT_NIL), "delays"),
-                n,
-                0.0);
+            next.delays =
+                expand_per_receiver("delays", reals(key_delays, "delays"), n, 0.0);
         if (pmt::dict_has_key(msg, key_rates))
-            next.rates = expand_per_receiver(
-                "rates",
-                reals_from_pmt(pmt::dict_ref(msg, key_rates, pmt::PMT_NIL), "rates"),
-                n,
-                0.0);
+            next.rates = expand_per_receiver("rates", reals(key_rates, "rates"), n, 0.0);
         if (pmt::dict_has_key(msg, key_gains))
             next.gains = expand_per_receiver(
                 "gains",
-                complexes_from_pmt(pmt::dict_ref(msg, key_gains, pmt::PMT_NIL), "gains"),
+                nonempty(complexes_from_pmt(pmt::dict_ref(msg, key_gains, pmt::PMT_NIL),
+                                            "gains"),
+                         "gains"),
                 n,
                 gr_complex(1.0f, 0.0f));
         if (pmt::dict_has_key(msg, key_t0)) {
-            const auto t0 =
-                reals_from_pmt(pmt::dict_ref(msg, key_t0, pmt::PMT_NIL), "t0");
+            const auto t0 = reals(key_t0, "t0");
             if (t0.size() != 1)
                 throw std::invalid_argument("message key \"t0\" must be one real number");
             next.t0 = t0[0];
         }
         if (has_az_el) {
-            const auto az_el =
-                reals_from_pmt(pmt::dict_ref(msg, key_az_el, pmt::PMT_NIL), "az_el");
+            const auto az_el = reals(key_az_el, "az_el");
             if (az_el.size() != 2)
                 throw std::invalid_argument(
                     "message key \"az_el\" must hold (azimuth_deg, elevation_deg)");
@@ -223,9 +221,11 @@ void phase_shift_impl::handle_delays_message(const pmt::pmt_t& msg)
         }
         queue_update(next, msg);
     } catch (const std::exception& e) {
-        d_logger->error("ignored a message on port \"delays\": {:s}", e.what());
+        d_rejected.reject(d_logger, "delays", e.what());
     }
 }
+
+uint64_t phase_shift_impl::messages_rejected() const { return d_rejected.count(); }
 
 std::vector<double> phase_shift_impl::delays() const
 {

@@ -7,6 +7,7 @@
 #define INCLUDED_BEAMFORM_PHASE_SHIFT_IMPL_H
 
 #include "block_support/engine_block.h"
+#include "block_support/message_checks.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
 #include <gnuradio/beamform/phase_shift.h>
 #include <mutex>
@@ -41,6 +42,7 @@ public:
     double item_period() const override { return d_config.item_period; }
     double max_representable_delay() const override { return d_max_delay; }
     uint64_t updates_applied() const override;
+    uint64_t messages_rejected() const override;
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -60,6 +62,8 @@ private:
     phase_shift_delays d_model; //!< latest model (applied or pending)
     //! The model for the next work call, with the tag value that announces it.
     queued_update<std::pair<phase_shift_delays, pmt::pmt_t>> d_update;
+
+    message_rejections d_rejected;
 
     std::vector<std::array<double, 3>> d_positions;
     int d_reference_index = 0;

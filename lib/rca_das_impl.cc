@@ -5,6 +5,9 @@
  */
 #include "rca_das_impl.h"
 #include "block_support/block_params.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace gr {
@@ -92,6 +95,27 @@ rca_das::sptr rca_das::make(int n_elements,
                                                   0.5,
                                                   23)
                         : filter_taps;
+    // The default taps are designed from the two frequencies: when that design
+    // fails, blame them, not filter_taps, which the user did not give.
+    if (filter_taps.empty() &&
+        (std::any_of(c.filter_taps.begin(),
+                     c.filter_taps.end(),
+                     [](float t) { return !std::isfinite(t); }) ||
+         std::all_of(c.filter_taps.begin(), c.filter_taps.end(), [](float t) {
+             return t == 0.0f;
+         })))
+    {
+        char values[96];
+        std::snprintf(values,
+                      sizeof values,
+                      "center_frequency = %g Hz and sampling_frequency = %g Hz",
+                      center_frequency,
+                      sampling_frequency);
+        throw std::invalid_argument(
+            std::string(values) +
+            " give no usable default matched filter (its taps are not finite or all "
+            "zero); use frequencies in the ultrasound range or give filter_taps");
+    }
     c.decimation = check_count("decimation", decimation, 1, 64);
     c.input = parse_choice<rca_sample_type>(
         "input_type",
@@ -113,6 +137,14 @@ rca_das::sptr rca_das::make(int n_elements,
 
     std::vector<std::string> warnings;
     c.validate([&](const std::string& w) { warnings.push_back(w); });
+    check_item_bytes(c.input == rca_sample_type::int16
+                         ? "n_elements * n_samples * 2 (int16 input)"
+                         : "n_elements * n_samples * 4 (float32 input)",
+                     c.input_item_bytes());
+    check_item_bytes(c.output == rca_output::iq
+                         ? "x_count * y_count * z_count * 8 (iq output)"
+                         : "x_count * y_count * z_count * 4 (output)",
+                     c.output_item_bytes());
     return gnuradio::make_block_sptr<rca_das_impl>(c, select_device(device), warnings);
 }
 

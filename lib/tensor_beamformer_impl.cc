@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_support/block_params.h"
+#include "block_support/message_checks.h"
 #include "block_support/pmt_values.h"
 #include "tensor_beamformer_impl.h"
 #include <gnuradio/beamform/engines/steering.h>
@@ -42,6 +43,14 @@ tensor_beamformer::sptr tensor_beamformer::make(int n_channels,
     config.stokes = stokes;
     config.threads = check_count("threads", threads, 0, 1024);
     config.validate();
+    check_item_bytes(precision == beam_precision::int1
+                         ? "n_channels * 2 * ceil(n_receivers / 32) * 4 (int1 input)"
+                         : "n_channels * n_receivers * 8 (float16 input)",
+                     config.input_item_bytes());
+    check_item_bytes(output == beam_output::power
+                         ? "n_stokes * n_beams * n_channels * 4 (power output)"
+                         : "n_channels * n_beams * n_polarizations * 8 (voltage output)",
+                     config.output_item_bytes());
     check_tensor_beamformer_weights(config, weights);
     return gnuradio::make_block_sptr<tensor_beamformer_impl>(
         config, weights, select_device(device));
@@ -64,6 +73,7 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
 {
     // Tags are moved in work() (move_tags_decimated), each to its own power item.
     set_tag_propagation_policy(TPP_DONT);
+    warn_if_weights_vanish(weights);
 
     message_port_register_in(weights_port);
     set_msg_handler(weights_port,
@@ -73,9 +83,23 @@ tensor_beamformer_impl::tensor_beamformer_impl(const tensor_beamformer_config& c
                     [this](const pmt::pmt_t& msg) { handle_pointing_message(msg); });
 }
 
+void tensor_beamformer_impl::warn_if_weights_vanish(
+    const std::vector<gr_complex>& weights)
+{
+    if (d_config.precision != beam_precision::float16)
+        return;
+    const auto range = beamform::count_float16_range(weights.data(), weights.size());
+    if (range.underflow > 0)
+        d_logger->warn("{:d} nonzero weight parts are at most 2^-25 in magnitude and "
+                       "become 0 in float16; scale the weights up (the beams scale with "
+                       "them)",
+                       range.underflow);
+}
+
 void tensor_beamformer_impl::set_weights(const std::vector<gr_complex>& weights)
 {
     check_tensor_beamformer_weights(d_config, weights);
+    warn_if_weights_vanish(weights);
     std::lock_guard<std::mutex> lock(d_mutex);
     d_latest_weights = weights;
     d_queued_weights.queue(weights);
@@ -154,33 +178,68 @@ uint64_t tensor_beamformer_impl::weight_updates_applied() const
 void tensor_beamformer_impl::handle_weights_message(const pmt::pmt_t& msg)
 {
     try {
+        // A dict {"weights": ...} or the weights themselves (a vector, a list).
         pmt::pmt_t value = msg;
-        if (pmt::is_dict(msg))
+        if (pmt::is_dict(msg) && !pmt::is_null(msg)) {
+            check_message_keys(msg, { "weights" });
+            if (!pmt::dict_has_key(msg, weights_port))
+                throw std::invalid_argument("message has no key \"weights\"");
             value = pmt::dict_ref(msg, weights_port, pmt::PMT_NIL);
-        set_weights(complexes_from_pmt(value, "weights"));
+        }
+        set_weights(nonempty(complexes_from_pmt(value, "weights"), "weights"));
     } catch (const std::exception& e) {
-        d_logger->error("dropped a message on port weights: {:s}", e.what());
+        d_rejected.reject(d_logger, "weights", e.what());
     }
 }
 
 void tensor_beamformer_impl::handle_pointing_message(const pmt::pmt_t& msg)
 {
     try {
-        if (!pmt::is_dict(msg))
-            throw std::invalid_argument(
-                "pointing: expected a dict with key \"az_el\" or \"lm\"");
+        check_message_keys(msg, { "az_el", "lm" });
         const pmt::pmt_t az_el = pmt::dict_ref(msg, pmt::mp("az_el"), pmt::PMT_NIL);
         const pmt::pmt_t lm = pmt::dict_ref(msg, pmt::mp("lm"), pmt::PMT_NIL);
+        if (!pmt::is_null(az_el) && !pmt::is_null(lm))
+            throw std::invalid_argument("message has both \"az_el\" and \"lm\"");
         if (!pmt::is_null(az_el))
-            set_pointing_az_el(reals_from_pmt(az_el, "az_el"));
+            set_pointing_az_el(nonempty(reals_from_pmt(az_el, "az_el"), "az_el"));
         else if (!pmt::is_null(lm))
-            set_pointing_lm(reals_from_pmt(lm, "lm"));
+            set_pointing_lm(nonempty(reals_from_pmt(lm, "lm"), "lm"));
         else
             throw std::invalid_argument(
                 "pointing: expected a dict with key \"az_el\" or \"lm\"");
     } catch (const std::exception& e) {
-        d_logger->error("dropped a message on port pointing: {:s}", e.what());
+        d_rejected.reject(d_logger, "pointing", e.what());
     }
+}
+
+uint64_t tensor_beamformer_impl::messages_rejected() const { return d_rejected.count(); }
+
+void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_times)
+{
+    // GPU input lives in device memory; cpu and emu input is host memory.
+    if (d_config.precision != beam_precision::float16 ||
+        (placement().kind != backend::cpu && placement().kind != backend::emu))
+        return;
+    const auto range = beamform::count_float16_range(static_cast<const gr_complex*>(in),
+                                                     n_times * d_config.n_channels *
+                                                         d_config.n_receivers);
+    if (range.overflow == 0 && range.underflow == 0)
+        return;
+    d_overflows += range.overflow;
+    d_underflows += range.underflow;
+    // Logged at the 1st, 2nd, 4th, 8th, ... such call: seen, but not flooding.
+    d_calls_out_of_range++;
+    if ((d_calls_out_of_range & (d_calls_out_of_range - 1)) == 0)
+        d_logger->warn(
+            "float16 input out of range in {:d} work call(s) so far: this call "
+            "{:d} values >= 65520 became inf (beams inf or NaN) and {:d} nonzero "
+            "values <= 2^-25 became 0 (totals {:d} and {:d}); scale the input "
+            "into [6.1e-5, 65504], e.g. with convert's per-receiver scale",
+            d_calls_out_of_range,
+            range.overflow,
+            range.underflow,
+            d_overflows.load(),
+            d_underflows.load());
 }
 
 int tensor_beamformer_impl::work(int noutput_items,
@@ -195,6 +254,7 @@ int tensor_beamformer_impl::work(int noutput_items,
             return pmt::from_uint64(number);
         });
     const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
+    count_float16_range(input_items[0], n_in);
     run_engine(noutput_items, input_items[0], output_items[0], n_in);
     // Every input tag goes to the output item made from its time step (the
     // same offset in voltage mode).

@@ -7,9 +7,11 @@
 #define INCLUDED_BEAMFORM_TENSOR_BEAMFORMER_IMPL_H
 
 #include "block_support/engine_block.h"
+#include "block_support/message_checks.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include <gnuradio/beamform/tensor_beamformer.h>
 #include <pmt/pmt.h>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -32,6 +34,9 @@ public:
     void set_pointing_az_el(const std::vector<double>& az_el) override;
     void set_pointing_lm(const std::vector<double>& lm) override;
     uint64_t weight_updates_applied() const override;
+    uint64_t messages_rejected() const override;
+    uint64_t float16_overflows() const override { return d_overflows.load(); }
+    uint64_t float16_underflows() const override { return d_underflows.load(); }
 
     int n_channels() const override { return int(d_config.n_channels); }
     int n_receivers() const override { return int(d_config.n_receivers); }
@@ -58,6 +63,10 @@ private:
 
     void handle_weights_message(const pmt::pmt_t& msg);
     void handle_pointing_message(const pmt::pmt_t& msg);
+    //! Warn when float16 rounds nonzero weights to 0.
+    void warn_if_weights_vanish(const std::vector<gr_complex>& weights);
+    //! Count and report input values float16 cannot hold (host input only).
+    void count_float16_range(const void* in, uint64_t n_times);
     //! Weights for a pointing (az_el or lm pairs) from the stored geometry.
     std::vector<gr_complex> steer(const std::vector<double>& pairs, bool as_lm) const;
 
@@ -67,6 +76,9 @@ private:
     std::vector<gr_complex> d_latest_weights;
     std::optional<geometry> d_geometry;
     queued_update<std::vector<gr_complex>> d_queued_weights;
+    message_rejections d_rejected;
+    std::atomic<uint64_t> d_overflows{ 0 }, d_underflows{ 0 };
+    uint64_t d_calls_out_of_range = 0; // work() only
 };
 
 } // namespace beamform

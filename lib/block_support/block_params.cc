@@ -6,6 +6,7 @@
 #include "block_params.h"
 #include <unistd.h>
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <stdexcept>
 
@@ -19,6 +20,17 @@ size_t check_count(const std::string& name, long long value, long long lo, long 
                                     std::to_string(hi) + "], got " +
                                     std::to_string(value));
     return static_cast<size_t>(value);
+}
+
+size_t check_item_bytes(const std::string& parameters, uint64_t bytes)
+{
+    constexpr uint64_t max_bytes = INT_MAX; // gr::io_signature's item size is an int
+    if (bytes < 1 || bytes > max_bytes)
+        throw std::invalid_argument(
+            "item size " + parameters + " = " + std::to_string(bytes) +
+            " bytes must be in [1, " + std::to_string(max_bytes) +
+            "] (GNU Radio's item size is an int); reduce these parameters");
+    return static_cast<size_t>(bytes);
 }
 
 template <typename T>

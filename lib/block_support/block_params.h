@@ -13,6 +13,7 @@
 #include <gnuradio/beamform/runtime/device.h>
 #include <gnuradio/block.h>
 #include <complex>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ std::vector<T> expand_per_receiver(const std::string& name,
                                    const std::vector<T>& values,
                                    size_t n_receivers,
                                    T fill);
+
+/*!
+ * \p bytes, the size of one item described by \p parameters (for example
+ * "n_channels * n_receivers * 8"), checked to fit in the int that
+ * gr::io_signature takes. Call it with the size computed in 64 bits before any
+ * io_signature is made: a larger size would wrap to a small or negative int.
+ */
+size_t check_item_bytes(const std::string& parameters, uint64_t bytes);
 
 //! Items of \p item_size in a GPU-side buffer: at least 64 MiB, and 2 items.
 size_t gpu_buffer_items(size_t item_size);

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "block_params.h"
 #include "device_block.h"
 #include "device_buffer.h"
 #include <gnuradio/block_detail.h>
@@ -17,6 +18,9 @@ gr::io_signature::sptr device_block::signature(int min_streams,
                                                size_t item_size,
                                                const device_spec& dev)
 {
+    // make() checks each block's item sizes with the parameters' names; this
+    // catches a size that slipped through before it wraps in the int below.
+    check_item_bytes("of this port", item_size);
     if (!dev.uses_device_buffers())
         return gr::io_signature::make(min_streams, max_streams, item_size);
     return gr::io_signature::make(

@@ -119,8 +119,17 @@ protected:
         }
     }
 
-    //! At the flowgraph's stop, everything enqueued completes (and a GPU error
-    //! still pending is reported) before GNU Radio tears the buffers down.
+    /*!
+     * At the flowgraph's stop, everything enqueued completes (and a GPU error
+     * still pending is reported) before GNU Radio tears the buffers down.
+     *
+     * Also: GNU Radio 3.10 sets max_output_buffer to the size it allocated at
+     * every start, and at the next start a max > 0 makes it skip
+     * min_output_buffer (block::allocate_buffer: "if max > 0 ... else if min >
+     * 0"): a restarted flowgraph would get GNU Radio's default 64 KiB buffers,
+     * not the GPU-sized ones. That max is forgotten here so that the next start
+     * sizes them again (a max the user set below the GPU size is kept).
+     */
     bool stop() override
     {
         try {
@@ -133,6 +142,10 @@ protected:
             this->d_logger->error("{:s}", e.what());
             return false;
         }
+        if (placement().uses_device_buffers())
+            for (int i = 0; i < this->output_signature()->max_streams(); i++)
+                if (this->max_output_buffer(i) >= this->min_output_buffer(i))
+                    this->set_max_output_buffer(i, -1);
         return Block::stop();
     }
 

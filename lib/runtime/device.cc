@@ -108,7 +108,13 @@ device_spec select_device(const std::string& device)
     if (device == "cpu")
         return device_spec{};
 
-    if (device == "auto" || device.empty()) {
+    // An empty string is a mistake (an unset variable, a blank GRC field), not
+    // a request for "auto": say so rather than guess.
+    if (device.empty())
+        throw std::invalid_argument(std::string(device_syntax) +
+                                    ", got \"\" (an empty string; use \"auto\" to pick "
+                                    "the first GPU, else the CPU)");
+    if (device == "auto") {
         for (backend b : { backend::cuda, backend::hip }) {
             const gpu_api* api = find_api(b);
             if (api && api->device_count() > 0)

@@ -21,6 +21,15 @@ try:
 except ModuleNotFoundError:
     pass
 
+# Out-of-range integers: ValueError naming the parameter, not pybind11's
+# generic TypeError.
+from .int_arguments import name_out_of_range_integers as _name_integers
+for _block in ("convert", "pfb_channelizer", "phase_shift", "tensor_beamformer",
+               "bit_packer", "bit_unpacker", "filterbank_sink", "array_source", "rca_das"):
+    if _block in globals():
+        _name_integers(globals()[_block])
+del _block, _name_integers
+
 # import any pure python here
 from . import arrays, calibration
 from . import steering_helpers

@@ -9,6 +9,8 @@ as gnuradio.beamform.direction_vector, direction_lm, geometric_delays and
 geometric_delays_lm; they take these arrays as they are. plane_wave_phases
 below is the narrow-band phase those delays imply.
 """
+import math
+
 import numpy as np
 
 from . import beamform_python as _bf
@@ -20,11 +22,14 @@ def ula(n, spacing, azimuth_deg=90.0):
     east; the default 90 lays it west to east)."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    if not spacing > 0:
-        raise ValueError(f"spacing must be > 0 metres, got {spacing}")
+    if not (spacing > 0 and math.isfinite(spacing)):
+        raise ValueError(f"spacing must be a finite number > 0 metres, got {spacing}")
+    if not math.isfinite(azimuth_deg):
+        raise ValueError(f"azimuth_deg must be finite, got {azimuth_deg}")
     az = np.radians(azimuth_deg)
     offsets = (np.arange(n) - (n - 1) / 2) * spacing
-    return np.stack([offsets * np.sin(az), offsets * np.cos(az), np.zeros(n)], axis=1)
+    return _finite(np.stack([offsets * np.sin(az), offsets * np.cos(az), np.zeros(n)], axis=1),
+                   f"n * spacing = {n} * {spacing}")
 
 
 def uca(n, radius, first_azimuth_deg=0.0):
@@ -33,10 +38,20 @@ def uca(n, radius, first_azimuth_deg=0.0):
     others following clockwise seen from above (increasing azimuth)."""
     if n < 2:
         raise ValueError(f"n must be >= 2, got {n}")
-    if not radius > 0:
-        raise ValueError(f"radius must be > 0 metres, got {radius}")
+    if not (radius > 0 and math.isfinite(radius)):
+        raise ValueError(f"radius must be a finite number > 0 metres, got {radius}")
+    if not math.isfinite(first_azimuth_deg):
+        raise ValueError(f"first_azimuth_deg must be finite, got {first_azimuth_deg}")
     az = np.radians(first_azimuth_deg) + 2 * np.pi * np.arange(n) / n
-    return np.stack([radius * np.sin(az), radius * np.cos(az), np.zeros(n)], axis=1)
+    return _finite(np.stack([radius * np.sin(az), radius * np.cos(az), np.zeros(n)], axis=1),
+                   f"radius = {radius}")
+
+
+def _finite(positions, what):
+    """positions, or ValueError naming `what` when they overflowed."""
+    if not np.all(np.isfinite(positions)):
+        raise ValueError(f"{what} metres gives positions that overflow a double")
+    return positions
 
 
 def load_positions(path):
@@ -51,6 +66,8 @@ def load_positions(path):
             if len(text) not in (2, 3):
                 raise ValueError(f"{path}:{number}: expected 'east north [up]', got {line.strip()!r}")
             values = [float(v) for v in text] + [0.0] * (3 - len(text))
+            if not all(math.isfinite(v) for v in values):
+                raise ValueError(f"{path}:{number}: positions must be finite, got {line.strip()!r}")
             rows.append(values)
     if not rows:
         raise ValueError(f"{path}: no positions found")
@@ -80,6 +97,9 @@ def as_positions(positions):
     if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] < 1:
         raise ValueError("positions must have shape (n_receivers, 3) or be a flat list of "
                          f"(east, north, up) triples in metres, got shape {np.shape(positions)}")
+    if not np.all(np.isfinite(p)):
+        bad = int(np.argwhere(~np.isfinite(p))[0][0])
+        raise ValueError(f"positions must be finite, receiver {bad} is {p[bad].tolist()}")
     return p.tolist()
 
 

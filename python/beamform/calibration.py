@@ -17,13 +17,23 @@ import numpy as np
 from .arrays import plane_wave_phases
 
 
-def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, reference=0):
+# A receiver whose mean power is below this fraction of the median receiver's
+# carries no signal (disconnected, dead): its gain would be 1/0.
+DEAD_RECEIVER_POWER = 1e-6
+
+
+def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, reference=0,
+                   names=None):
     """Calibration gains from `samples` [time][receivers] (complex) of a source at
     (azimuth, elevation) at sky frequency `frequency` Hz.
 
     The array response is the principal eigenvector of the sample covariance,
     which averages the noise out; dividing out the expected plane-wave phases
     leaves the receivers' own gains.
+
+    A receiver without signal (mean power below 1e-6 of the median receiver's)
+    is a ValueError naming it (names[k] if `names` is given, else its index):
+    its gain would not be finite.
     """
     x = np.asarray(samples)
     if x.ndim != 2 or x.shape[1] != len(positions):
@@ -32,6 +42,21 @@ def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, re
         )
     if x.shape[0] < x.shape[1]:
         raise ValueError(f"samples: need at least {x.shape[1]} time steps, got {x.shape[0]}")
+    if names is not None and len(names) != x.shape[1]:
+        raise ValueError(f"names must have one entry per receiver ({x.shape[1]}), got {len(names)}")
+    label = (lambda k: f"receiver {names[k]!r} (index {k})") if names is not None else \
+        (lambda k: f"receiver {k}")
+    finite = np.isfinite(x).all(axis=0)
+    if not finite.all():
+        raise ValueError(f"samples of {label(int(np.argmin(finite)))} are not all finite")
+    power = np.mean(np.abs(x) ** 2, axis=0)
+    floor = DEAD_RECEIVER_POWER * np.median(power)
+    dead = [k for k in range(x.shape[1]) if not power[k] > floor]
+    if dead:
+        raise ValueError(
+            "no signal on " + ", ".join(label(k) for k in dead) +
+            f" (mean power {power[dead[0]]:.3g}, median of all receivers {np.median(power):.3g}); "
+            "exclude it from the calibration or fix its input")
     covariance = x.T @ x.conj() / x.shape[0]
     _, vectors = np.linalg.eigh(covariance)
     response = vectors[:, -1]

@@ -8,6 +8,7 @@ string), between the markers HEADER_START and HEADER_END; then the samples,
 [time][nifs][nchans], channel 0 at fch1 and channel i at fch1 + i * foff (MHz).
 Little-endian, as every SIGPROC file in practice.
 """
+import math
 import os
 import struct
 
@@ -60,6 +61,11 @@ _MARKERS = ("HEADER_START", "HEADER_END", "FREQUENCY_START", "FREQUENCY_END")
 # Longest keyword or string SIGPROC reads (its buffers hold 80 characters).
 _MAX_STRING = 80
 
+# Sanity limits of a header (beyond them a file is damaged, not large):
+# 2^24 channels, and nifs up to 16 (SIGPROC writes 1 or 4).
+_MAX_NCHANS = 1 << 24
+_MAX_NIFS = 16
+
 _SAMPLE_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.float32}
 
 
@@ -83,7 +89,11 @@ class _HeaderReader:
         return struct.unpack("<i", self._take(4, what))[0]
 
     def float64(self, what):
-        return struct.unpack("<d", self._take(8, what))[0]
+        value = struct.unpack("<d", self._take(8, what))[0]
+        if not math.isfinite(value):
+            raise ValueError(f"{self.path}: SIGPROC header value of {what} is {value}, "
+                             "not a finite number")
+        return value
 
     def int8(self, what):
         return struct.unpack("<b", self._take(1, what))[0]
@@ -136,6 +146,9 @@ def read_filterbank_header(path):
             if key == "fchannel":
                 header.setdefault("fchannel", []).append(reader.float64(key))
                 continue
+            if key in header:  # which one would a reader believe?
+                raise ValueError(f"{path}: SIGPROC header keyword {key!r} appears twice "
+                                 f"(second at byte {handle.tell() - len(key) - 4})")
             kind = SIGPROC_KEYWORDS.get(key)
             if kind is None:
                 raise ValueError(
@@ -174,8 +187,11 @@ def read_filterbank(path):
     nchans = header["nchans"]
     nifs = header.get("nifs", 1)
     nbits = header["nbits"]
-    if nchans < 1 or nifs < 1:
-        raise ValueError(f"{path}: SIGPROC header has nchans = {nchans}, nifs = {nifs}")
+    if not (1 <= nchans <= _MAX_NCHANS and 1 <= nifs <= _MAX_NIFS):
+        raise ValueError(f"{path}: SIGPROC header has nchans = {nchans}, nifs = {nifs} "
+                         f"(accepted: nchans in [1, {_MAX_NCHANS}], nifs in [1, {_MAX_NIFS}])")
+    if "tsamp" in header and not header["tsamp"] > 0:
+        raise ValueError(f"{path}: SIGPROC header has tsamp = {header['tsamp']} s, not > 0")
     if nbits not in _SAMPLE_DTYPES:
         raise ValueError(
             f"{path}: nbits = {nbits} is not supported (8, 16 or 32 bits per sample)"

@@ -122,6 +122,33 @@ TEST(filterbank_writer, bad_config_names_the_parameter)
           "channel_frequencies");
     check([](filterbank_config& c) { c.beam_az_el_deg.pop_back(); }, "beam_az_el");
     check([](filterbank_config& c) { c.tsamp_s = -1; }, "tsamp");
+    check([](filterbank_config& c) { c.prefix = std::string("a\0b", 3); }, "prefix");
+    check([](filterbank_config& c) { c.source_name = "Caf\xc3\xa9"; }, "source_name");
+    check(
+        [](filterbank_config& c) {
+            c.n_channels = 2;
+            c.channel_frequencies_hz = { -1e308, 1e308 };
+        },
+        "channel_frequencies must span a finite range");
+}
+
+TEST(filterbank_writer, second_writer_on_the_same_files_is_refused)
+{
+    const auto dir = fresh_dir("twice");
+    {
+        filterbank_writer first(small_config(dir));
+        first.write_headers(60000.0);
+        first.close(); // files closed, still claimed until the writer goes
+        const auto before = read_bytes(first.paths()[0]);
+        ASSERT_GT(before.size(), 0u);
+        // the same files, spelled differently
+        EXPECT_THROW(filterbank_writer second(small_config(dir + "/.")),
+                     std::runtime_error);
+        EXPECT_EQ(read_bytes(first.paths()[0]), before)
+            << "the refused writer must not truncate the first one's files";
+    }
+    filterbank_writer again(small_config(dir)); // released with the first writer
+    std::filesystem::remove_all(dir);
 }
 
 TEST(filterbank_writer, open_failure_names_path_and_reason)

@@ -321,6 +321,19 @@ TEST(TensorBeamformerCpu, BadParametersNameTheParameter)
                              polarization_layout::single,
                              stokes_mode::IQUV),
                  "stokes");
+    // Python may pass any integer for an enum: only the named values pass.
+    c = make_config(1, 4, 4);
+    c.output = static_cast<beam_output>(2);
+    expect_names(c, "output must be one of voltage (0), power (1), got 2");
+    c = make_config(1, 4, 4);
+    c.precision = static_cast<beam_precision>(-1);
+    expect_names(c, "precision");
+    c = make_config(1, 4, 4);
+    c.polarization = static_cast<polarization_layout>(7);
+    expect_names(c, "polarization");
+    c = make_config(1, 4, 4);
+    c.stokes = static_cast<stokes_mode>(255);
+    expect_names(c, "stokes");
     const auto good = make_config(2, 3, 4);
     std::string msg = invalid_argument_message(
         [&] { tensor_beamformer_engine::make(good, std::vector<cf>(23), cpu); });

@@ -47,3 +47,14 @@ def byte_source(array, item_bytes, tags=(), repeat=False):
 
     data = np.ascontiguousarray(array).view(np.uint8).ravel()
     return blocks.vector_source_b(data.tolist(), repeat, item_bytes, list(tags))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say how many fuzz cases ran (test_fuzz.py), each in its own interpreter."""
+    import isolated
+
+    total = sum(isolated.FUZZ_CASES.values())
+    if total:
+        terminalreporter.write_line(
+            f"fuzz suite: {total} cases in {len(isolated.FUZZ_CASES)} tests, each in its "
+            "own interpreter")

@@ -55,7 +55,7 @@ def test_snr_matches_the_signal_model(tmp_path):
     power's SNR is sqrt(n_int) N A^2 G^2 / (sigma^2 sum h^2) (G the prototype
     filter's DC gain, sum h^2 its noise gain), within 10%."""
     args = small_args(tmp_path, "cpu", ["--noise", "1.0"])
-    station = app.Station(args)  # to know the beam grid
+    station = app.Station(args, build=False)  # the beam grid only: no sink on these files
     l, m = station.beams_lm[7]
     amplitude, channel = 0.08, 9
     args = small_args(tmp_path, "cpu", ["--noise", "1.0", f"--source={l},{m},{channel},{amplitude}",

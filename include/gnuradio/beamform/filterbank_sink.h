@@ -102,6 +102,13 @@ public:
     virtual double foff_mhz() const = 0;
     //! Input channel index of each file channel (descending frequency).
     virtual std::vector<int> channel_order() const = 0;
+    /*!
+     * Empty while all is well; after a write error (disk full, file size
+     * limit), the error. The block then ends the flowgraph (WORK_DONE) and the
+     * files end at the last sample complete in all of them (items_written()).
+     * Applications check it after top_block.run() / wait().
+     */
+    virtual std::string error() const = 0;
 };
 
 } // namespace beamform

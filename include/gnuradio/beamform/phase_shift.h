@@ -127,6 +127,12 @@ public:
     virtual double max_representable_delay() const = 0;
     //! Updates applied so far (constructor excluded).
     virtual uint64_t updates_applied() const = 0;
+    /*!
+     * Messages on port "delays" rejected so far (unknown key, wrong length,
+     * empty vector, non-finite or out-of-range value): each one is logged as an
+     * error naming the port and the key, and none of it is applied.
+     */
+    virtual uint64_t messages_rejected() const = 0;
 };
 
 } // namespace beamform

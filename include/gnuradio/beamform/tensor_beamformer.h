@@ -117,6 +117,22 @@ public:
 
     //! Weight updates applied so far (not counting the weights given to make()).
     virtual uint64_t weight_updates_applied() const = 0;
+    /*!
+     * Messages on ports "weights" and "pointing" rejected so far (unknown key,
+     * wrong length, empty vector, non-finite value): each one is logged as an
+     * error naming the port and the key, and none of it is applied.
+     */
+    virtual uint64_t messages_rejected() const = 0;
+    /*!
+     * float16 precision, cpu and emu devices: input values (real or imaginary
+     * parts) that float16 rounded to inf (|x| >= 65520; the beams become inf or
+     * NaN) and nonzero ones it rounded to 0 (|x| <= 2^-25), counted over all
+     * work calls; a warning is logged when they occur (the 1st, 2nd, 4th, 8th,
+     * ... work call with any). Scale the input into [6.1e-5, 65504], e.g. with
+     * convert's per-receiver scale. 0 on GPU devices (not counted there).
+     */
+    virtual uint64_t float16_overflows() const = 0;
+    virtual uint64_t float16_underflows() const = 0;
 
     virtual int n_channels() const = 0;
     virtual int n_receivers() const = 0;

@@ -44,5 +44,13 @@ sample_format parse_sample_format(const std::string& text, const std::string& pa
                                 text + "\"");
 }
 
+void check_sample_format(sample_format f, const std::string& parameter)
+{
+    if (sample_size(f) == 0)
+        throw std::invalid_argument(parameter +
+                                    " must be sc8 (0), sc16 (1) or fc32 (2), got " +
+                                    std::to_string(static_cast<int>(f)));
+}
+
 } // namespace beamform
 } // namespace gr

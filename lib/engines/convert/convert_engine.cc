@@ -21,6 +21,7 @@ BEAMFORM_DECLARE_GPU_MAKER(convert_engine,
 
 void convert_config::validate() const
 {
+    check_sample_format(input, "input_format");
     if (n_receivers < 1 || n_receivers > (1u << 20))
         throw std::invalid_argument("n_receivers must be in [1, 1048576], got " +
                                     std::to_string(n_receivers));

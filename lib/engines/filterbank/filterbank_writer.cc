@@ -4,13 +4,18 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/beamform/engines/filterbank_writer.h>
+#include <stdio_ext.h> // __fpurge
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 namespace gr {
@@ -107,6 +112,34 @@ void ensure_descriptor_limit(size_t n_files)
                                  std::strerror(errno));
 }
 
+// Files held by a live writer of this process (canonical paths): a second
+// writer on them would truncate and interleave into the first one's files.
+std::mutex g_claimed_mutex;
+std::set<std::string> g_claimed;
+
+std::string canonical_key(const std::string& path)
+{
+    std::error_code ec;
+    const auto p = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path : p.string();
+}
+
+//! \p text with bytes outside printable ASCII shown as \xNN, for messages.
+std::string printable(const std::string& text)
+{
+    std::string out;
+    for (unsigned char ch : text) {
+        if (ch >= 0x20 && ch < 0x7f) {
+            out += char(ch);
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", ch);
+            out += hex;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 double unix_time_to_mjd(uint64_t full_seconds, double fractional_seconds)
@@ -120,10 +153,15 @@ double unix_time_to_mjd(uint64_t full_seconds, double fractional_seconds)
 
 void filterbank_config::validate() const
 {
-    require(!directory.empty(), "directory must be a non-empty path");
-    require(!prefix.empty() && prefix.find('/') == std::string::npos,
-            "prefix must be a non-empty file name prefix without '/', got '" + prefix +
-                "'");
+    // An embedded NUL would cut the path short in fopen (every beam into one
+    // file); a separator would put files outside the directory.
+    require(!directory.empty() && directory.find('\0') == std::string::npos,
+            "directory must be a non-empty path without NUL characters");
+    require(
+        !prefix.empty() &&
+            prefix.find_first_of(std::string("/\\\0", 3)) == std::string::npos,
+        "prefix must be a non-empty file name prefix without '/', '\\' or NUL, got '" +
+            printable(prefix) + "'");
     require(n_beams >= 1 && n_beams <= 65536,
             "n_beams must be in [1, 65536], got " + std::to_string(n_beams));
     require(n_channels >= 2 && n_channels <= (1u << 20),
@@ -142,6 +180,11 @@ void filterbank_config::validate() const
     std::sort(sorted.begin(), sorted.end(), std::greater<double>());
     const double spacing = (sorted.front() - sorted.back()) / (n_channels - 1);
     require(spacing > 0, "channel_frequencies must be distinct (Hz)");
+    // Highest - lowest can overflow (+-1e308): the header would get foff = -inf.
+    require(std::isfinite(spacing),
+            "channel_frequencies must span a finite range: highest - lowest = " +
+                std::to_string(sorted.front()) + " - " + std::to_string(sorted.back()) +
+                " Hz overflows");
     for (size_t k = 0; k + 1 < n_channels; ++k) {
         const double step = sorted[k] - sorted[k + 1];
         if (std::abs(step - spacing) > spacing_tolerance * spacing) {
@@ -165,6 +208,11 @@ void filterbank_config::validate() const
     require(source_name.size() <= sigproc_max_string,
             "source_name must have at most 80 characters (SIGPROC's limit), got " +
                 std::to_string(source_name.size()));
+    // SIGPROC readers (and read_filterbank) decode header strings as ASCII.
+    for (unsigned char ch : source_name)
+        require(ch >= 0x20 && ch < 0x7f,
+                "source_name must be printable ASCII (SIGPROC header string), got '" +
+                    printable(source_name) + "'");
     require(beam_az_el_deg.size() == 2 * n_beams,
             "beam_az_el must have 2 * n_beams = " + std::to_string(2 * n_beams) +
                 " entries (azimuth, elevation in degrees per beam), got " +
@@ -208,7 +256,13 @@ filterbank_writer::filterbank_writer(const filterbank_config& config) : d_config
     if (ec)
         throw std::runtime_error("filterbank_sink: cannot create directory '" +
                                  d_config.directory + "': " + ec.message());
-    open_all("wb");
+    claim_paths(); // before "wb" truncates another writer's files
+    try {
+        open_all("wb");
+    } catch (...) {
+        release_paths();
+        throw;
+    }
 }
 
 filterbank_writer::~filterbank_writer()
@@ -218,6 +272,62 @@ filterbank_writer::~filterbank_writer()
     } catch (...) {
         // A destructor must not throw; close() already tried every file.
     }
+    release_paths();
+}
+
+void filterbank_writer::claim_paths()
+{
+    std::vector<std::string> keys;
+    for (const auto& path : d_paths)
+        keys.push_back(canonical_key(path));
+    std::lock_guard<std::mutex> lock(g_claimed_mutex);
+    for (size_t b = 0; b < keys.size(); ++b)
+        if (g_claimed.count(keys[b]))
+            throw std::runtime_error(
+                "filterbank_sink: '" + d_paths[b] +
+                "' is already written by another filterbank_sink in this process "
+                "(same directory and prefix); give each sink its own prefix or "
+                "directory");
+    g_claimed.insert(keys.begin(), keys.end());
+    d_claimed = std::move(keys);
+}
+
+void filterbank_writer::release_paths() noexcept
+{
+    std::lock_guard<std::mutex> lock(g_claimed_mutex);
+    for (const auto& key : d_claimed)
+        g_claimed.erase(key);
+    d_claimed.clear();
+}
+
+void filterbank_writer::keep_complete_samples() noexcept
+{
+    d_failed = true;
+    const uint64_t sample_bytes = d_config.sample_floats() * sizeof(float);
+    // What reached each file: buffered data is dropped, so fclose adds nothing.
+    uint64_t complete = d_headers_written ? d_items_written : 0;
+    bool headers_complete = d_headers_written;
+    for (std::FILE* f : d_files) {
+        __fpurge(f);
+        struct stat st {
+        };
+        if (fstat(fileno(f), &st) != 0 || uint64_t(st.st_size) < d_header_size) {
+            headers_complete = false;
+            continue;
+        }
+        complete =
+            std::min<uint64_t>(complete, (st.st_size - d_header_size) / sample_bytes);
+    }
+    if (!headers_complete)
+        complete = 0;
+    // A file without its whole header is left empty, not half a header.
+    const off_t end =
+        headers_complete ? off_t(d_header_size + complete * sample_bytes) : 0;
+    for (std::FILE* f : d_files) {
+        if (ftruncate(fileno(f), end) == 0)
+            fseeko(f, end, SEEK_SET);
+    }
+    d_items_written = complete;
 }
 
 void filterbank_writer::open_all(const char* mode)
@@ -278,10 +388,17 @@ void filterbank_writer::write_headers(double tstart_mjd)
         throw std::logic_error("filterbank_writer: headers are already written");
     if (!is_open())
         throw std::logic_error("filterbank_writer: files are closed");
+    if (d_failed)
+        throw std::logic_error(
+            "filterbank_writer: a write failed; the files take no more");
     for (size_t b = 0; b < d_files.size(); ++b) {
         const auto h = header_bytes(b, tstart_mjd);
-        if (std::fwrite(h.data(), 1, h.size(), d_files[b]) != h.size())
-            fail("cannot write the header of", b, errno);
+        d_header_size = h.size(); // the same for every beam
+        if (std::fwrite(h.data(), 1, h.size(), d_files[b]) != h.size()) {
+            const int err = errno;
+            keep_complete_samples();
+            fail("cannot write the header of", b, err);
+        }
     }
     d_headers_written = true;
 }
@@ -292,6 +409,9 @@ void filterbank_writer::write(const float* items, size_t n_items)
         throw std::logic_error("filterbank_writer: write_headers() must come first");
     if (!is_open())
         throw std::logic_error("filterbank_writer: files are closed");
+    if (d_failed)
+        throw std::logic_error(
+            "filterbank_writer: a write failed; the files take no more");
     if (n_items == 0)
         return;
     const size_t n_beams = d_config.n_beams;
@@ -318,8 +438,11 @@ void filterbank_writer::write(const float* items, size_t n_items)
                 std::memcpy(&v, &bits, 4);
             }
         if (std::fwrite(d_staging.data(), sizeof(float), d_staging.size(), d_files[b]) !=
-            d_staging.size())
-            fail("cannot write samples to", b, errno);
+            d_staging.size()) {
+            const int err = errno;
+            keep_complete_samples();
+            fail("cannot write samples to", b, err);
+        }
     }
     d_items_written += n_items;
 }
@@ -328,10 +451,19 @@ void filterbank_writer::close()
 {
     if (d_files.empty())
         return;
+    // Flush first: if data cannot reach a file, cut every file after its last
+    // complete sample before closing.
+    size_t first_failed = d_files.size();
+    int first_errno = 0;
+    for (size_t b = 0; b < d_files.size(); ++b)
+        if (std::fflush(d_files[b]) != 0 && first_failed == d_files.size()) {
+            first_failed = b;
+            first_errno = errno;
+        }
+    if (first_failed != d_files.size())
+        keep_complete_samples();
     std::vector<std::FILE*> files;
     files.swap(d_files);
-    size_t first_failed = files.size();
-    int first_errno = 0;
     for (size_t b = 0; b < files.size(); ++b)
         if (std::fclose(files[b]) != 0 && first_failed == files.size()) {
             first_failed = b;

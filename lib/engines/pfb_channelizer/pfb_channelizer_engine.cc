@@ -36,6 +36,7 @@ void require(bool ok, const std::string& message)
 
 void pfb_channelizer_config::validate() const
 {
+    check_sample_format(input, "input_format");
     require(n_channels >= 2 && n_channels <= max_channels,
             "n_channels must be in [2, 65536], got " + std::to_string(n_channels));
     require(taps_per_branch >= 1 && taps_per_branch <= max_taps_per_branch,

@@ -3,11 +3,12 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "runtime/backends.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include "runtime/backends.h"
 
 namespace gr {
 namespace beamform {
@@ -93,6 +94,14 @@ void phase_shift_delays::validate(size_t n_receivers) const
     check_per_receiver("gains", gains.size(), n_receivers);
     check_all_finite("delays", delays);
     check_all_finite("rates", rates);
+    // A delay cannot change faster than time passes; larger rates are typos
+    // (and would leave no fraction of a cycle in the phase steps).
+    for (size_t a = 0; a < rates.size(); a++)
+        if (!(std::fabs(rates[a]) < 1.0))
+            throw std::invalid_argument("rates must be in (-1, 1) seconds per second, "
+                                        "rates[" +
+                                        std::to_string(a) +
+                                        "] = " + std::to_string(rates[a]));
     for (const auto& g : gains)
         if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
             throw std::invalid_argument("gains must be finite complex numbers");
@@ -100,11 +109,38 @@ void phase_shift_delays::validate(size_t n_receivers) const
         throw std::invalid_argument("t0 must be a finite number (seconds)");
 }
 
-phase_shift_coefficients phase_shift_coefficients::build(const phase_shift_config& config,
-                                                         const phase_shift_delays& d)
+void check_phase_shift_model(const phase_shift_config& config,
+                             const phase_shift_delays& d)
 {
     config.validate();
     d.validate(config.n_receivers);
+    double f_max = 0.0;
+    for (double f : config.channel_frequencies)
+        f_max = std::max(f_max, std::fabs(f));
+    constexpr double max_cycles = 9007199254740992.0; // 2^53
+    auto check = [&](const char* term, double cycles, size_t a) {
+        if (!(cycles < max_cycles))
+            throw std::invalid_argument(
+                std::string(term) + " of receiver " + std::to_string(a) + " is " +
+                std::to_string(cycles) + " cycles at the highest channel frequency " +
+                std::to_string(f_max) + " Hz; it must stay below 2^53 cycles (delays = " +
+                std::to_string(d.delays[a]) +
+                " s, rates = " + std::to_string(d.rates[a]) +
+                " s/s, t0 = " + std::to_string(d.t0) + " s)");
+    };
+    for (size_t a = 0; a < d.delays.size(); a++) {
+        check("f * delays", f_max * std::fabs(d.delays[a]), a);
+        check("f * rates * t0", f_max * std::fabs(d.rates[a]) * std::fabs(d.t0), a);
+        check("f * rates * item_period",
+              f_max * std::fabs(d.rates[a]) * config.item_period,
+              a);
+    }
+}
+
+phase_shift_coefficients phase_shift_coefficients::build(const phase_shift_config& config,
+                                                         const phase_shift_delays& d)
+{
+    check_phase_shift_model(config, d);
     const size_t nc = config.n_channels, na = config.n_receivers;
     phase_shift_coefficients k;
     k.offset.resize(nc * na);

@@ -96,6 +96,17 @@ void rca_das_config::validate(const std::function<void(const std::string&)>& war
     require(std::isfinite(t_start) && std::fabs(t_start) <= 1.0,
             "t_start must be a finite time in [-1, 1] s, got " + num(t_start));
     check_count_range("n_samples", n_samples, 4, size_t(1) << 20);
+    // Before the filter taps: make() designs the default taps from these
+    // frequencies, so an impossible pair would otherwise be blamed on the taps.
+    require(std::isfinite(demodulation_frequency) && demodulation_frequency >= 0 &&
+                demodulation_frequency < 0.5 * sampling_frequency,
+            "demodulation_frequency must be in [0, sampling_frequency / 2) Hz (0: "
+            "center_frequency), got " +
+                num(demodulation_frequency));
+    if (demodulation_frequency == 0)
+        require(center_frequency < 0.5 * sampling_frequency,
+                "center_frequency must be below sampling_frequency / 2 = " +
+                    num(0.5 * sampling_frequency) + " Hz, got " + num(center_frequency));
 
     check_count_range("source_positions (number of emissions)",
                       source_positions.size(),
@@ -148,15 +159,6 @@ void rca_das_config::validate(const std::function<void(const std::string&)>& war
             "decimation leaves " + std::to_string(n_t) +
                 " samples per receiver; cubic interpolation needs at least 4 "
                 "(n_samples + taps - 1) / decimation >= 4");
-    require(std::isfinite(demodulation_frequency) && demodulation_frequency >= 0 &&
-                demodulation_frequency < 0.5 * sampling_frequency,
-            "demodulation_frequency must be in [0, sampling_frequency / 2) Hz (0: "
-            "center_frequency), got " +
-                num(demodulation_frequency));
-    if (demodulation_frequency == 0)
-        require(center_frequency < 0.5 * sampling_frequency,
-                "center_frequency must be below sampling_frequency / 2 = " +
-                    num(0.5 * sampling_frequency) + " Hz, got " + num(center_frequency));
     require(std::isfinite(db_reference) && db_reference >= 0,
             "db_reference must be >= 0 (0: the maximum of each volume), got " +
                 num(db_reference));

@@ -109,6 +109,10 @@ std::vector<double> channel_frequencies(double center_freq,
             std::to_string(channel_spacing));
     if (n_channels < 1)
         throw std::invalid_argument("n_channels must be >= 1, got 0");
+    if (order != channel_order::pfb && order != channel_order::fft_shift)
+        throw std::invalid_argument("order must be channel_order.pfb (0) or "
+                                    "channel_order.fft_shift (1), got " +
+                                    std::to_string(static_cast<int>(order)));
     const long long n = static_cast<long long>(n_channels);
     std::vector<double> f(n_channels);
     for (long long i = 0; i < n; i++) {

@@ -3,13 +3,16 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "half_float.h"
+#include "runtime/backends.h"
+#include "tensor_beamformer_expand.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <initializer_list>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include "runtime/backends.h"
 
 namespace gr {
 namespace beamform {
@@ -37,10 +40,34 @@ void check_range(const char* name, size_t value, size_t lo, size_t hi)
                                     "], got " + std::to_string(value));
 }
 
+/*!
+ * Python may pass any integer for an enum: accept only the named values,
+ * listed in \p names by their number, so that no switch meets an unknown one.
+ */
+template <typename Enum>
+void check_enum(const char* name, Enum value, std::initializer_list<const char*> names)
+{
+    const int v = static_cast<int>(value);
+    if (v >= 0 && v < static_cast<int>(names.size()))
+        return;
+    std::string accepted;
+    int i = 0;
+    for (const char* n : names) {
+        accepted += (i ? ", " : "") + std::string(n) + " (" + std::to_string(i) + ")";
+        i++;
+    }
+    throw std::invalid_argument(std::string(name) + " must be one of " + accepted +
+                                ", got " + std::to_string(v));
+}
+
 } // namespace
 
 void tensor_beamformer_config::validate() const
 {
+    check_enum("precision", precision, { "float16", "int1" });
+    check_enum("output", output, { "voltage", "power" });
+    check_enum("polarization", polarization, { "single", "xy_pairs" });
+    check_enum("stokes", stokes, { "I", "IQUV" });
     check_range("n_channels", n_channels, 1, max_channels);
     check_range("n_receivers", n_receivers, 1, max_receivers);
     check_range("n_beams", n_beams, 1, max_beams);
@@ -91,6 +118,16 @@ void check_tensor_beamformer_weights(const tensor_beamformer_config& config,
         if (!std::isfinite(weights[i].real()) || !std::isfinite(weights[i].imag()))
             throw std::invalid_argument("weights must be finite, entry " +
                                         std::to_string(i) + " is not");
+    if (config.precision == beam_precision::float16) {
+        // float16 rounds these to inf: every beam using them would be inf or NaN.
+        const auto range = count_float16_range(weights.data(), weights.size());
+        if (range.overflow > 0)
+            throw std::invalid_argument(
+                "weights must stay below 65520 in magnitude (real and imaginary parts; "
+                "float16's largest value is 65504) with precision float16, " +
+                std::to_string(range.overflow) +
+                " parts are not; scale the weights down (the beams scale with them)");
+    }
 }
 
 std::unique_ptr<tensor_beamformer_engine>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(filterbank_sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(43c49cc3e59f8a2d7dd39d4ae25ac563)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5046fe9e5f17abdac87f6268dec75c99)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -80,6 +80,9 @@ void bind_filterbank_sink(py::module& m)
         .def("channel_order",
              &filterbank_sink::channel_order,
              D(filterbank_sink, channel_order))
+
+
+        .def("error", &filterbank_sink::error, D(filterbank_sink, error))
 
         ;
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(phase_shift.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f9d6511162d1f5a8ba91dfb372610ad4)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9f557cc28f3e467f58796fca6868c8c9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -106,6 +106,11 @@ void bind_phase_shift(py::module& m)
         .def("updates_applied",
              &phase_shift::updates_applied,
              D(phase_shift, updates_applied))
+
+
+        .def("messages_rejected",
+             &phase_shift::messages_rejected,
+             D(phase_shift, messages_rejected))
 
         ;
 }

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(engines/sample_format.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(fd8dc295b6a10f72c20d11b9b1d4d8d0)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3bb9d9bcf6a0ddb03a9f4e0902c52d97)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -20,6 +20,8 @@
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <stdexcept>
+#include <string>
 
 namespace py = pybind11;
 
@@ -86,13 +88,25 @@ void bind_steering(py::module& m)
     py::implicitly_convertible<int, ::gr::beamform::channel_order>();
 
 
-    m.def("channel_frequencies",
-          &::gr::beamform::channel_frequencies,
-          py::arg("center_freq"),
-          py::arg("channel_spacing"),
-          py::arg("n_channels"),
-          py::arg("order") = ::gr::beamform::channel_order::pfb,
-          D(channel_frequencies));
+    // n_channels as a signed integer, so that a negative count is a ValueError
+    // naming it rather than pybind11's "incompatible function arguments".
+    m.def(
+        "channel_frequencies",
+        [](double center_freq,
+           double channel_spacing,
+           long long n_channels,
+           ::gr::beamform::channel_order order) {
+            if (n_channels < 1)
+                throw std::invalid_argument("n_channels must be >= 1, got " +
+                                            std::to_string(n_channels));
+            return ::gr::beamform::channel_frequencies(
+                center_freq, channel_spacing, size_t(n_channels), order);
+        },
+        py::arg("center_freq"),
+        py::arg("channel_spacing"),
+        py::arg("n_channels"),
+        py::arg("order") = ::gr::beamform::channel_order::pfb,
+        D(channel_frequencies));
 
 
     def_steering_weights(m,

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(tensor_beamformer.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b01a219e7a92fd35ab5ad389979b3a10)                     */
+/* BINDTOOL_HEADER_FILE_HASH(4b282ef53ae2ea693f5a897bb801c9b2)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -90,6 +90,21 @@ void bind_tensor_beamformer(py::module& m)
         .def("weight_updates_applied",
              &tensor_beamformer::weight_updates_applied,
              D(tensor_beamformer, weight_updates_applied))
+
+
+        .def("messages_rejected",
+             &tensor_beamformer::messages_rejected,
+             D(tensor_beamformer, messages_rejected))
+
+
+        .def("float16_overflows",
+             &tensor_beamformer::float16_overflows,
+             D(tensor_beamformer, float16_overflows))
+
+
+        .def("float16_underflows",
+             &tensor_beamformer::float16_underflows,
+             D(tensor_beamformer, float16_underflows))
 
 
         .def("n_channels",

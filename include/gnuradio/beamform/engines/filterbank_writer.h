@@ -62,7 +62,14 @@ double unix_time_to_mjd(uint64_t full_seconds, double fractional_seconds);
  * the constructor so that a bad path fails at once; the header is written
  * once by write_headers() (tstart is known only when the first item arrives);
  * write() appends samples. Every I/O failure is a std::runtime_error naming
- * the path and the system's reason; nothing is dropped silently.
+ * the path and the system's reason; nothing is dropped silently. After a
+ * write error every file is cut after the last sample complete in all of them
+ * (items_written()), so the header describes what the file holds; the writer
+ * then refuses further writes (failed()).
+ *
+ * Within one process, two writers may not hold the same files (same directory
+ * and prefix): the second one's constructor throws std::runtime_error instead
+ * of truncating and interleaving into the first one's files.
  */
 class filterbank_writer
 {
@@ -96,9 +103,16 @@ public:
     double foff_mhz() const { return d_foff_mhz; }
     //! Input channel index of each file channel (descending frequency).
     const std::vector<size_t>& channel_order() const { return d_channel_order; }
+    //! True after a write error: the files end at the last complete sample.
+    bool failed() const { return d_failed; }
 
 private:
     void open_all(const char* mode);
+    //! After a failed write: drop buffered data, cut all files after the last
+    //! sample complete in every file, and count only those samples.
+    void keep_complete_samples() noexcept;
+    void claim_paths();
+    void release_paths() noexcept;
     [[noreturn]] void fail(const std::string& what, size_t beam, int err) const;
 
     filterbank_config d_config;
@@ -108,7 +122,10 @@ private:
     std::vector<float> d_staging; // one beam's samples of a write() call
     double d_fch1_mhz = 0.0;
     double d_foff_mhz = 0.0;
+    size_t d_header_size = 0;           // bytes of each file's header
+    std::vector<std::string> d_claimed; // canonical paths held by this writer
     bool d_headers_written = false;
+    bool d_failed = false;
     uint64_t d_items_written = 0;
 };
 

@@ -42,8 +42,18 @@ struct phase_shift_delays {
     std::vector<std::complex<float>> gains; //!< complex gains, n_receivers
     double t0 = 0.0;                        //!< seconds, on the item clock
 
+    //! Sizes, finite values, |rates| < 1 s/s; std::invalid_argument naming the key.
     void validate(size_t n_receivers) const;
 };
+
+/*!
+ * validate() plus what depends on the channel frequencies: every phase term
+ * (f delay, f rate t0, f rate item_period, in cycles) must stay below 2^53
+ * cycles, past which a double holds no fraction of a cycle and the rotation
+ * would be NaN or arbitrary. std::invalid_argument naming the key and values.
+ */
+void check_phase_shift_model(const phase_shift_config& config,
+                             const phase_shift_delays& delays);
 
 /*!
  * The phase of one (channel, receiver) as a linear function of the absolute

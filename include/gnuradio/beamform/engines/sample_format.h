@@ -23,6 +23,11 @@ std::string to_string(sample_format f);
 //! "sc8" | "sc16" | "fc32"; std::invalid_argument naming \p parameter otherwise.
 sample_format parse_sample_format(const std::string& text,
                                                const std::string& parameter);
+/*!
+ * std::invalid_argument naming \p parameter unless \p f is one of the named
+ * formats (Python may pass any integer for an enum).
+ */
+void check_sample_format(sample_format f, const std::string& parameter);
 
 } // namespace beamform
 } // namespace gr

@@ -6,9 +6,10 @@
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_ENGINE_H
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_ENGINE_H
 
-#include <gnuradio/beamform/runtime/gpu_api.h>
 #include <gnuradio/beamform/engines/beam_types.h>
+#include <gnuradio/beamform/runtime/gpu_api.h>
 #include <complex>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -99,10 +100,26 @@ protected:
 
 /*!
  * std::invalid_argument unless \p weights has config.weight_count() finite
- * entries. make() and the block call it before any engine sees the weights.
+ * entries (for float16 precision: each part below 65520 in magnitude, which
+ * float16 would round to inf). make() and the block call it before any engine
+ * sees the weights.
  */
 void check_tensor_beamformer_weights(const tensor_beamformer_config& config,
                                      const std::vector<std::complex<float>>& weights);
+
+/*!
+ * fc32 values that float16 cannot hold, counted per real and imaginary part:
+ * overflow, finite with |x| >= 65520, rounds to +-inf (beams become inf or
+ * NaN); underflow, nonzero with |x| <= 2^-25 (3e-8), rounds to 0. Scale the
+ * input (convert's per-receiver scale) so that it stays within [6.1e-5, 65504],
+ * float16's normal range, where it keeps 11 significant bits.
+ */
+struct float16_range_counts {
+    uint64_t overflow = 0;
+    uint64_t underflow = 0;
+};
+//! Count over \p n complex values in host memory.
+float16_range_counts count_float16_range(const std::complex<float>* values, size_t n);
 
 std::unique_ptr<tensor_beamformer_engine>
 make_tensor_beamformer_cpu(const tensor_beamformer_config& config,

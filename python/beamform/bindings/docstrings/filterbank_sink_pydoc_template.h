@@ -33,6 +33,9 @@ static const char* __doc_gr_beamform_filterbank_sink_file_paths = R"doc()doc";
 static const char* __doc_gr_beamform_filterbank_sink_items_written = R"doc()doc";
 
 
+static const char* __doc_gr_beamform_filterbank_sink_error = R"doc()doc";
+
+
 static const char* __doc_gr_beamform_filterbank_sink_tstart_mjd = R"doc()doc";
 
 

@@ -58,3 +58,6 @@ static const char* __doc_gr_beamform_phase_shift_max_representable_delay = R"doc
 
 
 static const char* __doc_gr_beamform_phase_shift_updates_applied = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_phase_shift_messages_rejected = R"doc()doc";

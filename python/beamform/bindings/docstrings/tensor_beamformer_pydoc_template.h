@@ -46,6 +46,15 @@ static const char* __doc_gr_beamform_tensor_beamformer_weight_updates_applied =
     R"doc()doc";
 
 
+static const char* __doc_gr_beamform_tensor_beamformer_messages_rejected = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_tensor_beamformer_float16_overflows = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_tensor_beamformer_float16_underflows = R"doc()doc";
+
+
 static const char* __doc_gr_beamform_tensor_beamformer_n_channels = R"doc()doc";
 
 
