@@ -2,10 +2,14 @@
 # The GPU part of the test suite and the benchmarks, run on the GPU machine from
 # a bundle of executables built here (docs/architecture.md, "Tests"):
 #
-#   cmake -S . -B build && cmake --build build -j
-#   ../shared/tools/device-bundle .dev/bundle build/tests/test_* build/apps/*_bench
-#   rm -f .dev/bundle/lib/libcublasLt.so*   # the GPU machine has it; 540 MB
-#   # on the GPU machine (device tool, carry [".dev"]):
+#   cmake -S . -B build -DENABLE_HIP=OFF && cmake --build build -j
+#   ../shared/tools/device-bundle /tmp/b/bundle build/tests/test_* build/apps/*_bench
+#   rm -f /tmp/b/bundle/lib/libcublasLt.so*   # the GPU machine has it; 540 MB
+#   # OpenBLAS makes the bundle about 84 MB, over the 64 MiB the device tool
+#   # carries: carry it compressed (about 17 MB) and unpack it there.
+#   tar cf - -C /tmp/b bundle | xz -3 > .dev/bundle.tar.xz
+#   # on the GPU machine (device tool, carry [".dev/bundle.tar.xz"]):
+#   tar xJf .dev/bundle.tar.xz -C .dev
 #   bash tests/gpu_suite.sh tests|sanitize|bench-a|bench-b  OUTDIR
 #
 # Logs and JSON go to OUTDIR; the summary lines go to stdout.
