@@ -119,6 +119,20 @@ std::vector<double> delays(const chain_size& s, unsigned seed)
     return random_vector<double>(s.receivers, seed, -2e-6, 2e-6);
 }
 
+pfb_channelizer::sptr make_pfb(const chain_size& s, const std::string& device)
+{
+    return pfb_channelizer::make(s.channels,
+                                 {},
+                                 s.taps,
+                                 sample_format::fc32,
+                                 s.receivers,
+                                 1,
+                                 false,
+                                 100e6,
+                                 s.sample_rate,
+                                 device);
+}
+
 std::vector<gr_complex> weights(const chain_size& s)
 {
     return random_vector<gr_complex>(size_t(s.channels) * s.beams * s.receivers, 9);
@@ -158,16 +172,7 @@ chain_output run_chain(const std::string& device, const chain_size& s, const wor
     auto tb = gr::make_top_block("handoff_chain");
     auto src = gr::blocks::vector_source_b::make(sc16_input(s), false, 4 * s.receivers);
     auto conv = convert::make(sample_format::sc16, s.receivers, { 1.0f / 2048 }, device);
-    auto pfb = pfb_channelizer::make(s.channels,
-                                     {},
-                                     s.taps,
-                                     sample_format::fc32,
-                                     s.receivers,
-                                     1,
-                                     false,
-                                     100e6,
-                                     s.sample_rate,
-                                     device);
+    auto pfb = make_pfb(s, device);
     auto phase = phase_shift::make(s.channels,
                                    s.receivers,
                                    channel_freqs(s),
@@ -283,16 +288,7 @@ fan_out_output run_fan_out(const std::string& device, const chain_size& s, int w
     auto tb = gr::make_top_block("handoff_fan_out");
     auto src = gr::blocks::vector_source_b::make(sc16_input(s), false, 4 * s.receivers);
     auto conv = convert::make(sample_format::sc16, s.receivers, { 1.0f / 2048 }, device);
-    auto pfb = pfb_channelizer::make(s.channels,
-                                     {},
-                                     s.taps,
-                                     sample_format::fc32,
-                                     s.receivers,
-                                     1,
-                                     false,
-                                     100e6,
-                                     s.sample_rate,
-                                     device);
+    auto pfb = make_pfb(s, device);
     tb->connect(src, 0, conv, 0);
     tb->connect(conv, 0, pfb, 0);
     const size_t item = size_t(s.channels) * s.receivers * sizeof(gr_complex);
@@ -353,8 +349,7 @@ TEST_P(gpu_handoff, stop_and_wait_mid_run_return_within_5_s)
         auto tb = gr::make_top_block("handoff_stop");
         auto src = gr::blocks::vector_source_b::make(sc16_input(s), true, 4 * s.receivers);
         auto conv = convert::make(sample_format::sc16, s.receivers, { 1.0f / 2048 }, device);
-        auto pfb = pfb_channelizer::make(s.channels, {}, s.taps, sample_format::fc32,
-                                         s.receivers, 1, false, 100e6, s.sample_rate, device);
+        auto pfb = make_pfb(s, device);
         auto beams = tensor_beamformer::make(s.channels, s.receivers, s.beams, weights(s),
                                              beam_precision::float16, beam_output::power, 4,
                                              polarization_layout::single, stokes_mode::I,

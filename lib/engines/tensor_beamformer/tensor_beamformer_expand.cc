@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "tensor_beamformer_expand.h"
+#include <common/half_bits.h>
 #include <common/tensor_beamformer_layout.h>
 #include <cmath>
 #include <cstring>
@@ -16,48 +17,10 @@ namespace {
 size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 } // namespace
 
-uint16_t float_to_half_bits(float f)
-{
-    uint32_t x;
-    std::memcpy(&x, &f, sizeof x);
-    const uint16_t sign = uint16_t((x >> 16) & 0x8000u);
-    const uint32_t a = x & 0x7fffffffu;
-    if (a >= 0x7f800000u) // inf or NaN
-        return uint16_t(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
-    if (a >= 0x477ff000u) // >= 65520 rounds to infinity
-        return uint16_t(sign | 0x7c00u);
-    if (a < 0x38800000u) { // below 2^-14: subnormal half, a multiple of 2^-24
-        float mag;
-        std::memcpy(&mag, &a, sizeof mag);
-        // mag * 2^24 is exact; rint rounds half to even (default mode).
-        return uint16_t(sign | uint16_t(std::rint(mag * 16777216.0f)));
-    }
-    uint32_t h = ((((a >> 23) - 127 + 15) << 10) | ((a & 0x7fffffu) >> 13));
-    const uint32_t rest = a & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-        h++; // a carry into the exponent is the correct rounding
-    return uint16_t(sign | h);
-}
+// The one float16 rounding of the module, shared with the kernels' emulation.
+uint16_t float_to_half_bits(float f) { return half_bits::from_float(f); }
 
-float half_bits_to_float(uint16_t h)
-{
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    const uint32_t m = h & 0x3ffu;
-    uint32_t x;
-    if (e == 0) {
-        const float v = std::ldexp(float(m), -24);
-        std::memcpy(&x, &v, sizeof x);
-        x |= sign;
-    } else if (e == 31) {
-        x = sign | 0x7f800000u | (m << 13);
-    } else {
-        x = sign | ((e - 15 + 127) << 23) | (m << 13);
-    }
-    float f;
-    std::memcpy(&f, &x, sizeof f);
-    return f;
-}
+float half_bits_to_float(uint16_t h) { return half_bits::to_float(h); }
 
 tb_operand_layout make_operand_layout(const tensor_beamformer_config& c,
                                       size_t block_m,
