@@ -165,8 +165,9 @@ def test_docs_grcc_commands_run_as_written(doc, tmp_path):
     for command in commands:
         if "gnuradio-companion" in command:
             continue  # opens the editor: not for a test
-        command = command.replace("build/test_modules", os.path.join(BUILD, "test_modules"))
+        # The doc's /tmp paths first: the build tree may itself be under /tmp.
         command = re.sub(r"/tmp/(\w+)", lambda m: str(tmp_path / m.group(1)), command)
+        command = command.replace("build/test_modules", os.path.join(BUILD, "test_modules"))
         env = clean_env()
         proc = subprocess.Popen(["bash", "-c", command], cwd=REPO, env=env, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
