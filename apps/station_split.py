@@ -139,7 +139,8 @@ class SpectrumGapCheck(gr.basic_block):
                     continue  # not the start of an integration: wait for one
                 if k:
                     log(f"joined the stream at spectrum {k} (rx_time {self.seconds(k)} s): "
-                        f"spectra 0..{k - 1} not received by this run")
+                        f"spectra 0..{k - 1} (rx_time {self.seconds(0)} to "
+                        f"{self.seconds(k - 1)} s) not received by this run")
                 whole, frac = self.rx_time(k)
                 self.add_item_tag(0, self.nitems_written(0) + produced, RX_TIME_KEY,
                                   pmt.make_tuple(pmt.from_uint64(whole), pmt.from_double(frac)))
@@ -301,7 +302,8 @@ class Split:
                 n = sender.nitems_read(0)
                 if n != sent[g]:
                     if reported[g]:
-                        log(f"sub-band {g}: sending again after {now - since[g]:.1f} s")
+                        log(f"sub-band {g}: sending again after {now - since[g]:.1f} s, "
+                            f"from spectrum {sent[g]}")
                     sent[g], since[g], reported[g] = n, now, 0
                 elif now - since[g] >= self.split.stall_log * (reported[g] + 1):
                     reported[g] += 1
