@@ -126,7 +126,7 @@ class SpectrumGapCheck(gr.basic_block):
         first = self.nitems_read(0)
         index = {t.offset - first: pmt.to_uint64(t.value)
                  for t in self.get_tags_in_range(0, first, first + n, SPECTRUM_KEY)}
-        produced = 0
+        keep = []  # the input items passed on
         for i in range(n):
             if self.done:
                 break
@@ -142,7 +142,7 @@ class SpectrumGapCheck(gr.basic_block):
                         f"spectra 0..{k - 1} (rx_time {self.seconds(0)} to "
                         f"{self.seconds(k - 1)} s) not received by this run")
                 whole, frac = self.rx_time(k)
-                self.add_item_tag(0, self.nitems_written(0) + produced, RX_TIME_KEY,
+                self.add_item_tag(0, self.nitems_written(0), RX_TIME_KEY,
                                   pmt.make_tuple(pmt.from_uint64(whole), pmt.from_double(frac)))
             elif k != self.next_index:
                 missing = k - self.next_index
@@ -155,13 +155,13 @@ class SpectrumGapCheck(gr.basic_block):
                 else:
                     log(f"spectrum {k} arrived after {self.next_index - 1}: the front "
                         f"restarted?")
-            out[produced] = inp[i]
-            produced += 1
-            self.passed += 1
+            keep.append(i)
             self.next_index = k + 1
             self.done = k + 1 >= self.n_spectra
+        out[:len(keep)] = inp[keep]
+        self.passed += len(keep)
         self.consume(0, n)
-        return produced
+        return len(keep)
 
 
 def port_address(base, offset):
@@ -295,6 +295,7 @@ class Split:
         sent = [0] * len(self.senders)
         since = [time.monotonic()] * len(self.senders)
         reported = [0] * len(self.senders)  # stall messages since the last progress
+        hwm = "ZeroMQ's default" if self.split.hwm < 0 else self.split.hwm
         while waiter.is_alive():
             waiter.join(0.1)
             now = time.monotonic()
@@ -309,7 +310,7 @@ class Split:
                     reported[g] += 1
                     log(f"sub-band {g}: nothing sent for {now - since[g]:.0f} s after "
                         f"spectrum {n} (beams role gone or slow: waiting; high-water mark "
-                        f"{self.split.hwm} messages)")
+                        f"{hwm} messages)")
 
     def _run_until_all_spectra_arrived(self):
         """A zeromq pull_source never ends its stream, and it keeps running after

@@ -206,6 +206,10 @@ def test_beams_killed_and_restarted(namespaces, tmp_path, reference):
     assert joined, again.text()
     k = int(joined.group(1))
     assert 0 < k < SPECTRA and k % N_INT == 0
+    # The killed connection's queue went with it: the restarted role gets the
+    # spectra the front sent after the stall, from the first whole integration.
+    stalled = int(re.search(r"nothing sent for \d+ s after spectrum (\d+)", front.text())[1])
+    assert k == -(-stalled // N_INT) * N_INT
     assert "dropped" not in again.text()  # nothing lost within the restarted run
 
     # tstart and data are the single flowgraph's from spectrum k on.
