@@ -13,7 +13,10 @@ link`); their only traffic is between the pair's two addresses. Scenarios:
     files' tstart and data are those of the single flowgraph from that spectrum;
   * the beams role is paused (SIGSTOP) long enough to fill the high-water mark,
     then continued (SIGCONT): the front waits with bounded memory, nothing is
-    lost, and the files equal the single flowgraph's.
+    lost, and the files equal the single flowgraph's;
+  * the beams role is paused and its TCP connection destroyed (`ss -K`): the
+    queued spectra are lost, ZeroMQ reconnects, and the beams role counts and
+    logs them (number, index and rx_time range) and finishes the run.
 
 Where namespaces cannot be made (not root, no iproute2, EPERM in a container)
 the scenarios skip and say why. The beams role's gap counting itself (spectra
@@ -251,6 +254,58 @@ def test_beams_paused_then_continued(namespaces, tmp_path, reference):
     h, d = beamform.read_filterbank(beam_file(out))
     assert h["tstart"] == h_ref["tstart"]
     np.testing.assert_array_equal(d, d_ref)  # back-pressure: nothing lost
+
+
+def test_connection_cut_loses_counted_spectra(namespaces, tmp_path, reference):
+    """The beams role is paused until every queue is full, then its TCP
+    connection is destroyed (`ss -K`): what was queued is lost inside ZeroMQ and
+    the kernel, ZeroMQ reconnects, and the beams role counts and logs the lost
+    spectra with their range and carries on to the front's last spectrum."""
+    if shutil.which("ss") is None:
+        pytest.skip("iproute2's `ss` command is not installed")
+    front_ns, beams_ns = namespaces
+    roles = []
+    try:
+        beams, out = start_beams(beams_ns, tmp_path, "cut")
+        roles.append(beams)
+        front = start_front(front_ns, tmp_path)
+        roles.append(front)
+        wait_for(lambda: has_data(out), "the beams role's data")
+        os.kill(beams.process.pid, signal.SIGSTOP)
+        try:
+            wait_for(lambda: "nothing sent for" in front.text(), "the front's stall")
+            cut = subprocess.run(["ip", "netns", "exec", beams_ns, "ss", "-K", "dst", FRONT_IP],
+                                 capture_output=True, text=True, timeout=10)
+        finally:
+            os.kill(beams.process.pid, signal.SIGCONT)
+        if FRONT_IP not in cut.stdout:
+            pytest.skip(f"`ss -K` cannot destroy sockets here (kernel without "
+                        f"INET_DIAG_DESTROY?): {cut.stdout} {cut.stderr}")
+        assert beams.finish() == 0, beams.text()
+        assert front.finish() == 0, front.text()
+    finally:
+        for role in roles:
+            role.kill()
+    lost = re.search(r"dropped (\d+) spectra \((\d+)\.\.(\d+), rx_time ([\d.]+) to ([\d.]+) s\); "
+                     r"\1 in all", beams.text())
+    assert lost, beams.text()
+    n, first, last = (int(lost[i]) for i in (1, 2, 3))
+    assert n > 0 and last - first + 1 == n and 0 < first and last < SPECTRA - 1
+    period = 8 / 10e6
+    t0 = (reference[0]["tstart"] - 40587) * 86400
+    assert float(lost[4]) == pytest.approx(t0 + first * period, abs=1e-5)
+    assert float(lost[5]) == pytest.approx(t0 + last * period, abs=1e-5)
+    assert f"{n} spectra dropped in all" in beams.text()
+    # The gap ends where the front, stalled by the pause, sent again.
+    resumed = int(re.search(r"sending again after [\d.]+ s, from spectrum (\d+)",
+                            front.text())[1])
+    assert last + 1 == resumed
+    # Before the gap the files are the single flowgraph's; after it they are
+    # shorter by the lost spectra.
+    h, d = beamform.read_filterbank(beam_file(out))
+    assert h["tstart"] == reference[0]["tstart"]
+    assert d.shape[0] == (SPECTRA - n) // N_INT
+    np.testing.assert_array_equal(d[:first // N_INT], reference[1][:first // N_INT])
 
 
 def test_gap_check_counts_and_logs_lost_spectra(capsys):
