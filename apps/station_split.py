@@ -32,7 +32,8 @@ writes the same files as apps/station_beamformer.py:
 Every station option of apps/station_beamformer.py (--receivers, --channels,
 --spectra, --source, ...) is accepted and must be the same for every role.
 Faults (a beams role killed, restarted or too slow): the front tags every
-spectrum with its index ("spectrum" tag); a PUSH socket whose high-water mark
+n_int-th spectrum with its index ("spectrum" tag) and sends whole n_int blocks
+of spectra per message; a PUSH socket whose high-water mark
 (--hwm messages) is full blocks the front (back-pressure, bounded memory) and
 the front logs the stall; messages lost with a killed peer's connection are
 counted by the beams role from the indices and logged with their rx_time range
@@ -73,42 +74,54 @@ def log(text):
     print(f"station_split: {text}", file=sys.stderr, flush=True)
 
 
-class SpectrumIndexTagger(gr.sync_block):
-    """front role: tags every spectrum with its index, so that a beams role can
-    count what the link lost and know the time of the first spectrum it gets."""
+def message_block(n_int, item_bytes, limit=16 << 20):
+    """Spectra per index tag, and the multiple every zeromq message holds: the
+    largest divisor of n_int whose spectra fit in `limit` bytes (at least 1).
+    Messages then start at tagged spectra, so every lost message is counted
+    exactly, and with the whole n_int a gap never splits an integration."""
+    return max(d for d in range(1, n_int + 1)
+               if n_int % d == 0 and (d == 1 or d * item_bytes <= limit))
 
-    def __init__(self, vlen):
+
+class SpectrumIndexTagger(gr.sync_block):
+    """front role: tags every `block`-th spectrum with its index, so that a beams
+    role can count what the link lost and know the time of what it gets."""
+
+    def __init__(self, vlen, block):
         gr.sync_block.__init__(self, "spectrum_index_tagger", in_sig=spectra_of(vlen),
                                out_sig=spectra_of(vlen))
+        self.block = block
 
     def work(self, input_items, output_items):
         n = len(output_items[0])
         output_items[0][:] = input_items[0][:n]
         first = self.nitems_written(0)
-        for k in range(first, first + n):
+        for k in range(-(-first // self.block) * self.block, first + n, self.block):
             self.add_item_tag(0, k, SPECTRUM_KEY, pmt.from_uint64(k))
         return n
 
 
 class SpectrumGapCheck(gr.basic_block):
-    """beams role, in place of a head block: passes spectra 0 .. n_spectra-1 as
-    they arrive, counts and logs the spectra that did not arrive (from the
-    front's "spectrum" index tags) with their rx_time range, and puts an rx_time
+    """beams role, in place of a head block: passes the whole integrations of
+    spectra 0 .. n_spectra-1 as they arrive, counts and logs the spectra that
+    did not arrive (from the front's "spectrum" index tags; an untagged spectrum
+    follows the one before it) with their rx_time range, and puts an rx_time
     tag on its first output item. A role that joins a running front (restarted)
-    skips to the next whole integration (index multiple of n_int)."""
+    starts at the first whole integration (index multiple of n_int)."""
 
     def __init__(self, vlen, n_spectra, n_int, start_time, period):
         gr.basic_block.__init__(self, "spectrum_gap_check", in_sig=spectra_of(vlen),
                                 out_sig=spectra_of(vlen))
         self.set_tag_propagation_policy(gr.TPP_DONT)
-        self.n_spectra, self.n_int = n_spectra, n_int
+        self.end = n_spectra // n_int * n_int  # spectra of whole integrations
+        self.n_int = n_int
         self.start_whole = math.floor(start_time)
         self.start_frac = start_time - self.start_whole
         self.period = period
         self.next_index = None  # the index expected next; None before the first
         self.passed = 0  # spectra passed on
         self.dropped = 0  # spectra counted missing after the first one passed
-        self.done = False  # the last spectrum (n_spectra - 1) has been passed
+        self.done = False  # every spectrum up to `end` has been passed
 
     def rx_time(self, index):
         """(whole seconds, fraction) of spectrum `index`, as the front's tags hold it."""
@@ -124,19 +137,23 @@ class SpectrumGapCheck(gr.basic_block):
         inp, out = input_items[0], output_items[0]
         n = min(len(inp), len(out))
         first = self.nitems_read(0)
-        index = {t.offset - first: pmt.to_uint64(t.value)
-                 for t in self.get_tags_in_range(0, first, first + n, SPECTRUM_KEY)}
-        keep = []  # the input items passed on
-        for i in range(n):
+        tags = sorted((t.offset - first, pmt.to_uint64(t.value))
+                      for t in self.get_tags_in_range(0, first, first + n, SPECTRUM_KEY))
+        # Runs of consecutive spectra: (input position, end position, index or None).
+        starts = [(0, None)] + tags
+        runs = [(p, q, k) for (p, k), (q, _) in zip(starts, starts[1:] + [(n, None)]) if q > p]
+        produced = 0
+        for p, q, k in runs:
             if self.done:
                 break
-            k = index.get(i, self.next_index)
+            k = self.next_index if k is None else k
             if k is None:
-                raise RuntimeError("spectrum without the front's index tag: "
-                                   "is the front an older station_split.py?")
+                continue  # before the first index tag: which spectra are these?
             if self.next_index is None:  # the first spectrum this role sees
-                if k % self.n_int:
-                    continue  # not the start of an integration: wait for one
+                skip = -k % self.n_int  # to the start of an integration
+                if skip >= q - p:
+                    continue
+                p, k = p + skip, k + skip
                 if k:
                     log(f"joined the stream at spectrum {k} (rx_time {self.seconds(k)} s): "
                         f"spectra 0..{k - 1} (rx_time {self.seconds(0)} to "
@@ -144,24 +161,23 @@ class SpectrumGapCheck(gr.basic_block):
                 whole, frac = self.rx_time(k)
                 self.add_item_tag(0, self.nitems_written(0), RX_TIME_KEY,
                                   pmt.make_tuple(pmt.from_uint64(whole), pmt.from_double(frac)))
-            elif k != self.next_index:
+            elif k > self.next_index:
                 missing = k - self.next_index
-                if missing > 0:
-                    self.dropped += missing
-                    log(f"dropped {missing} spectra ({self.next_index}..{k - 1}, rx_time "
-                        f"{self.seconds(self.next_index)} to {self.seconds(k - 1)} s); "
-                        f"{self.dropped} in all; the files' time axis has a gap after "
-                        f"spectrum {self.passed} of this run")
-                else:
-                    log(f"spectrum {k} arrived after {self.next_index - 1}: the front "
-                        f"restarted?")
-            keep.append(i)
-            self.next_index = k + 1
-            self.done = k + 1 >= self.n_spectra
-        out[:len(keep)] = inp[keep]
-        self.passed += len(keep)
+                self.dropped += missing
+                log(f"dropped {missing} spectra ({self.next_index}..{k - 1}, rx_time "
+                    f"{self.seconds(self.next_index)} to {self.seconds(k - 1)} s); "
+                    f"{self.dropped} in all; the files' time axis has a gap after "
+                    f"spectrum {self.passed + produced} of this run")
+            elif k < self.next_index:
+                log(f"spectrum {k} arrived after {self.next_index - 1}: the front restarted?")
+            m = max(0, min(q - p, self.end - k))  # nothing beyond the last integration
+            out[produced:produced + m] = inp[p:p + m]
+            produced += m
+            self.next_index = k + m
+            self.done = self.next_index >= self.end
+        self.passed += produced
         self.consume(0, n)
-        return len(keep)
+        return produced
 
 
 def port_address(base, offset):
@@ -194,6 +210,7 @@ class Split:
         subband_channels(self.n_ch, self.n_sub, 0)  # validates --subbands
         self.width = self.n_ch // self.n_sub
         self.subband_item = COMPLEX_BYTES * self.n_rx * self.width
+        self.block = message_block(self.station.args.n_int, self.subband_item)
         role = split_args.role
         self.tb = {"front": self._front, "beams": self._beams, "multi": self._multi}[role]()
 
@@ -202,7 +219,7 @@ class Split:
         front = self.station.front_chain(device)
         if tag_index:  # every sub-band's spectra carry the index tags
             # (kept in self: a Python block must outlive the flowgraph's run)
-            self.tagger = SpectrumIndexTagger(self.n_ch * self.n_rx)
+            self.tagger = SpectrumIndexTagger(self.n_ch * self.n_rx, self.block)
             front.append(self.tagger)
         tb.connect(*front)
         if self.n_sub == 1:
@@ -219,6 +236,7 @@ class Split:
             sender = zeromq.push_sink(self.subband_item, 1, port_address(self.split.bind, g),
                                       self.split.timeout_ms, True,
                                       self.split.hwm)  # PUSH binds
+            sender.set_output_multiple(self.block)  # messages start at tagged spectra
             tb.connect(port, sender)
             self.senders.append(sender)
         return tb

@@ -350,6 +350,31 @@ def test_gap_check_waits_for_a_whole_integration(capsys):
     assert check.passed == 4 and check.dropped == 0 and not check.done
 
 
+def test_gap_check_with_one_tag_per_message():
+    """As the front sends: one index tag per block of 4 spectra; the block
+    8..11 is lost, the spectra 22, 23 of an incomplete integration are not
+    passed, and the untagged spectra follow their block's tag."""
+    vlen, n_int = 3, 4
+    indices = [0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]
+    data = np.repeat(np.array(indices, dtype=np.complex64), vlen)
+    tags = [gr.tag_utils.python_to_tag((i, split_app.SPECTRUM_KEY, pmt.from_uint64(k)))
+            for i, k in enumerate(indices) if k % n_int == 0]
+    tb = gr.top_block()
+    src = blocks.vector_source_c(data, False, vlen, tags)
+    check = split_app.SpectrumGapCheck(vlen, 22, n_int, 0.0, 1.0)
+    sink = blocks.vector_sink_c(vlen)
+    tb.connect(src, check, sink)
+    tb.run()
+    assert check.dropped == 4 and check.done and check.passed == 16
+    np.testing.assert_array_equal(np.real(sink.data())[::vlen], indices[:16])
+
+
+def test_message_block_divides_n_int_within_the_limit():
+    assert split_app.message_block(16, 256) == 16
+    assert split_app.message_block(16, 3 << 20) == 4  # 4 x 3 MiB fit in 16 MiB
+    assert split_app.message_block(12, 100 << 20) == 1
+
+
 def test_hwm_option_is_range_checked(capsys):
     with pytest.raises(SystemExit):
         split_app.parse_args(["--role", "front", "--hwm", "-2", *STATION])
