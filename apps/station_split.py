@@ -84,17 +84,18 @@ def message_block(n_int, item_bytes, limit=16 << 20):
 
 
 class SpectrumIndexTagger(gr.sync_block):
-    """front role: tags every `block`-th spectrum with its index, so that a beams
-    role can count what the link lost and know the time of what it gets."""
+    """front role: tags every `block`-th item of a stream of bytes, one byte per
+    spectrum, with the spectrum's index; blocks.tag_share puts these tags on the
+    spectra (the spectra themselves never pass through Python). A beams role
+    counts what the link lost from them and knows the time of what it gets."""
 
-    def __init__(self, vlen, block):
-        gr.sync_block.__init__(self, "spectrum_index_tagger", in_sig=spectra_of(vlen),
-                               out_sig=spectra_of(vlen))
+    def __init__(self, block):
+        gr.sync_block.__init__(self, "spectrum_index_tagger", in_sig=[np.uint8],
+                               out_sig=[np.uint8])
         self.block = block
 
     def work(self, input_items, output_items):
         n = len(output_items[0])
-        output_items[0][:] = input_items[0][:n]
         first = self.nitems_written(0)
         for k in range(-(-first // self.block) * self.block, first + n, self.block):
             self.add_item_tag(0, k, SPECTRUM_KEY, pmt.from_uint64(k))
@@ -219,8 +220,10 @@ class Split:
         front = self.station.front_chain(device)
         if tag_index:  # every sub-band's spectra carry the index tags
             # (kept in self: a Python block must outlive the flowgraph's run)
-            self.tagger = SpectrumIndexTagger(self.n_ch * self.n_rx, self.block)
-            front.append(self.tagger)
+            self.tagger = SpectrumIndexTagger(self.block)
+            share = blocks.tag_share(COMPLEX_BYTES * self.n_ch * self.n_rx, 1)
+            tb.connect(blocks.null_source(1), self.tagger, (share, 1))
+            front.append(share)
         tb.connect(*front)
         if self.n_sub == 1:
             return [(front[-1], 0)]
@@ -249,6 +252,7 @@ class Split:
                                       port_address(self.split.connect, g),
                                       self.split.timeout_ms, True,
                                       self.split.hwm)  # PULL connects
+        receiver.set_min_output_buffer(max(2 * self.block, (1 << 20) // self.subband_item))
         # In place of a head block: passes the spectra the front sends (see
         # run()) and counts the ones that did not arrive.
         a = self.station.args
