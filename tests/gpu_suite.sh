@@ -23,7 +23,8 @@ quiet() { grep -v -E ':info:|:debug:|buffer_double_mapped'; }
 status=0
 case "$part" in
 tests)
-    for t in test_convert_engine test_device_buffer test_gpu_handoff test_station_flowgraph test_tensor_beamformer_gpu \
+    for t in test_convert_engine test_device_buffer test_gpu_handoff test_bad_input_devices \
+        test_station_flowgraph test_tensor_beamformer_gpu \
         test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu; do
         [ -x ".dev/bundle/bin/$t" ] || continue
         "$t" 2>&1 | quiet >"$out/$t.log" || status=1
@@ -33,11 +34,13 @@ tests)
 sanitize)
     # compute-sanitizer on the GPU flowgraph tests (the hand-off between blocks).
     # racecheck (shared-memory hazards inside kernels) on the shorter tests.
-    for run in "memcheck:*cuda*" "racecheck:*fast_and_a_slow*cuda*"; do
-        tool=${run%%:*}
-        compute-sanitizer --tool "$tool" --error-exitcode 3 test_gpu_handoff \
-            --gtest_filter="${run#*:}" >"$out/sanitizer_$tool.log" 2>&1 || status=1
-        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|  PASSED|  FAILED' "$out/sanitizer_$tool.log" | tr '\n' ' ')"
+    # The bad-input cases (size limits, rejected messages) under memcheck too.
+    for run in "memcheck:test_gpu_handoff:*cuda*" "racecheck:test_gpu_handoff:*fast_and_a_slow*cuda*" \
+        "memcheck:test_bad_input_devices:*cuda*"; do
+        IFS=: read -r tool test filter <<<"$run"
+        compute-sanitizer --tool "$tool" --error-exitcode 3 "$test" --gtest_filter="$filter" \
+            >"$out/sanitizer_${tool}_$test.log" 2>&1 || status=1
+        echo "$tool $test: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|  PASSED|  FAILED' "$out/sanitizer_${tool}_$test.log" | tr '\n' ' ')"
     done
     ;;
 bench-a)
