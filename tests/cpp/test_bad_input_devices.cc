@@ -32,14 +32,6 @@ using namespace beamform_test;
 
 namespace {
 
-std::vector<std::string> devices()
-{
-    std::vector<std::string> out{ "emu:0" };
-    if (auto gpu = first_gpu())
-        out.push_back(gpu->name());
-    return out;
-}
-
 //! `make` throws std::invalid_argument whose message contains `fragment`.
 void expect_refused(const std::function<void()>& make, const std::string& fragment)
 {
@@ -163,11 +155,5 @@ TEST_P(bad_input_on_device, malformed_delay_messages_are_rejected_and_counted)
 
 INSTANTIATE_TEST_SUITE_P(devices,
                          bad_input_on_device,
-                         ::testing::ValuesIn(devices()),
-                         [](const auto& info) {
-                             std::string n = info.param;
-                             for (auto& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c)))
-                                     c = '_';
-                             return n;
-                         });
+                         ::testing::ValuesIn(device_memory_devices()),
+                         device_test_name());

@@ -28,14 +28,6 @@ using namespace beamform_test;
 
 namespace {
 
-std::vector<std::string> device_buffer_devices()
-{
-    std::vector<std::string> out{ "emu:0" };
-    if (auto gpu = first_gpu())
-        out.push_back(gpu->name());
-    return out;
-}
-
 struct chain_result {
     std::vector<gr_complex> out;
     copy_stats first_in, first_out, second_in, second_out;
@@ -248,11 +240,5 @@ TEST_P(device_buffer_chain, gpu_output_to_host_and_gpu_blocks_raises_at_start)
 
 INSTANTIATE_TEST_SUITE_P(devices,
                          device_buffer_chain,
-                         ::testing::ValuesIn(device_buffer_devices()),
-                         [](const auto& info) {
-                             std::string n = info.param;
-                             for (auto& ch : n)
-                                 if (ch == ':')
-                                     ch = '_';
-                             return n;
-                         });
+                         ::testing::ValuesIn(device_memory_devices()),
+                         device_test_name());

@@ -40,14 +40,6 @@ using namespace beamform_test;
 
 namespace {
 
-std::vector<std::string> handoff_devices()
-{
-    std::vector<std::string> out{ "emu:0" };
-    if (auto gpu = first_gpu())
-        out.push_back(gpu->name());
-    return out;
-}
-
 /*!
  * A host sink that keeps its items and, with `throttle`, sleeps a random
  * 0-40 us in one work call of three: a slow, irregular consumer that makes the
@@ -439,11 +431,5 @@ TEST_P(gpu_handoff, a_failing_work_call_ends_the_flowgraph)
 
 INSTANTIATE_TEST_SUITE_P(devices,
                          gpu_handoff,
-                         ::testing::ValuesIn(handoff_devices()),
-                         [](const auto& info) {
-                             std::string n = info.param;
-                             for (auto& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c)))
-                                     c = '_';
-                             return n;
-                         });
+                         ::testing::ValuesIn(device_memory_devices()),
+                         device_test_name());

@@ -12,11 +12,13 @@
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/runtime/device.h>
 #include <gtest/gtest.h>
+#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace beamform_test {
@@ -35,6 +37,29 @@ inline std::optional<device_spec> first_gpu()
             return gr::beamform::select_device(name);
     return std::nullopt;
 }
+
+//! The devices whose blocks keep stream items in device memory: emu:0 (always)
+//! and the first GPU, if any; the parameters of the flowgraph tests.
+inline std::vector<std::string> device_memory_devices()
+{
+    std::vector<std::string> out{ "emu:0" };
+    if (auto gpu = first_gpu())
+        out.push_back(gpu->name());
+    return out;
+}
+
+//! A test-name suffix for a device parameter ("cuda:0" -> "cuda_0").
+struct device_test_name {
+    template <typename Info>
+    std::string operator()(const Info& info) const
+    {
+        std::string n = info.param;
+        for (auto& c : n)
+            if (!std::isalnum(static_cast<unsigned char>(c)))
+                c = '_';
+        return n;
+    }
+};
 
 //! In a TEST body: binds `gpu` to the first GPU or skips with the reason.
 #define REQUIRE_GPU(gpu)                                                           \
