@@ -216,13 +216,41 @@ uint64_t tensor_beamformer_impl::messages_rejected() const { return d_rejected.c
 
 void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_times)
 {
-    // GPU input lives in device memory; cpu and emu input is host memory.
+    // cpu and emu input is host memory; a GPU engine counts its own input.
     if (d_config.precision != beam_precision::float16 ||
         (placement().kind != backend::cpu && placement().kind != backend::emu))
         return;
-    const auto range = beamform::count_float16_range(static_cast<const gr_complex*>(in),
-                                                     n_times * d_config.n_channels *
-                                                         d_config.n_receivers);
+    report_float16_range(beamform::count_float16_range(
+        static_cast<const gr_complex*>(in),
+        n_times * d_config.n_channels * d_config.n_receivers));
+}
+
+void tensor_beamformer_impl::report_gpu_float16_range(bool include_latest)
+{
+    if (d_config.precision != beam_precision::float16 || placement().kind == backend::cpu ||
+        placement().kind == backend::emu)
+        return;
+    // The engine's totals; what this block has not reported yet is new.
+    const auto totals = engine().input_range(include_latest);
+    float16_range_counts fresh;
+    fresh.overflow = totals.overflow - d_overflows.load();
+    fresh.underflow = totals.underflow - d_underflows.load();
+    report_float16_range(fresh);
+}
+
+bool tensor_beamformer_impl::stop()
+{
+    const bool stopped = engine_block::stop(); // synchronizes the stream
+    try {
+        report_gpu_float16_range(true);
+    } catch (const std::exception& e) {
+        d_logger->error("{:s}", e.what());
+    }
+    return stopped;
+}
+
+void tensor_beamformer_impl::report_float16_range(const float16_range_counts& range)
+{
     if (range.overflow == 0 && range.underflow == 0)
         return;
     d_overflows += range.overflow;
@@ -231,7 +259,7 @@ void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_time
     d_calls_out_of_range++;
     if ((d_calls_out_of_range & (d_calls_out_of_range - 1)) == 0)
         d_logger->warn(
-            "float16 input out of range in {:d} work call(s) so far: this call "
+            "float16 input out of range in {:d} work call(s) so far: now "
             "{:d} values >= 65520 became inf (beams inf or NaN) and {:d} nonzero "
             "values <= 2^-25 became 0 (totals {:d} and {:d}); scale the input "
             "into [6.1e-5, 65504], e.g. with convert's per-receiver scale",
@@ -256,6 +284,7 @@ int tensor_beamformer_impl::work(int noutput_items,
     const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
     count_float16_range(input_items[0], n_in);
     run_engine(noutput_items, input_items[0], output_items[0], n_in);
+    report_gpu_float16_range(false);
     // Every input tag goes to the output item made from its time step (the
     // same offset in voltage mode).
     move_tags_decimated(n_in, d_config.n_int);

@@ -52,6 +52,8 @@ public:
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override;
+    //! Also reports the GPU's float16 range counts of the last work call.
+    bool stop() override;
 
 private:
     struct geometry {
@@ -65,8 +67,11 @@ private:
     void handle_pointing_message(const pmt::pmt_t& msg);
     //! Warn when float16 rounds nonzero weights to 0.
     void warn_if_weights_vanish(const std::vector<gr_complex>& weights);
-    //! Count and report input values float16 cannot hold (host input only).
+    //! Count and report input values float16 cannot hold: host input here,
+    //! GPU input from the engine's device-side counts (a call late).
     void count_float16_range(const void* in, uint64_t n_times);
+    void report_gpu_float16_range(bool include_latest);
+    void report_float16_range(const float16_range_counts& this_call);
     //! Weights for a pointing (az_el or lm pairs) from the stored geometry.
     std::vector<gr_complex> steer(const std::vector<double>& pairs, bool as_lm) const;
 

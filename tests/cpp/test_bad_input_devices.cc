@@ -11,7 +11,9 @@
  *     names and an empty device are refused with std::invalid_argument naming
  *     the parameter, before anything is allocated;
  *  2. malformed messages on phase_shift's `delays` port are rejected whole and
- *     counted, and the output is that of a run without them.
+ *     counted, and the output is that of a run without them;
+ *  3. float16 input values that become inf or 0 are counted (on a GPU by the
+ *     engine on the device, read a call late and at stop).
  */
 #include "test_util.h"
 #include <gnuradio/beamform/bit_packer.h>
@@ -151,6 +153,35 @@ TEST_P(bad_input_on_device, malformed_delay_messages_are_rejected_and_counted)
     EXPECT_EQ(hostile.second, bad.size()) << dev << ": rejected messages";
     ASSERT_EQ(hostile.first.size(), clean.first.size());
     EXPECT_TRUE(hostile.first == clean.first) << dev << ": a rejected message changed the output";
+}
+
+TEST_P(bad_input_on_device, float16_input_out_of_range_is_counted)
+{
+    const std::string dev = GetParam();
+    const int channels = 4, receivers = 8, beams = 2;
+    const size_t n = 301;
+    auto spectra = random_vector<gr_complex>(n * channels * receivers, 6);
+    auto* parts = reinterpret_cast<float*>(spectra.data());
+    const size_t overflow_at[] = { 3, 100, 5001, 9000, 12345, 17000, 19263 };
+    const size_t underflow_at[] = { 8, 777, 4242, 15000, 19000 };
+    for (size_t i : overflow_at)
+        parts[i] = (i % 2 ? -1.0f : 1.0f) * 1e6f;
+    for (size_t i : underflow_at)
+        parts[i] = 1e-9f;
+    auto tb = gr::make_top_block("float16_range");
+    auto src = gr::blocks::vector_source_c::make(spectra, false, channels * receivers);
+    auto bf = tensor_beamformer::make(
+        channels, receivers, beams,
+        std::vector<gr_complex>(channels * beams * receivers, gr_complex(0.125f, 0.f)),
+        beam_precision::float16, beam_output::voltage, 1, polarization_layout::single,
+        stokes_mode::I, dev);
+    bf->set_max_noutput_items(50); // several work calls, so the GPU counts arrive late
+    auto sink = gr::blocks::vector_sink_c::make(channels * beams);
+    tb->connect(src, 0, bf, 0);
+    tb->connect(bf, 0, sink, 0);
+    tb->run();
+    EXPECT_EQ(bf->float16_overflows(), std::size(overflow_at)) << dev;
+    EXPECT_EQ(bf->float16_underflows(), std::size(underflow_at)) << dev;
 }
 
 INSTANTIATE_TEST_SUITE_P(devices,

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "tensor_beamformer_cuda.h"
+#include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <stdexcept>
 
@@ -40,6 +41,15 @@ tensor_beamformer_cuda::tensor_beamformer_cuda(
     d_variant->allow_smem(int(d_smem));
     if (!weights.empty())
         set_weights(weights);
+    if (c.precision == beam_precision::float16)
+        d_input_range = std::make_unique<tb_input_range>(dev);
+}
+
+tensor_beamformer_cuda::~tensor_beamformer_cuda() = default;
+
+float16_range_counts tensor_beamformer_cuda::input_range(bool include_latest) const
+{
+    return d_input_range ? d_input_range->totals(include_latest) : float16_range_counts{};
 }
 
 void tensor_beamformer_cuda::set_weights(const std::vector<std::complex<float>>& w)
@@ -52,7 +62,12 @@ void tensor_beamformer_cuda::execute(const void* in,
                                      size_t n_times,
                                      stream_handle stream)
 {
-    run(*d_variant, in, out, n_times, static_cast<cudaStream_t>(stream));
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (d_input_range && n_times > 0) {
+        BF_GPU_CHECK(cudaSetDevice(d_device.index));
+        d_input_range->count(in, n_times * d_config.n_channels * d_config.n_receivers, s);
+    }
+    run(*d_variant, in, out, n_times, s);
 }
 
 void tensor_beamformer_cuda::run(

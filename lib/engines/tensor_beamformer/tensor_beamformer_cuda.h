@@ -16,6 +16,7 @@
 #include "tensor_beamformer_tiles_cuda.h"
 #include "tensor_beamformer_weights.h"
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <memory>
 
 namespace gr {
 namespace beamform {
@@ -23,6 +24,7 @@ namespace cuda {
 
 //! What the test and benchmark support library (beamform-testing) reaches inside.
 struct tb_engine_access;
+class tb_input_range; // tensor_beamformer_input_range.h, CUDA sources only
 
 class tensor_beamformer_cuda final : public tensor_beamformer_engine
 {
@@ -33,9 +35,12 @@ public:
                            const device_spec& dev,
                            const tb_variant& variant);
 
+    ~tensor_beamformer_cuda() override;
+
     void set_weights(const std::vector<std::complex<float>>& w) override;
     void
     execute(const void* in, void* out, size_t n_times, stream_handle stream) override;
+    float16_range_counts input_range(bool include_latest) const override;
 
     const tb_variant& variant() const { return *d_variant; }
     //! Shared memory per block of the chosen kernel, registers are in the build log.
@@ -52,6 +57,7 @@ private:
     size_t d_smem;
     tb_device_weights d_w;
     device_memory d_col_popc;
+    std::unique_ptr<tb_input_range> d_input_range; // float16 precision only
 };
 
 } // namespace cuda

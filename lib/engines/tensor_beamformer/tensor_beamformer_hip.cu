@@ -10,8 +10,10 @@
  */
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include "tensor_beamformer_input_range.h"
 #include "tensor_beamformer_weights.h"
 #include <hip/tensor_beamformer_mfma_kernel.cuh>
+#include <memory>
 #include <stdexcept>
 
 namespace gr {
@@ -40,6 +42,13 @@ public:
           d_w(dev, c, hip_layout(c))
     {
         set_weights(weights);
+        if (c.precision == beam_precision::float16)
+            d_input_range = std::make_unique<tb_input_range>(dev);
+    }
+
+    float16_range_counts input_range(bool include_latest) const override
+    {
+        return d_input_range ? d_input_range->totals(include_latest) : float16_range_counts{};
     }
 
     void set_weights(const std::vector<std::complex<float>>& w) override { d_w.stage(w); }
@@ -53,6 +62,8 @@ public:
             return;
         auto s = static_cast<hipStream_t>(stream);
         BF_GPU_CHECK(hipSetDevice(d_device.index));
+        if (d_input_range)
+            d_input_range->count(in, n_times * c.n_channels * c.n_receivers, s);
         d_w.upload(s);
         if (power) // every value is an atomic add
             BF_GPU_CHECK(hipMemsetAsync(out,
@@ -119,6 +130,7 @@ public:
 private:
     device_spec d_device;
     tb_device_weights d_w;
+    std::unique_ptr<tb_input_range> d_input_range; // float16 precision only
 };
 
 } // namespace

@@ -65,6 +65,18 @@ struct tensor_beamformer_config {
 };
 
 /*!
+ * fc32 values that float16 cannot hold, counted per real and imaginary part:
+ * overflow, finite with |x| >= 65520, rounds to +-inf (beams become inf or
+ * NaN); underflow, nonzero with |x| <= 2^-25 (3e-8), rounds to 0. Scale the
+ * input (convert's per-receiver scale) so that it stays within [6.1e-5, 65504],
+ * float16's normal range, where it keeps 11 significant bits.
+ */
+struct float16_range_counts {
+    uint64_t overflow = 0;
+    uint64_t underflow = 0;
+};
+
+/*!
  * \brief The beamformer of the Tensor-Core Beamformer paper: for each channel,
  * a complex matrix product of weights and samples, on tensor cores / matrix
  * cores on a GPU; optionally detected and integrated (power) in the same pass.
@@ -85,6 +97,19 @@ public:
 
     virtual void
     execute(const void* in, void* out, size_t n_times, stream_handle stream) = 0;
+
+    /*!
+     * float16 precision on a GPU: the fc32 input values that float16 rounded
+     * to inf and to 0, summed over the execute() calls known complete without
+     * waiting: all but the latest, or all with \p include_latest once the
+     * caller has synchronized the stream. The CPU engine returns zeros (its
+     * input is in host memory, where the block counts it).
+     */
+    virtual float16_range_counts input_range(bool include_latest) const
+    {
+        (void)include_latest;
+        return {};
+    }
 
     const tensor_beamformer_config& config() const { return d_config; }
 
@@ -107,17 +132,6 @@ protected:
 void check_tensor_beamformer_weights(const tensor_beamformer_config& config,
                                      const std::vector<std::complex<float>>& weights);
 
-/*!
- * fc32 values that float16 cannot hold, counted per real and imaginary part:
- * overflow, finite with |x| >= 65520, rounds to +-inf (beams become inf or
- * NaN); underflow, nonzero with |x| <= 2^-25 (3e-8), rounds to 0. Scale the
- * input (convert's per-receiver scale) so that it stays within [6.1e-5, 65504],
- * float16's normal range, where it keeps 11 significant bits.
- */
-struct float16_range_counts {
-    uint64_t overflow = 0;
-    uint64_t underflow = 0;
-};
 //! Count over \p n complex values in host memory.
 float16_range_counts count_float16_range(const std::complex<float>* values, size_t n);
 
