@@ -10,9 +10,11 @@
  */
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
-#include "tensor_beamformer_input_range.h"
 #include "tensor_beamformer_weights.h"
 #include <hip/tensor_beamformer_mfma_kernel.cuh>
+// After the kernel header: with <algorithm> or <cstring> seen first, hipcc binds
+// the kernel's device-side memcpy to the host one.
+#include "tensor_beamformer_input_range.h"
 #include <memory>
 #include <stdexcept>
 

@@ -14,9 +14,8 @@
 
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
 #include <gnuradio/beamform/runtime/gpu_memory.h>
-#include <algorithm>
-#include <cstring>
 #include <gpu/float16_range.cuh>
+#include <algorithm>
 
 namespace gr {
 namespace beamform {
@@ -29,7 +28,8 @@ public:
         : d_counts(dev, 2 * sizeof(unsigned long long)),
           d_host(dev.kind, 4 * sizeof(unsigned long long))
     {
-        std::memset(d_host.get(), 0, d_host.size());
+        auto* host = d_host.as<unsigned long long>();
+        std::fill(host, host + 4, 0ull);
         BF_GPU_CHECK(gpuMemsetAsync(d_counts.get(), 0, d_counts.size(), nullptr));
         BF_GPU_CHECK(gpuStreamSynchronize(nullptr));
     }
