@@ -3,13 +3,13 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "device_buffer.h"
 #include "block_params.h"
 #include "device_block.h"
-#include <algorithm>
+#include "device_buffer.h"
 #include <gnuradio/block.h>
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -32,7 +32,8 @@ std::mutex g_registry_mutex;
 std::set<device_buffer*> g_registry;
 } // namespace
 
-gr::buffer_type device_buffer::cuda_type(gr::buftype<cuda_device_buffer, device_buffer>{});
+gr::buffer_type
+    device_buffer::cuda_type(gr::buftype<cuda_device_buffer, device_buffer>{});
 gr::buffer_type device_buffer::hip_type(gr::buftype<hip_device_buffer, device_buffer>{});
 gr::buffer_type device_buffer::emu_type(gr::buftype<emu_device_buffer, device_buffer>{});
 
@@ -179,39 +180,19 @@ void device_buffer::post_work(int nitems)
     switch (d_transfer_type) {
     case gr::transfer_type::HOST_TO_DEVICE:
         // Ordered before the GPU reader's kernels: they run on the same stream.
-        d_trace->start(d_stream->get());
-        d_api->copy_async(d_device.index,
-                          device_base() + offset,
-                          host_base() + offset,
-                          bytes,
-                          copy_kind::host_to_device,
-                          d_stream->get());
-        d_trace->end(d_stream->get());
-        {
-            std::lock_guard<std::mutex> lock(d_copies_mutex);
-            std::unique_ptr<gpu_event> done;
-            if (d_spare_events.empty()) {
-                done = std::make_unique<gpu_event>(d_device, gpu_event::use::ordering);
-            } else {
-                done = std::move(d_spare_events.back());
-                d_spare_events.pop_back();
-            }
-            done->record(d_stream->get());
-            const size_t first = d_write_index;
-            d_copies.push_back({ first, first + static_cast<size_t>(nitems), std::move(done) });
-        }
+        copy_on_stream(device_base() + offset,
+                       host_base() + offset,
+                       bytes,
+                       copy_kind::host_to_device);
+        note_copy_in_flight(d_write_index, d_write_index + static_cast<size_t>(nitems));
         d_h2d_bytes += bytes;
         break;
     case gr::transfer_type::DEVICE_TO_HOST:
         // The host reader sees the items as soon as this returns.
-        d_trace->start(d_stream->get());
-        d_api->copy_async(d_device.index,
-                          host_base() + offset,
-                          device_base() + offset,
-                          bytes,
-                          copy_kind::device_to_host,
-                          d_stream->get());
-        d_trace->end(d_stream->get());
+        copy_on_stream(host_base() + offset,
+                       device_base() + offset,
+                       bytes,
+                       copy_kind::device_to_host);
         d_stream->synchronize();
         d_d2h_bytes += bytes;
         break;
@@ -220,6 +201,30 @@ void device_buffer::post_work(int nitems)
     default:
         throw std::runtime_error("device_buffer: unexpected transfer type");
     }
+}
+
+void device_buffer::copy_on_stream(void* dst,
+                                   const void* src,
+                                   size_t bytes,
+                                   copy_kind kind)
+{
+    d_trace->start(d_stream->get());
+    d_api->copy_async(d_device.index, dst, src, bytes, kind, d_stream->get());
+    d_trace->end(d_stream->get());
+}
+
+void device_buffer::note_copy_in_flight(size_t first, size_t end)
+{
+    std::lock_guard<std::mutex> lock(d_copies_mutex);
+    std::unique_ptr<gpu_event> done;
+    if (d_spare_events.empty()) {
+        done = std::make_unique<gpu_event>(d_device, gpu_event::use::ordering);
+    } else {
+        done = std::move(d_spare_events.back());
+        d_spare_events.pop_back();
+    }
+    done->record(d_stream->get());
+    d_copies.push_back({ first, end, std::move(done) });
 }
 
 void device_buffer::wait_for_copies_from(size_t first)
@@ -285,9 +290,15 @@ bool device_buffer::input_blocked_callback(int items_required,
 {
     wait_until_idle(); // no kernel or copy may still use the moved ranges
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
-        return input_blocked_callback_logic(
-            items_required, items_avail, read_index, host_base(), std::memcpy, std::memmove);
-    auto move = [this](void* d, const void* s, size_t n) { return device_memmove(d, s, n); };
+        return input_blocked_callback_logic(items_required,
+                                            items_avail,
+                                            read_index,
+                                            host_base(),
+                                            std::memcpy,
+                                            std::memmove);
+    auto move = [this](void* d, const void* s, size_t n) {
+        return device_memmove(d, s, n);
+    };
     return input_blocked_callback_logic(
         items_required, items_avail, read_index, device_base(), move, move);
 }
@@ -296,8 +307,11 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
 {
     wait_until_idle();
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
-        return output_blocked_callback_logic(output_multiple, force, host_base(), std::memmove);
-    auto move = [this](void* d, const void* s, size_t n) { return device_memmove(d, s, n); };
+        return output_blocked_callback_logic(
+            output_multiple, force, host_base(), std::memmove);
+    auto move = [this](void* d, const void* s, size_t n) {
+        return device_memmove(d, s, n);
+    };
     return output_blocked_callback_logic(output_multiple, force, device_base(), move);
 }
 

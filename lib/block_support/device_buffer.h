@@ -13,8 +13,8 @@
 #include <gnuradio/buffer_type.h>
 #include <atomic>
 #include <deque>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -113,6 +113,11 @@ private:
     char* host_base();
     //! memmove inside device memory (the runtime has no overlapping copy).
     void* device_memmove(void* dst, const void* src, size_t bytes);
+    //! A host <-> GPU copy on the owner's stream (traced with BEAMFORM_GPU_TRACE).
+    void copy_on_stream(void* dst, const void* src, size_t bytes, copy_kind kind);
+    //! Records that a host -> GPU copy reading pinned items [first, end) was
+    //! just enqueued (an event from a pool, for wait_for_copies_from).
+    void note_copy_in_flight(size_t first, size_t end);
     //! The host waits until nothing on the GPU uses this buffer any more:
     //! before items are moved inside it.
     void wait_until_idle();
