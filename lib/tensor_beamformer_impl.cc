@@ -220,9 +220,10 @@ void tensor_beamformer_impl::count_float16_range(const void* in, uint64_t n_time
     if (d_config.precision != beam_precision::float16 ||
         (placement().kind != backend::cpu && placement().kind != backend::emu))
         return;
-    report_float16_range(beamform::count_float16_range(
-        static_cast<const gr_complex*>(in),
-        n_times * d_config.n_channels * d_config.n_receivers));
+    const uint64_t n_complex = n_times * d_config.n_channels * d_config.n_receivers;
+    report_float16_range(
+        beamform::count_float16_range(static_cast<const gr_complex*>(in), n_complex),
+        2 * n_complex);
 }
 
 void tensor_beamformer_impl::report_gpu_float16_range(bool include_latest)
@@ -235,7 +236,8 @@ void tensor_beamformer_impl::report_gpu_float16_range(bool include_latest)
     float16_range_counts fresh;
     fresh.overflow = totals.overflow - d_overflows.load();
     fresh.underflow = totals.underflow - d_underflows.load();
-    report_float16_range(fresh);
+    // Counts a call late: this call's size stands for that call's.
+    report_float16_range(fresh, d_gpu_values_per_call);
 }
 
 bool tensor_beamformer_impl::stop()
@@ -249,12 +251,16 @@ bool tensor_beamformer_impl::stop()
     return stopped;
 }
 
-void tensor_beamformer_impl::report_float16_range(const float16_range_counts& range)
+void tensor_beamformer_impl::report_float16_range(const float16_range_counts& range,
+                                                  uint64_t values)
 {
-    if (range.overflow == 0 && range.underflow == 0)
-        return;
     d_overflows += range.overflow;
     d_underflows += range.underflow;
+    // Every overflow is logged (inf or NaN beams). Underflow only where it is
+    // at least 1 % of the values: noise puts a few values of any large input
+    // near 0, and losing those changes nothing. Both are always counted.
+    if (range.overflow == 0 && (range.underflow == 0 || range.underflow * 100 < values))
+        return;
     // Logged at the 1st, 2nd, 4th, 8th, ... such call: seen, but not flooding.
     d_calls_out_of_range++;
     if ((d_calls_out_of_range & (d_calls_out_of_range - 1)) == 0)
@@ -284,6 +290,7 @@ int tensor_beamformer_impl::work(int noutput_items,
     const uint64_t n_in = static_cast<uint64_t>(noutput_items) * d_config.n_int;
     count_float16_range(input_items[0], n_in);
     run_engine(noutput_items, input_items[0], output_items[0], n_in);
+    d_gpu_values_per_call = 2 * n_in * d_config.n_channels * d_config.n_receivers;
     report_gpu_float16_range(false);
     // Every input tag goes to the output item made from its time step (the
     // same offset in voltage mode).

@@ -71,7 +71,8 @@ private:
     //! GPU input from the engine's device-side counts (a call late).
     void count_float16_range(const void* in, uint64_t n_times);
     void report_gpu_float16_range(bool include_latest);
-    void report_float16_range(const float16_range_counts& this_call);
+    //! Count \p range and log it if it matters, out of \p values fc32 parts.
+    void report_float16_range(const float16_range_counts& range, uint64_t values);
     //! Weights for a pointing (az_el or lm pairs) from the stored geometry.
     std::vector<gr_complex> steer(const std::vector<double>& pairs, bool as_lm) const;
 
@@ -83,6 +84,7 @@ private:
     queued_update<std::vector<gr_complex>> d_queued_weights;
     message_rejections d_rejected;
     std::atomic<uint64_t> d_overflows{ 0 }, d_underflows{ 0 };
+    uint64_t d_gpu_values_per_call = 0; // fc32 parts of the latest work call
     uint64_t d_calls_out_of_range = 0; // work() only
 };
 
