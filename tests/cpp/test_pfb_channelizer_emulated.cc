@@ -16,6 +16,7 @@
 #include <emulation/gpu_emulation.h>
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
+#include <gpu/pfb_two_pass.cuh>
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
@@ -39,8 +40,9 @@ namespace {
 class emulated_engine
 {
 public:
-    emulated_engine(const pfb_channelizer_config& c, int sm_count)
+    emulated_engine(const pfb_channelizer_config& c, int sm_count, pfb_plan::path p)
         : d_config(c),
+          d_path(p),
           d_taps(c.prototype()),
           d_step(c.input_per_output()),
           d_history_len(c.n_channels * c.taps_per_branch - d_step),
@@ -114,10 +116,63 @@ private:
                });
     }
 
+    //! The GPU engine's run_two_pass, in chunks of \p d_chunk steps.
+    template <typename Tin>
+    void two_pass(const Tin* in, float2* out, size_t n_out)
+    {
+        const size_t n = d_config.n_channels;
+        const size_t r = d_config.n_receivers;
+        const auto st = stream_of(in);
+        const auto g = geometry(n_out);
+        for (size_t t0 = 0; t0 < n_out; t0 += d_chunk) {
+            const size_t steps = std::min(d_chunk, n_out - t0);
+            const auto l = pfb_plan::plan_two_pass(d_config, steps, d_sm_count);
+            std::vector<float2> columns(steps * n * r, make_float2(NAN, NAN));
+            pfb_plan::with_two_pass_shape(d_config, [&](auto tmax, auto o) {
+                launch(dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
+                       dim3(pfb_plan::two_pass_threads),
+                       0,
+                       [&] {
+                           pfb_fir_columns_kernel<Tin,
+                                                  decltype(tmax)::value,
+                                                  decltype(o)::value>(
+                               st,
+                               d_taps.data(),
+                               columns.data(),
+                               g,
+                               (long long)t0,
+                               (long long)steps,
+                               l.steps_per_run);
+                       });
+            });
+            launch(dim3(unsigned(l.fft_blocks)),
+                   dim3(pfb_plan::two_pass_threads),
+                   l.fft_shared_bytes,
+                   [&] {
+                       pfb_columns_fft_kernel(columns.data(),
+                                              d_twiddle.data(),
+                                              out,
+                                              g,
+                                              (long long)t0,
+                                              (long long)steps,
+                                              l.cols_per_block);
+                   });
+        }
+    }
+
+public:
+    //! Steps per two-pass chunk (the engine's come from a byte budget).
+    size_t d_chunk = 1 << 30;
+
+private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out)
     {
-        const auto p = pfb_plan::path_for(d_config);
+        const auto p = d_path;
+        if (p == pfb_plan::path::two_pass) {
+            two_pass(in, out, n_out);
+            return;
+        }
         if (p == pfb_plan::path::fused) {
             pfb_plan::with_fused_shape(
                 d_config.n_channels, d_config.oversample, [&](auto index) {
@@ -157,6 +212,7 @@ private:
     }
 
     pfb_channelizer_config d_config;
+    pfb_plan::path d_path;
     std::vector<float> d_taps;
     size_t d_step;
     size_t d_history_len;
@@ -175,9 +231,10 @@ struct emulated_case {
     bool shift;
     std::vector<size_t> calls;
     int sm_count; // small values force several runs of steps per receiver block
+    size_t chunk = 1 << 30; // two-pass steps per chunk
 };
 
-void check_case(const emulated_case& k, unsigned seed)
+void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
 {
     pfb_channelizer_config c;
     c.n_channels = k.n;
@@ -197,7 +254,8 @@ void check_case(const emulated_case& k, unsigned seed)
     std::vector<cfloat> expected(n_out * out_item);
     cpu->execute(input.data(), expected.data(), n_out, nullptr);
 
-    emulated_engine emu(c, k.sm_count);
+    emulated_engine emu(c, k.sm_count, path);
+    emu.d_chunk = k.chunk;
     std::vector<cfloat> got(n_out * out_item, cfloat(NAN, NAN));
     size_t done = 0;
     for (size_t n : k.calls) {
@@ -210,17 +268,42 @@ void check_case(const emulated_case& k, unsigned seed)
     std::ostringstream what;
     what << "emulated pfb_channelizer N=" << k.n << " T=" << k.t << " O=" << k.o
          << " fmt=" << to_string(k.f) << " R=" << k.r << " shift=" << k.shift
-         << " path=" << pfb_plan::path_name(pfb_plan::path_for(c)) << " sm=" << k.sm_count
-         << " runs_of_longest_call="
-         << pfb_plan::plan_fused(
-                c, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count)
-                .runs
+         << " path=" << pfb_plan::path_name(path) << " chunk=" << std::min(k.chunk, n_out)
+         << " sm=" << k.sm_count;
+    if (path == pfb_plan::path::fused)
+        what << " runs_of_longest_call="
+             << pfb_plan::plan_fused(
+                    c, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count)
+                    .runs;
+    if (path == pfb_plan::path::two_pass)
+        what << " runs_of_first_chunk="
+             << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs;
+    what
          << " calls=[";
     for (size_t i = 0; i < k.calls.size(); i++)
         what << (i ? "," : "") << k.calls[i];
     what << "]";
     std::cout << what.str() << " rel_err=" << err << "\n";
     EXPECT_LT(err, 1e-5) << what.str(); // NaN (an unwritten output) fails too
+}
+
+//! Every path of a shared-memory FFT that applies to the case (the direct-DFT
+//! general path where none does).
+void check_case(const emulated_case& k, unsigned seed)
+{
+    pfb_channelizer_config c;
+    c.n_channels = k.n;
+    c.taps_per_branch = k.t;
+    c.oversample = k.o;
+    c.n_receivers = k.r;
+    int ran = 0;
+    for (auto p : { pfb_plan::path::two_pass, pfb_plan::path::fused })
+        if (pfb_plan::path_applies(p, c)) {
+            check_path(k, seed, p);
+            ran++;
+        }
+    if (ran == 0)
+        check_path(k, seed, pfb_plan::path_for(c));
 }
 
 } // namespace
@@ -261,4 +344,25 @@ TEST(PfbChannelizerEmulated, GeneralPathSharedMemoryFftAndDirectDft)
     check_case({ 32, 20, 2, sample_format::sc16, 2, true, { 5, 9 }, 2 }, seed++);
     check_case({ 12, 6, 2, sample_format::sc16, 3, true, { 10, 3 }, 2 }, seed++);
     check_case({ 7, 4, 1, sample_format::sc8, 2, false, { 6, 6 }, 2 }, seed++);
+}
+
+TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
+{
+    unsigned seed = 120;
+    const auto two_pass = pfb_plan::path::two_pass;
+    // Chunks of 7 steps across calls of 20, 1 and 30 steps; runs forced by a
+    // large "SM count" (steps / (4 ring) runs at most).
+    check_path({ 16, 16, 1, sample_format::sc16, 5, false, { 20, 1, 30 }, 64, 7 }, seed++,
+               two_pass);
+    check_path({ 16, 16, 2, sample_format::fc32, 3, true, { 130, 3 }, 64, 1 << 30 }, seed++,
+               two_pass);
+    check_path({ 16, 5, 1, sample_format::sc16, 3, false, { 150, 2 }, 64, 1 << 30 }, seed++,
+               two_pass);
+    // T <= 8: the short ring; N = 2048 and 4096 (beyond the fused kernel).
+    check_path({ 64, 7, 2, sample_format::sc8, 33, true, { 9, 70 }, 64, 11 }, seed++,
+               two_pass);
+    check_path({ 2048, 4, 1, sample_format::fc32, 2, false, { 3, 2 }, 2, 2 }, seed++,
+               two_pass);
+    check_path({ 4096, 2, 2, sample_format::sc16, 1, true, { 2, 3 }, 2, 1 << 30 }, seed++,
+               two_pass);
 }

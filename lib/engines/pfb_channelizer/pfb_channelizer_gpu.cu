@@ -10,11 +10,13 @@
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
+#include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
 #endif
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace gr {
@@ -25,6 +27,16 @@ namespace {
 using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
+
+//! Column workspace of one two-pass chunk: small enough to stay in L2 between
+//! the passes (BEAMFORM_PFB_CHUNK_MB overrides it, for apps/channelizer_bench).
+size_t two_pass_workspace_bytes()
+{
+    if (const char* mb = std::getenv("BEAMFORM_PFB_CHUNK_MB"))
+        if (const long v = std::atol(mb); v > 0)
+            return size_t(v) << 20;
+    return size_t(24) << 20;
+}
 
 class pfb_channelizer_gpu final : public pfb_channelizer_engine
 {
@@ -70,6 +82,12 @@ public:
         BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
         d_sm_count = prop.multiProcessorCount;
 
+        if (d_path == path::two_pass) {
+            const auto l = plan_two_pass(c, 1, d_sm_count);
+            BF_GPU_CHECK(gpuFuncSetAttribute(pfb_columns_fft_kernel,
+                                             gpuFuncAttributeMaxDynamicSharedMemorySize,
+                                             int(l.fft_shared_bytes)));
+        }
         if (d_path == path::fir_smem_fft) {
             BF_GPU_CHECK(gpuFuncSetAttribute(pfb_fft_kernel,
                                              gpuFuncAttributeMaxDynamicSharedMemorySize,
@@ -131,7 +149,9 @@ private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        if (d_path == path::fused)
+        if (d_path == path::two_pass)
+            run_two_pass(in, out, n_out, s);
+        else if (d_path == path::fused)
             run_fused(in, out, n_out, s);
         else
             run_general(in, out, n_out, s);
@@ -160,6 +180,48 @@ private:
             launch_fused<Tin, shape.oversample, shape.bq, shape.rbt, shape.nt>(
                 in, out, n_out, s);
         });
+    }
+
+    template <typename Tin>
+    void run_two_pass(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+        const size_t chunk =
+            std::min(n_out, two_pass_chunk_steps(d_config, two_pass_workspace_bytes()));
+        const size_t chunk_bytes =
+            chunk * d_config.n_channels * d_config.n_receivers * sizeof(float2);
+        if (d_workspace.size() < chunk_bytes)
+            d_workspace = device_memory(d_device, chunk_bytes);
+        const pfb_geometry g = geometry(n_out);
+        const auto st = stream_of(in);
+        for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
+            const size_t steps = std::min(chunk, n_out - t0);
+            const two_pass_launch l = plan_two_pass(d_config, steps, d_sm_count);
+            with_two_pass_shape(d_config, [&](auto tmax, auto o) {
+                pfb_fir_columns_kernel<Tin, decltype(tmax)::value, decltype(o)::value>
+                    <<<dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
+                       two_pass_threads,
+                       0,
+                       s>>>(st,
+                            d_taps.as<float>(),
+                            d_workspace.as<float2>(),
+                            g,
+                            (long long)t0,
+                            (long long)steps,
+                            l.steps_per_run);
+            });
+            BF_GPU_CHECK_LAUNCH("pfb_fir_columns_kernel");
+            pfb_columns_fft_kernel<<<unsigned(l.fft_blocks),
+                                     two_pass_threads,
+                                     l.fft_shared_bytes,
+                                     s>>>(d_workspace.as<float2>(),
+                                          d_twiddle.as<float2>(),
+                                          out,
+                                          g,
+                                          (long long)t0,
+                                          (long long)steps,
+                                          l.cols_per_block);
+            BF_GPU_CHECK_LAUNCH("pfb_columns_fft_kernel");
+        }
     }
 
     template <typename Tin>

@@ -41,39 +41,56 @@ inline int log2_exact(size_t n)
 }
 
 enum class path {
+    two_pass,       //!< pfb_fir_columns_kernel -> columns -> pfb_columns_fft_kernel
     fused,          //!< pfb_fused_kernel: FIR + FFT in one pass
     fir_smem_fft,   //!< pfb_fir_kernel -> workspace -> pfb_fft_kernel
     fir_library_fft //!< pfb_fir_kernel -> workspace -> cuFFT (HIP: direct DFT) -> reorder
 };
 
-/*!
- * The path a configuration takes. BEAMFORM_PFB_PATH = fused | fir_smem_fft |
- * fir_library_fft forces one where it applies (for measuring the paths
- * against each other; apps/channelizer_bench.md).
- */
-inline path path_for(const pfb_channelizer_config& c)
+//! Whether \p p can run configuration \p c.
+inline bool path_applies(path p, const pfb_channelizer_config& c)
 {
-    if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
-        const std::string f = forced;
-        const bool pow2 = is_power_of_two(c.n_channels);
-        if (f == "fir_library_fft")
-            return path::fir_library_fft;
-        if (f == "fir_smem_fft" && pow2 && c.n_channels <= size_t(fft_kernel_max_channels))
-            return path::fir_smem_fft;
+    const bool pow2 = is_power_of_two(c.n_channels);
+    const bool short_branches = c.taps_per_branch <= size_t(fused_max_taps);
+    switch (p) {
+    case path::two_pass:
+        return pow2 && c.n_channels <= size_t(fft_kernel_max_channels) && short_branches;
+    case path::fused:
+        return pow2 && c.n_channels <= size_t(fused_max_channels) && short_branches;
+    case path::fir_smem_fft:
+        return pow2 && c.n_channels <= size_t(fft_kernel_max_channels);
+    case path::fir_library_fft:
+        return true;
     }
-    if (is_power_of_two(c.n_channels) && c.n_channels <= size_t(fused_max_channels) &&
-        c.taps_per_branch <= size_t(fused_max_taps))
-        return path::fused;
-    if (is_power_of_two(c.n_channels) && c.n_channels <= size_t(fft_kernel_max_channels))
-        return path::fir_smem_fft;
-    return path::fir_library_fft;
+    return false;
 }
 
 inline const char* path_name(path p)
 {
-    return p == path::fused          ? "fused"
-           : p == path::fir_smem_fft ? "fir+smem_fft"
-                                     : "fir+cufft(hip: direct dft)";
+    return p == path::two_pass       ? "two_pass"
+           : p == path::fused        ? "fused"
+           : p == path::fir_smem_fft ? "fir_smem_fft"
+                                     : "fir_library_fft";
+}
+
+/*!
+ * The path a configuration takes: the first that applies of two_pass,
+ * fir_smem_fft, fir_library_fft (measured in apps/channelizer_bench.md).
+ * BEAMFORM_PFB_PATH = two_pass | fused | fir_smem_fft | fir_library_fft forces
+ * one where it applies (for measuring the paths against each other).
+ */
+inline path path_for(const pfb_channelizer_config& c)
+{
+    if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
+        for (path p : { path::two_pass, path::fused, path::fir_smem_fft, path::fir_library_fft })
+            if (path_name(p) == std::string(forced) && path_applies(p, c))
+                return p;
+    }
+    if (path_applies(path::two_pass, c))
+        return path::two_pass;
+    if (is_power_of_two(c.n_channels) && c.n_channels <= size_t(fft_kernel_max_channels))
+        return path::fir_smem_fft;
+    return path::fir_library_fft;
 }
 
 /*!
@@ -203,6 +220,82 @@ plan_fused(const pfb_channelizer_config& c, size_t n_out, int sm_count)
     l.shared_bytes = size_t(n + 2 * l.receivers_per_block * pfb_fft::row_stride(n)) * 2 *
                      sizeof(float);
     return l;
+}
+
+/*!
+ * Launch plan of the two-pass path (kernels/gpu/pfb_two_pass.cuh) for one
+ * chunk of steps. Chunks bound the column workspace so that pass 2 finds
+ * most of it still in L2.
+ */
+struct two_pass_launch {
+    long long fir_blocks;    //!< grid.x of pass 1 (threads: two_pass_threads)
+    long long runs;          //!< grid.y of pass 1
+    long long steps_per_run; //!< steps of one pass-1 thread
+    int cols_per_block;      //!< C of pass 2
+    long long fft_blocks;    //!< grid of pass 2
+    size_t fft_shared_bytes; //!< twiddles + 2 C rows
+};
+
+constexpr int two_pass_threads = 256;
+constexpr size_t two_pass_fft_shared_budget = 96 * 1024;
+
+//! T_MAX of pass 1's register ring for T taps per branch: 8 or 16.
+inline int two_pass_max_taps(size_t taps_per_branch) { return taps_per_branch <= 8 ? 8 : 16; }
+
+//! Steps per chunk: \p workspace_bytes of columns (at least one step).
+inline size_t two_pass_chunk_steps(const pfb_channelizer_config& c, size_t workspace_bytes)
+{
+    const size_t step_bytes = c.n_channels * c.n_receivers * 2 * sizeof(float);
+    return std::max<size_t>(1, workspace_bytes / step_bytes);
+}
+
+inline two_pass_launch
+plan_two_pass(const pfb_channelizer_config& c, size_t steps, int sm_count)
+{
+    two_pass_launch l;
+    const long long threads = (long long)(c.n_channels * c.n_receivers);
+    l.fir_blocks = (threads + two_pass_threads - 1) / two_pass_threads;
+    // About four blocks per SM in flight, but runs at least four rings long so
+    // that the warm-up (ring - 1 samples read again) stays under a quarter.
+    const long long ring =
+        (long long)c.oversample * two_pass_max_taps(c.taps_per_branch);
+    const long long wanted = (4LL * std::max(1, sm_count) + l.fir_blocks - 1) / l.fir_blocks;
+    const long long most = std::max<long long>(1, (long long)steps / (4 * ring));
+    l.runs = std::max<long long>(1, std::min(wanted, most));
+    l.steps_per_run = ((long long)steps + l.runs - 1) / l.runs;
+    l.runs = ((long long)steps + l.steps_per_run - 1) / l.steps_per_run;
+
+    const size_t row_bytes = size_t(pfb_fft::row_stride(int(c.n_channels))) * 2 * sizeof(float);
+    int cols = 16;
+    while (cols > 1 && 2 * size_t(cols) * row_bytes + c.n_channels * 2 * sizeof(float) >
+                           two_pass_fft_shared_budget)
+        cols /= 2;
+    l.cols_per_block = cols;
+    const long long n_columns = (long long)(steps * c.n_receivers);
+    l.fft_blocks = (n_columns + cols - 1) / cols;
+    l.fft_shared_bytes = 2 * size_t(cols) * row_bytes + c.n_channels * 2 * sizeof(float);
+    return l;
+}
+
+/*!
+ * Calls launch(std::integral_constant<int, T_MAX>{}, std::integral_constant<int, O>{})
+ * for the two-pass path's template shape of \p c.
+ */
+template <typename Launch>
+void with_two_pass_shape(const pfb_channelizer_config& c, Launch&& launch)
+{
+    const bool short_ring = two_pass_max_taps(c.taps_per_branch) == 8;
+    if (c.oversample == 1) {
+        if (short_ring)
+            launch(std::integral_constant<int, 8>{}, std::integral_constant<int, 1>{});
+        else
+            launch(std::integral_constant<int, 16>{}, std::integral_constant<int, 1>{});
+    } else {
+        if (short_ring)
+            launch(std::integral_constant<int, 8>{}, std::integral_constant<int, 2>{});
+        else
+            launch(std::integral_constant<int, 16>{}, std::integral_constant<int, 2>{});
+    }
 }
 
 /*!
