@@ -395,12 +395,16 @@ class DelayModel:
                 f"(UNIX {unix[i]:.3f} s)")
 
     def _observed(self, target, jd1, jd2):
+        return self._observed_radec(target.a, target.b, jd1, jd2)
+
+    def _observed_radec(self, ra_deg, dec_deg, jd1, jd2):
+        """Observed (az, el) degrees; ra/dec and times broadcast (numpy rules)."""
         import erfa
         dut1, xp, yp = self.earth.at(jd1, jd2)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             aob, zob, _, _, _, _ = erfa.atco13(
-                math.radians(target.a), math.radians(target.b), 0.0, 0.0, 0.0, 0.0,
+                np.radians(ra_deg), np.radians(dec_deg), 0.0, 0.0, 0.0, 0.0,
                 jd1, jd2, dut1, math.radians(self.site.longitude_deg),
                 math.radians(self.site.latitude_deg), self.site.height_m, xp, yp,
                 self.pressure_hpa, self.temperature_c, self.relative_humidity,
@@ -434,8 +438,25 @@ class DelayModel:
         self._check_horizon(self.phase_centre, el[1:2], unix.reshape(1))
         d = self.delays_towards(np.stack([az, el], axis=-1))
         rates = (d[2] - d[0]) / (2.0 * h)
-        beams = []
-        for b in self.beams:
-            baz, bel = self.az_el(b, float(unix))
-            beams.append((float(baz), float(bel)))
-        return TrackingSolution(float(unix), d[1], rates, (az[1], el[1]), beams)
+        return TrackingSolution(float(unix), d[1], rates, (az[1], el[1]),
+                                self.beam_directions(float(unix)))
+
+    def beam_directions(self, unix):
+        """(beams, 2) az/el degrees of the beam targets at one UNIX time; all RA/Dec
+        beams in one erfa call (a station may have hundreds)."""
+        out = np.zeros((len(self.beams), 2))
+        sky = [i for i, b in enumerate(self.beams) if b.kind == "radec"]
+        for i, b in enumerate(self.beams):
+            if b.kind != "radec":
+                az, el = self.az_el(b, unix)
+                out[i] = float(az), float(el)
+        if sky:
+            jd1, jd2, _ = as_unix_seconds(unix)
+            ra = np.array([self.beams[i].a for i in sky])
+            dec = np.array([self.beams[i].b for i in sky])
+            out[sky, 0], out[sky, 1] = self._observed_radec(ra, dec, jd1, jd2)
+        low = [i for i in range(len(self.beams)) if out[i, 1] < self.min_elevation_deg]
+        if low:
+            i = min(low, key=lambda k: out[k, 1])
+            self._check_horizon(self.beams[i], out[i, 1], unix)
+        return out

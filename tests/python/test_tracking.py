@@ -485,3 +485,18 @@ def test_tracked_beam_through_phase_shift_and_tensor_beamformer():
     assert gain[:first].max() < 0.7 if first > 0 else True
     # Beam 0 (the centre) misses the source by 2 deg: the beam is ~1 deg wide.
     assert (np.abs(out[first:, :, 0]) / (n_rx * np.abs(signal[first:]))).max() < 0.7
+
+
+def test_many_beams_equal_one_by_one(rng):
+    """The beams' directions computed together equal each target's own (and a beam
+    below the horizon is named)."""
+    specs = [f"radec:{ra},{dec}" for ra, dec in rng.uniform([270, 30], [290, 50], (20, 2))]
+    specs += ["azel:123,45", "lm:0.2,-0.1"]
+    model = tracking.DelayModel(SITE, [[0, 0, 0], [10, 0, 0]], VEGA, beams=specs)
+    together = model.solution(T_2021).beams_az_el
+    for k, spec in enumerate(specs):
+        az, el = model.az_el(spec, T_2021)
+        assert abs(together[k, 0] - az) < 1e-12 and abs(together[k, 1] - el) < 1e-12
+    low = tracking.DelayModel(SITE, [[0, 0, 0], [10, 0, 0]], VEGA, beams=specs + ["radec:10,-80"])
+    with pytest.raises(ValueError, match="radec:10,-80.*below"):
+        low.solution(T_2021)
