@@ -67,12 +67,20 @@ def test_vega_delays_match_astropy_altaz_within_1ps(rng):
     assert abs(sol.delays[1]) > 1e-8
 
 
-def test_delays_accept_astropy_time_and_unix_alike():
+def test_delays_accept_astropy_time_unix_and_skycoord_alike():
     from astropy.time import Time
     model = tracking.DelayModel(SITE, [[0, 0, 0], [100, 0, 0], [0, 70, 1]], VEGA)
     a = model.solution(T_2021 + 1234.5).delays
     b = model.solution(Time(T_2021 + 1234.5, format="unix", scale="utc")).delays
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-16)
+    from astropy import units as u
+    from astropy.coordinates import SkyCoord
+    vega = SkyCoord(279.23473479 * u.deg, 38.78368896 * u.deg, frame="icrs")
+    c = tracking.DelayModel(SITE, [[0, 0, 0], [100, 0, 0], [0, 70, 1]], vega)
+    np.testing.assert_allclose(c.solution(T_2021 + 1234.5).delays, a, rtol=0, atol=1e-20)
+    # The same source given in galactic coordinates: converted to ICRS first.
+    d = tracking.DelayModel(SITE, [[0, 0, 0], [100, 0, 0], [0, 70, 1]], vega.galactic)
+    np.testing.assert_allclose(d.solution(T_2021 + 1234.5).delays, a, rtol=0, atol=1e-17)
 
 
 def test_hand_checked_zenith_and_horizon():
