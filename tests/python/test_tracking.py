@@ -490,7 +490,8 @@ def test_tracked_beam_through_phase_shift_and_tensor_beamformer():
     first = min(t.offset for t in snk.tags() if pmt.symbol_to_string(t.key) == "weights_update")
     gain = np.abs(out[:, :, 1]) / (n_rx * np.abs(signal))
     assert gain[first:].min() > 0.99
-    assert gain[:first].max() < 0.7 if first > 0 else True
+    if first > 0:       # items before the pointing landed: all beams at the centre
+        assert gain[:first].max() < 0.7
     # Beam 0 (the centre) misses the source by 2 deg: the beam is ~1 deg wide.
     assert (np.abs(out[first:, :, 0]) / (n_rx * np.abs(signal[first:]))).max() < 0.7
 
