@@ -40,3 +40,5 @@ from .rca_sim import rca_emission_source
 from . import rca_views
 from .rca_views import rca_volume_views
 from . import pfb_taps
+from . import tracking
+from .delay_tracker import delay_tracker

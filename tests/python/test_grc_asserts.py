@@ -40,7 +40,7 @@ BASE = {
 BLOCKS = ["beamform_convert", "beamform_pfb_channelizer", "beamform_phase_shift",
           "beamform_tensor_beamformer", "beamform_bit_packer", "beamform_bit_unpacker",
           "beamform_filterbank_sink", "beamform_array_source", "beamform_rca_das",
-          "beamform_rca_volume_views"]
+          "beamform_rca_volume_views", "beamform_delay_tracker"]
 
 # (block, parameter values, what the block itself says about them)
 BAD = [
@@ -65,6 +65,9 @@ BAD = [
     ("beamform_rca_das", {"source_depths": "[1e-3]"}, "source_depths"),
     ("beamform_rca_volume_views", {"x_index": "133"}, "x_index"),
     ("beamform_rca_volume_views", {"mode": "mip", "z_last": "250"}, "z_last"),
+    ("beamform_delay_tracker", {"interval": "0"}, "interval_s"),
+    ("beamform_delay_tracker", {"latitude": "95"}, "latitude_deg"),
+    ("beamform_delay_tracker", {"phase_centre": "Cas A"}, "unknown target"),
 ]
 
 
