@@ -365,3 +365,23 @@ def test_grc_block_validates(tmp_path, rng):
     fg.rewrite()
     fg.validate()
     assert [m for m in block.get_error_messages() if "Assertion" in m]
+
+
+def test_source_feeds_phase_shift(tmp_path, rng):
+    """The items are the spectra phase_shift takes: a gain of 2 on every
+    receiver doubles them; the channel frequencies come from the file."""
+    path = tmp_path / "obs.raw"
+    data = write(path, rng)
+    src = beamform.guppi_raw_source(str(path))
+    f = src.file
+    # OBSBW -8 MHz over 4 channels: 2 MHz each, descending from 1424 MHz.
+    assert f.channel_frequencies() == pytest.approx(1.42e9 + 1e6 * np.array([3.0, 1.0, -1.0, -3.0]))
+    shift = beamform.phase_shift(f.n_channels, f.n_receivers, list(f.channel_frequencies()),
+                                 1.0 / f.sample_rate, [], [], [2.0 + 0j], 0.0, "cpu")
+    sink = blocks.vector_sink_c(f.n_channels * f.n_receivers)
+    tb = gr.top_block()
+    tb.connect(src, shift, sink)
+    tb.run()
+    out = np.array(sink.data()).reshape(-1, f.n_channels, f.n_receivers)
+    np.testing.assert_allclose(out, 2 * np.concatenate(data), rtol=1e-6)
+    assert any(pmt.symbol_to_string(t.key) == "rx_time" and t.offset == 0 for t in sink.tags())

@@ -250,3 +250,35 @@ def test_writer_refuses_what_it_would_clip_or_misplace(tmp_path, rng):
                           positions=np.zeros((3, 3)))
     with pytest.raises(ValueError, match="datatype = 'ci32_le'"):
         write_sigmf_array(tmp_path / "c", np.zeros((4, 2), complex), 1e6, 1e9, "ci32_le")
+
+
+def test_grc_block_validates(tmp_path, rng):
+    """The GRC block's asserts pass for a real file and the generated make line runs."""
+    try:
+        from gnuradio.grc.core.platform import Platform
+    except ImportError:
+        pytest.skip("GNU Radio Companion's Python package is not installed")
+    meta, _ = write_sigmf_array(tmp_path / "rec", random_samples(rng, "ci16_le"), 1e6, 1e9,
+                                "ci16_le")
+    grc_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grc")
+    p = Platform(version=gr.version(),
+                 version_parts=(gr.major_version(), gr.api_version(), gr.minor_version()),
+                 prefs=gr.prefs())
+    p.build_library([os.path.abspath(grc_dir),
+                     os.path.join(gr.prefix(), "share", "gnuradio", "grc", "blocks")])
+    fg = p.make_flow_graph()
+    block = fg.new_block("beamform_sigmf_array_source")
+    block.params["id"].set_value("b0")
+    block.params["path"].set_value(f"'{meta}'")
+    block.params["n_receivers"].set_value(str(N_RX))
+    fg.rewrite()
+    fg.validate()
+    assert [m for m in block.get_error_messages() if "Assertion" in m] == []
+    namespace = {}
+    exec(block.templates.render("imports"), namespace)
+    made = eval(" ".join(block.templates.render("make").split()), namespace)
+    assert made.output_signature().sizeof_stream_item(0) == 4 * N_RX
+    block.params["n_receivers"].set_value("0")
+    fg.rewrite()
+    fg.validate()
+    assert [m for m in block.get_error_messages() if "Assertion" in m]
