@@ -15,7 +15,7 @@ from gnuradio.beamform.guppi_raw import (GuppiRawFile, format_guppi_card, parse_
                                          write_guppi_raw)
 
 N_ANT, N_CHAN, N_POL, N_TIME, N_BLOCKS = 2, 4, 2, 64, 3
-HEADER = {"OBSFREQ": 1420.0, "OBSBW": -8.0, "TBIN": 1e-6, "STT_IMJD": 60000,
+HEADER = {"OBSFREQ": 1420.0, "OBSBW": -4.0, "TBIN": 1e-6, "STT_IMJD": 60000,
           "STT_SMJD": 3600, "STT_OFFS": 0.25, "SRC_NAME": "3C286",
           "RA_STR": "13:31:08.288", "DEC_STR": "+30:30:32.96"}
 # MJD 60000 is 2023-02-25, 19413 days after the Unix epoch.
@@ -374,8 +374,8 @@ def test_source_feeds_phase_shift(tmp_path, rng):
     data = write(path, rng)
     src = beamform.guppi_raw_source(str(path))
     f = src.file
-    # OBSBW -8 MHz over 4 channels: 2 MHz each, descending from 1424 MHz.
-    assert f.channel_frequencies() == pytest.approx(1.42e9 + 1e6 * np.array([3.0, 1.0, -1.0, -3.0]))
+    # OBSBW -4 MHz over 4 channels: 1 MHz each (TBIN 1 us), descending.
+    assert f.channel_frequencies() == pytest.approx(1.42e9 + 1e6 * np.array([1.5, 0.5, -0.5, -1.5]))
     shift = beamform.phase_shift(f.n_channels, f.n_receivers, list(f.channel_frequencies()),
                                  1.0 / f.sample_rate, [], [], [2.0 + 0j], 0.0, "cpu")
     sink = blocks.vector_sink_c(f.n_channels * f.n_receivers)
