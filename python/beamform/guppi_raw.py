@@ -358,6 +358,10 @@ class GuppiRawFile:
             raise ValueError(f"{self.path}: GUPPI card STT_SMJD = {smjd} in the header at "
                              f"byte {at}: accepted 0..{SECONDS_PER_DAY}")
         self.start_time = split_seconds((imjd - UNIX_EPOCH_MJD) * SECONDS_PER_DAY + smjd, offs)
+        if self.start_time[0] < 0:  # rx_time holds unsigned seconds since 1970
+            raise ValueError(f"{self.path}: GUPPI cards STT_IMJD = {imjd}, STT_SMJD = {smjd} in "
+                             f"the header at byte {at} are before the Unix epoch (MJD "
+                             f"{UNIX_EPOCH_MJD})")
 
     def _place_in_time(self, samples_per_pktidx):
         """Each block's first sample, counted in samples from STT; the gaps."""
@@ -395,6 +399,13 @@ class GuppiRawFile:
             pktstart = (_number(first.header, "PKTSTART", int, self.path, first.header_offset)
                         if "PKTSTART" in first.header else 0)
             self.block_start = [round((p - pktstart) * spp) for p in pktidx]
+            early = next((b for b, start in zip(self.blocks, self.block_start)
+                          if self.start_time[0] + self.start_time[1] + start * self.tbin < 0),
+                         None)
+            if early is not None:
+                raise ValueError(f"{self.path}: GUPPI card PKTIDX = {early.pktidx} in the header "
+                                 f"at byte {early.header_offset} puts block {early.index} "
+                                 "before the Unix epoch")
         # Discontinuities: a block that does not start where the previous ended.
         self.discontinuities = []
         for prev, block in zip(self.blocks, self.blocks[1:]):

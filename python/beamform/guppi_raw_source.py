@@ -59,6 +59,7 @@ class guppi_raw_source(gr.sync_block):
                                  f"{f.n_pols} polarisations)")
         gr.sync_block.__init__(self, name="guppi_raw_source", in_sig=None,
                                out_sig=[(np.complex64, f.n_channels * f.n_receivers)])
+        self._gaps = {d["block"]: d for d in f.discontinuities}
         self._segments = self._plan(zero_fill, max_fill_blocks)
         self._segment = 0
         self._done_in_segment = 0
@@ -85,7 +86,7 @@ class guppi_raw_source(gr.sync_block):
 
     def _tag_segment_start(self, offset, kind, index):
         f = self.file
-        gap = next((d for d in f.discontinuities if d["block"] == index), None)
+        gap = self._gaps.get(index)
         src = pmt.intern(self.alias())
         if kind == "zeros":
             self.add_item_tag(0, offset, pmt.intern("guppi_gap"), pmt.to_pmt(

@@ -222,6 +222,19 @@ def read_sigmf_array(path, log=None):
     captures = meta.get("captures") or [{"core:sample_start": 0}]
     if not isinstance(captures, list) or not all(isinstance(c, dict) for c in captures):
         raise ValueError(f"{meta_path}: captures is not a list of objects")
+    for k, item in enumerate(captures):
+        start = _field(item, "core:sample_start", f"{meta_path}: captures[{k}]", "int",
+                       required=False, default=0)
+        if start < 0 or (k and start <= captures[k - 1].get("core:sample_start", 0)):
+            raise ValueError(f"{meta_path}: captures[{k}]: core:sample_start = {start} is "
+                             "negative or not after the previous capture's")
+    annotations = meta.get("annotations") or []
+    if not isinstance(annotations, list) or not all(isinstance(a, dict) for a in annotations):
+        raise ValueError(f"{meta_path}: annotations is not a list of objects")
+    for k, item in enumerate(annotations):
+        start = _field(item, "core:sample_start", f"{meta_path}: annotations[{k}]", "int")
+        if start < 0:
+            raise ValueError(f"{meta_path}: annotations[{k}]: core:sample_start = {start} < 0")
     first = captures[0]
     cwhere = f"{meta_path}: captures[0]"
     header_bytes = _field(first, "core:header_bytes", cwhere, "int", required=False, default=0)
@@ -249,7 +262,7 @@ def read_sigmf_array(path, log=None):
     return SigmfArrayRecording(meta_path, data_path, meta, datatype,
                                SIGMF_DATATYPES[datatype][0], n_receivers, body // frame,
                                float(sample_rate), float(center_freq), start_time, positions,
-                               header_bytes, captures, list(meta.get("annotations") or []))
+                               header_bytes, captures, list(annotations))
 
 
 def _positions(g, capture, n_receivers, cwhere, where):

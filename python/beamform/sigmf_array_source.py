@@ -47,6 +47,11 @@ class sigmf_array_source(gr.sync_block):
         self._raw = rec.raw()
         self._position = 0
         self._events = self._plan_tags()
+        self._next_event = 0
+        if any(kind == "capture" and payload[0] is not None and payload[0][0] < 0
+               for _, kind, payload in self._events):
+            raise ValueError(f"{rec.meta_path}: a core:datetime is before the Unix epoch "
+                             "(rx_time holds unsigned seconds)")
         self._logger.info(f"{rec.data_path}: {rec.n_samples} samples of {rec.n_receivers} "
                           f"receivers, {rec.datatype}, {rec.sample_rate:g} Hz")
 
@@ -75,8 +80,10 @@ class sigmf_array_source(gr.sync_block):
             return -1  # WORK_DONE
         first = self._position
         written = self.nitems_written(0)
-        while self._events and self._events[0][0] < first + n:
-            sample, kind, payload = self._events.pop(0)
+        while (self._next_event < len(self._events)
+               and self._events[self._next_event][0] < first + n):
+            sample, kind, payload = self._events[self._next_event]
+            self._next_event += 1
             offset = written + max(sample - first, 0)
             if kind == "capture":
                 when, freq = payload

@@ -385,3 +385,74 @@ def test_source_feeds_phase_shift(tmp_path, rng):
     out = np.array(sink.data()).reshape(-1, f.n_channels, f.n_receivers)
     np.testing.assert_allclose(out, 2 * np.concatenate(data), rtol=1e-6)
     assert any(pmt.symbol_to_string(t.key) == "rx_time" and t.offset == 0 for t in sink.tags())
+
+
+# -- damaged files: ValueError or a clean read, never another exception -------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+DAMAGE_EXAMPLES = int(os.environ.get("BEAMFORM_FUZZ_EXAMPLES", "0")) or 200
+
+
+@settings(max_examples=DAMAGE_EXAMPLES, deadline=None, database=None,
+          derandomize="BEAMFORM_FUZZ_EXAMPLES" not in os.environ,
+          suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.integers(0, 3 * 80 * 20), st.binary(min_size=1, max_size=12)),
+                      min_size=1, max_size=4),
+       cut=st.one_of(st.none(), st.integers(0, 12000)), directio=st.booleans())
+def test_damaged_files_are_refused_with_value_error(tmp_path_factory, edits, cut, directio):
+    path = tmp_path_factory.mktemp("damaged") / "obs.raw"
+    write(path, np.random.default_rng(0), directio=directio)
+    starts = [b.header_offset for b in GuppiRawFile(path).blocks]
+    raw = bytearray(open(path, "rb").read())
+    for where, new in edits:  # bytes overwritten in one of the headers
+        at = starts[where % len(starts)] + where // len(starts) % 1600
+        raw[at:at + len(new)] = new
+    if cut is not None:
+        raw = raw[:cut]
+    open(path, "wb").write(bytes(raw))
+    for allow in (False, True):
+        try:
+            f = GuppiRawFile(path, allow_truncated=allow, log=lambda m: None)
+        except ValueError as e:
+            assert str(path) in str(e)
+            continue
+        for i in range(len(f.blocks)):
+            assert f.block_samples(i).shape == (f.n_time, f.n_channels, f.n_receivers)
+            f.block_time(i)
+
+
+CARD_KEYS = ["BLOCSIZE", "OBSNCHAN", "NPOL", "NBITS", "NANTS", "OBSFREQ", "OBSBW", "TBIN",
+             "STT_IMJD", "STT_SMJD", "STT_OFFS", "PKTIDX", "PIPERBLK", "DIRECTIO", "RA_STR"]
+CARD_VALUES = st.one_of(st.integers(-2**70, 2**70), st.integers(-3, 5000),
+                        st.floats(allow_nan=True, allow_infinity=True),
+                        st.text("0123456789.:+-eE' TF", max_size=12))
+
+
+@settings(max_examples=DAMAGE_EXAMPLES, deadline=None, database=None,
+          derandomize="BEAMFORM_FUZZ_EXAMPLES" not in os.environ,
+          suppress_health_check=list(HealthCheck))
+@given(cards=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(CARD_KEYS), CARD_VALUES),
+                      min_size=1, max_size=3),
+       directio=st.booleans())
+def test_damaged_card_values_are_refused_with_value_error(tmp_path_factory, cards, directio):
+    path = tmp_path_factory.mktemp("cards") / "obs.raw"
+    write(path, np.random.default_rng(0), directio=directio)
+    raw = bytearray(open(path, "rb").read())
+    blocks_at = [b.header_offset for b in GuppiRawFile(path).blocks]
+    for block, key, value in cards:
+        at = raw.find(key.ljust(8).encode() + b"= ", blocks_at[block])
+        raw[at:at + 80] = f"{key:<8}= {value}".ljust(80)[:80].encode()
+    open(path, "wb").write(bytes(raw))
+    try:
+        f = GuppiRawFile(path, log=lambda m: None)
+    except ValueError as e:
+        assert str(path) in str(e)
+        return
+    for i in range(len(f.blocks)):
+        assert f.block_samples(i).shape == (f.n_time, f.n_channels, f.n_receivers)
+        f.block_time(i)
+    try:
+        f.sky_position()
+    except ValueError as e:  # an RA_STR that is no angle
+        assert "RA_STR" in str(e) and str(path) in str(e)
