@@ -243,6 +243,9 @@ def read_sigmf_array(path, log=None):
             raise ValueError(f"{meta_path}: captures[{k}]: core:header_bytes inside the data "
                              "is not supported (only before the first capture)")
     trailing = _field(g, "core:trailing_bytes", where, "int", required=False, default=0)
+    if header_bytes < 0 or trailing < 0:
+        raise ValueError(f"{meta_path}: core:header_bytes = {header_bytes}, core:trailing_bytes "
+                         f"= {trailing}: must be >= 0")
     frame = n_receivers * 2 * np.dtype(SIGMF_DATATYPES[datatype][1]).itemsize
     size = os.path.getsize(data_path)
     body = size - header_bytes - trailing
@@ -281,11 +284,19 @@ def _positions(g, capture, n_receivers, cwhere, where):
             f"{cwhere}: spatial:element_geometry has {len(geometry)} points "
             f"(spatial:num_elements {n_elements}, spatial:channel_index {index}) but "
             f"core:num_channels is {n_receivers}: one position per channel is needed")
-    bearing = capture.get("spatial:aperture_bearing") or {}
-    if bearing.get("elevation", 0) or capture.get("spatial:aperture_rotation", 0):
+    bearing = capture.get("spatial:aperture_bearing", {})
+    if not isinstance(bearing, dict):
+        raise ValueError(f"{cwhere}: spatial:aperture_bearing = {bearing!r} is not an object")
+    elevation = _field(bearing, "elevation", f"{cwhere}: spatial:aperture_bearing", "number",
+                       required=False, default=0.0)
+    rotation = _field(capture, "spatial:aperture_rotation", cwhere, "number", required=False,
+                      default=0.0)
+    if elevation or rotation:
         raise ValueError(f"{cwhere}: a tilted or rotated aperture (aperture_bearing "
-                         "elevation, aperture_rotation) is not supported")
-    azimuth = capture.get("spatial:aperture_azimuth", bearing.get("azimuth", 0.0))
+                         f"elevation {elevation}, aperture_rotation {rotation}) is not supported")
+    azimuth = _field(capture, "spatial:aperture_azimuth", cwhere, "number", required=False,
+                     default=_field(bearing, "azimuth", f"{cwhere}: spatial:aperture_bearing",
+                                    "number", required=False, default=0.0))
     points = np.full((n_receivers, 3), np.nan)
     for k, p in enumerate(geometry):
         if isinstance(p, dict) and p.get("unknown") is True:

@@ -282,3 +282,46 @@ def test_grc_block_validates(tmp_path, rng):
     fg.rewrite()
     fg.validate()
     assert [m for m in block.get_error_messages() if "Assertion" in m]
+
+
+# -- damaged metadata: ValueError naming the file, or a clean read ------------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+DAMAGE_EXAMPLES = int(os.environ.get("BEAMFORM_FUZZ_EXAMPLES", "0")) or 200
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.integers(-2, 12),
+              st.floats(allow_nan=False), st.sampled_from(["ci8", "ci16_le", "cf32_le", "x"]),
+              st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=6),
+                            st.dictionaries(st.sampled_from(["point", "unknown", "azimuth",
+                                                             "elevation"]), inner, max_size=3)),
+    max_leaves=8)
+GLOBAL_KEYS = ["core:datatype", "core:sample_rate", "core:num_channels", "core:trailing_bytes",
+               "spatial:num_elements", "spatial:channel_index"]
+CAPTURE_KEYS = ["core:sample_start", "core:frequency", "core:datetime", "core:header_bytes",
+                "spatial:element_geometry", "spatial:aperture_azimuth",
+                "spatial:aperture_bearing", "spatial:aperture_rotation"]
+
+
+@settings(max_examples=DAMAGE_EXAMPLES, deadline=None, database=None,
+          derandomize="BEAMFORM_FUZZ_EXAMPLES" not in os.environ,
+          suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.sampled_from(GLOBAL_KEYS + CAPTURE_KEYS), JSON_VALUES),
+                      min_size=1, max_size=3))
+def test_damaged_metadata_is_refused_with_value_error(tmp_path_factory, edits):
+    base = tmp_path_factory.mktemp("meta") / "rec"
+    rng = np.random.default_rng(0)
+    meta, _ = write_sigmf_array(base, random_samples(rng, "ci16_le"), 1e6, 1e9, "ci16_le",
+                                positions=positions(rng), start_time=START)
+    m = json.load(open(meta))
+    for key, value in edits:
+        (m["global"] if key in GLOBAL_KEYS else m["captures"][0])[key] = value
+    json.dump(m, open(meta, "w"))
+    try:
+        rec = read_sigmf_array(meta, log=lambda message: None)
+    except ValueError as e:
+        assert meta in str(e) or str(base) in str(e)
+        return
+    assert rec.samples().shape == (rec.n_samples, rec.n_receivers)
+    assert rec.positions is None or rec.positions.shape == (rec.n_receivers, 3)
