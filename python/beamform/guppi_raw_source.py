@@ -25,7 +25,7 @@ import pmt
 from gnuradio import gr
 
 from .guppi_raw import GuppiRawFile
-from .stream_tags import add_time_rate_freq_tags
+from .stream_tags import add_time_rate_freq_tags, size_source_buffer
 
 __all__ = ["guppi_raw_source"]
 
@@ -59,6 +59,7 @@ class guppi_raw_source(gr.sync_block):
                                  f"{f.n_pols} polarisations)")
         gr.sync_block.__init__(self, name="guppi_raw_source", in_sig=None,
                                out_sig=[(np.complex64, f.n_channels * f.n_receivers)])
+        size_source_buffer(self, 8 * f.n_channels * f.n_receivers)
         self._gaps = {d["block"]: d for d in f.discontinuities}
         self._segments = self._plan(zero_fill, max_fill_blocks)
         self._segment = 0

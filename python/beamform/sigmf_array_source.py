@@ -17,7 +17,7 @@ import pmt
 from gnuradio import gr
 
 from .sigmf_array import parse_datetime, read_sigmf_array
-from .stream_tags import add_time_rate_freq_tags
+from .stream_tags import add_time_rate_freq_tags, size_source_buffer
 
 __all__ = ["sigmf_array_source"]
 
@@ -44,6 +44,7 @@ class sigmf_array_source(gr.sync_block):
         vlen = rec.n_receivers * (1 if rec.item_format == "fc32" else 2)
         gr.sync_block.__init__(self, name="sigmf_array_source", in_sig=None,
                                out_sig=[(_PORT_TYPES[rec.item_format], vlen)])
+        size_source_buffer(self, rec.item_bytes)
         self._raw = rec.raw()
         self._position = 0
         self._events = self._plan_tags()

@@ -14,7 +14,8 @@ import math
 UNIX_EPOCH_MJD = 40587
 SECONDS_PER_DAY = 86400
 
-__all__ = ["UNIX_EPOCH_MJD", "split_seconds", "rx_time_pmt", "add_time_rate_freq_tags"]
+__all__ = ["UNIX_EPOCH_MJD", "split_seconds", "rx_time_pmt", "add_time_rate_freq_tags",
+           "size_source_buffer"]
 
 
 def split_seconds(whole, fraction):
@@ -45,3 +46,15 @@ def add_time_rate_freq_tags(block, offset, rx_time, rate, freq, tag_time=True):
         block.add_item_tag(0, offset, pmt.intern("rx_time"), rx_time_pmt(*rx_time), src)
     block.add_item_tag(0, offset, pmt.intern("rx_rate"), pmt.from_double(float(rate)), src)
     block.add_item_tag(0, offset, pmt.intern("rx_freq"), pmt.from_double(float(freq)), src)
+
+
+def size_source_buffer(block, item_bytes, target_bytes=4 << 20):
+    """Give a Python source an output buffer of about target_bytes in whole
+    memory pages. GNU Radio's default of 64 KiB holds a handful of large
+    items, and a Python work() call per handful costs more than the copy."""
+    import os
+    page = os.sysconf("SC_PAGE_SIZE")
+    granule = page // math.gcd(item_bytes, page)  # items per whole number of pages
+    items = max(1, -(-target_bytes // (item_bytes * granule))) * granule
+    block.set_min_output_buffer(0, items)
+    return items
