@@ -456,3 +456,30 @@ def test_damaged_card_values_are_refused_with_value_error(tmp_path_factory, card
         f.sky_position()
     except ValueError as e:  # an RA_STR that is no angle
         assert "RA_STR" in str(e) and str(path) in str(e)
+
+
+@pytest.mark.parametrize("second_pktidx,missing", [([128, 192], 0), ([192, 256], 64)])
+def test_source_reads_a_scan_split_over_files(tmp_path, rng, second_pktidx, missing):
+    """A scan's .0000.raw and .0001.raw read as one stream, given as a glob;
+    PKTIDX continues across the files, and a gap between them is filled."""
+    first = random_blocks(rng, 8, n_blocks=2)
+    write_guppi_raw(tmp_path / "scan.0000.raw", first, HEADER, n_antennas=N_ANT, pktidx=[0, 64])
+    data = random_blocks(rng, 8, n_blocks=2)
+    write_guppi_raw(tmp_path / "scan.0001.raw", data, HEADER, n_antennas=N_ANT,
+                    pktidx=second_pktidx)
+    src, out, tags = run_source(str(tmp_path / "scan.*.raw"))
+    assert len(src.files) == 2 and (src.gaps, src.missing_samples) == (bool(missing), missing)
+    zeros = [np.zeros_like(data[0][:missing])]
+    np.testing.assert_array_equal(out, np.concatenate([*first, *zeros, *data]))
+    headers = [(o, pmt.to_python(v)) for o, k, v in tags if k == "guppi_header"]
+    assert [h["FILE"].endswith(".0001.raw") for _, h in headers] == [False, False, True, True]
+    assert sorted(o for o, k, _ in tags if k == "rx_time") == [0]
+
+
+def test_source_refuses_files_of_different_layouts(tmp_path, rng):
+    write(tmp_path / "a.raw", rng)
+    write(tmp_path / "b.raw", rng, header={**HEADER, "TBIN": 2e-6})
+    with pytest.raises(ValueError, match=r"b.raw: tbin = 2e-06 differs from 1e-06 in .*a.raw"):
+        beamform.guppi_raw_source([str(tmp_path / "a.raw"), str(tmp_path / "b.raw")])
+    with pytest.raises(ValueError, match="matches no file"):
+        beamform.guppi_raw_source(str(tmp_path / "none.*.raw"))
