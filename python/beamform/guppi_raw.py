@@ -265,8 +265,7 @@ class GuppiRawFile:
             if key not in header:
                 raise ValueError(f"{self.path}: GUPPI header at byte {offset} has no {key} "
                                  f"card (required: {', '.join(REQUIRED_CARDS)})")
-        directio = _number(header, "DIRECTIO", int, self.path, offset) if "DIRECTIO" in header else 0
-        if directio:
+        if self._directio(header, offset):
             end = -(-end // DIRECTIO_ALIGN) * DIRECTIO_ALIGN
         blocsize = _number(header, "BLOCSIZE", int, self.path, offset)
         if blocsize <= 0:
@@ -280,6 +279,10 @@ class GuppiRawFile:
         pktidx = _number(header, "PKTIDX", int, self.path, offset) if "PKTIDX" in header else None
         return GuppiBlock(index, header, offset, end, pktidx)
 
+    def _directio(self, header, offset):
+        """Whether the header (and maybe the data) is padded to 512 bytes."""
+        return "DIRECTIO" in header and _number(header, "DIRECTIO", int, self.path, offset) != 0
+
     def _looks_like_card(self, pos, size):
         if pos + CARD_BYTES > size:
             return False
@@ -291,7 +294,7 @@ class GuppiRawFile:
         end = block.data_offset + self.layout_of(block).block_bytes
         # DIRECTIO writers may pad the data to 512 bytes too; the next header
         # starts right after the data unless the bytes there are not a card.
-        if (block.header.get("DIRECTIO") and end % DIRECTIO_ALIGN
+        if (self._directio(block.header, block.header_offset) and end % DIRECTIO_ALIGN
                 and not self._looks_like_card(end, size)):
             end = -(-end // DIRECTIO_ALIGN) * DIRECTIO_ALIGN
         return end

@@ -9,6 +9,7 @@ import numpy as np
 import pmt
 import pytest
 from gnuradio import blocks, gr
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gnuradio import beamform
 from gnuradio.beamform.guppi_raw import (GuppiRawFile, format_guppi_card, parse_guppi_card,
@@ -388,8 +389,6 @@ def test_source_feeds_phase_shift(tmp_path, rng):
 
 
 # -- damaged files: ValueError or a clean read, never another exception -------
-
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 DAMAGE_EXAMPLES = int(os.environ.get("BEAMFORM_FUZZ_EXAMPLES", "0")) or 200
 

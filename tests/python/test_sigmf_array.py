@@ -10,6 +10,7 @@ import numpy as np
 import pmt
 import pytest
 from gnuradio import blocks, gr
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gnuradio import beamform
 from gnuradio.beamform.sigmf_array import (aperture_to_enu, enu_to_aperture, read_sigmf_array,
@@ -285,8 +286,6 @@ def test_grc_block_validates(tmp_path, rng):
 
 
 # -- damaged metadata: ValueError naming the file, or a clean read ------------
-
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 DAMAGE_EXAMPLES = int(os.environ.get("BEAMFORM_FUZZ_EXAMPLES", "0")) or 200
 JSON_VALUES = st.recursive(
