@@ -482,3 +482,26 @@ def test_source_refuses_files_of_different_layouts(tmp_path, rng):
         beamform.guppi_raw_source([str(tmp_path / "a.raw"), str(tmp_path / "b.raw")])
     with pytest.raises(ValueError, match="matches no file"):
         beamform.guppi_raw_source(str(tmp_path / "none.*.raw"))
+
+
+@pytest.mark.parametrize("pad_data", [False, True])
+def test_directio_data_not_a_multiple_of_512(tmp_path, rng, pad_data):
+    """With DIRECTIO, a block's data of 160 bytes may or may not be padded to
+    512 bytes: the next header is found either way."""
+    blocks_iq = [rng.integers(-128, 128, (4, 10, 2, 2)).astype(np.int8) for _ in range(2)]
+    raw = b""
+    for k, iq in enumerate(blocks_iq):
+        cards = {**HEADER, "BLOCSIZE": iq.nbytes, "OBSNCHAN": 4, "NPOL": 2, "NBITS": 8,
+                 "DIRECTIO": 1, "PKTIDX": 10 * k, "PIPERBLK": 10}
+        header = b"".join(format_guppi_card(key, v) for key, v in cards.items())
+        header += b"END" + b" " * 77
+        header += b" " * (-len(header) % 512)
+        data = iq.tobytes() + (b"\0" * (-iq.nbytes % 512) if pad_data else b"")
+        raw += header + data
+    path = tmp_path / "obs.raw"
+    path.write_bytes(raw)
+    f = GuppiRawFile(path)
+    assert len(f.blocks) == 2 and f.n_time == 10 and f.discontinuities == []
+    for k, iq in enumerate(blocks_iq):  # [chan][t][pol][IQ] -> [t][chan][pol]
+        expected = (iq[..., 0] + 1j * iq[..., 1]).transpose(1, 0, 2)
+        np.testing.assert_array_equal(f.block_samples(k), expected)
