@@ -265,8 +265,8 @@ class GuppiRawFile:
             if key not in header:
                 raise ValueError(f"{self.path}: GUPPI header at byte {offset} has no {key} "
                                  f"card (required: {', '.join(REQUIRED_CARDS)})")
-        if self._directio(header, offset):
-            end = -(-end // DIRECTIO_ALIGN) * DIRECTIO_ALIGN
+        if self._directio(header, offset):  # the header's length is padded to 512 bytes
+            end = offset + -(-(end - offset) // DIRECTIO_ALIGN) * DIRECTIO_ALIGN
         blocsize = _number(header, "BLOCSIZE", int, self.path, offset)
         if blocsize <= 0:
             raise ValueError(f"{self.path}: GUPPI card BLOCSIZE = {blocsize} in the header at "
