@@ -10,7 +10,8 @@ Breakthrough Listen "RAW file format" description): a sequence of blocks, each
     8 characters, then "= ", then a FITS-style value: strings in single
     quotes, integers, reals, T/F), ending with a card "END" + 77 spaces;
     when the card DIRECTIO is non-zero the header is padded to a multiple of
-    512 bytes;
+    512 bytes (where BLOCSIZE is not a multiple of 512, the next header is
+    looked for right after the data, then at the next multiple of 512);
   * BLOCSIZE bytes of data, [OBSNCHAN][time][pol] complex samples, each I then
     Q, NBITS bits per component, two's complement (16-bit ones little-endian,
     as written by the x86 recorders). NPOL is the number of polarisations, 1
