@@ -42,3 +42,10 @@ from .rca_views import rca_volume_views
 from . import pfb_taps
 from . import tracking
 from .delay_tracker import delay_tracker
+from .guppi_raw import GuppiRawFile, write_guppi_raw
+from .sigmf_array import read_sigmf_array, write_sigmf_array, write_sigmf_meta
+try:  # the GNU Radio sources of recordings (need the gnuradio runtime)
+    from .guppi_raw_source import guppi_raw_source
+    from .sigmf_array_source import sigmf_array_source
+except ImportError:
+    pass
