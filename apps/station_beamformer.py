@@ -445,7 +445,8 @@ class Station:
             brightest_beam=int(beam), brightest_lm=tuple(self.beams_lm[beam]),
             brightest_channel=channel, brightest_frequency=float(freq),
             contrast_db=float(10 * np.log10(power[beam, ch_desc] / np.median(others))),
-            power=power, stokes=stokes, out_dir=self.out_dir,
+            power=power, stokes=stokes, brightest_stokes=stokes[beam, :, ch_desc],
+            out_dir=self.out_dir,
         )
 
 
@@ -735,6 +736,12 @@ def main(argv=None):
           f"el {el:.1f} deg), channel {s['brightest_channel']} "
           f"({s['brightest_frequency'] / 1e6:.4f} MHz), {s['contrast_db']:.1f} dB above the "
           f"median beam")
+    if station.n_stokes == 4:
+        i, q, u, v = s["brightest_stokes"]
+        injected = "" if args.input else \
+            " (injected {:g}, {:g}, {:g} in PSR/IEEE)".format(*args.source_pol)
+        print(f"polarization      q = {q / i:.3f}, u = {u / i:.3f}, v = {v / i:.3f} "
+              f"(Stokes / I there; V {args.stokes_v_convention}){injected}")
     if not args.input:
         src = station.sources[int(np.argmax([x["amplitude"] for x in station.sources]))]
         want_beam = nearest_beam(station.beams_lm, src["l"], src["m"])
