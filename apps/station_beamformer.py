@@ -321,6 +321,8 @@ class Station:
                                         n_stokes=self.n_stokes)
         tb.connect(self.beamformer, self.gui_copy, self.collector)
 
+        # A QWidget needs the QApplication first (a script run from the shell has none yet).
+        self.qapp = Qt.QApplication.instance() or Qt.QApplication(sys.argv[:1])
         self.window = Qt.QWidget()
         self.window.setWindowTitle("Station beamformer")
         self.figure = Figure(figsize=(11, 4.5), layout="constrained")
@@ -390,7 +392,7 @@ class Station:
         stream has ended (or the flowgraph stops when the window is closed)."""
         from PyQt5 import Qt
 
-        app = Qt.QApplication.instance() or Qt.QApplication(sys.argv[:1])
+        app = self.qapp
         finished = threading.Event()
         self.window.resize(1100, 480)
         self.window.show()

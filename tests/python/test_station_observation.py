@@ -368,3 +368,21 @@ def test_split_over_devices_keeps_dual_pol_stokes(tmp_path):
         h2, d2 = beamform.read_filterbank(str(split_dir / name))
         assert h1 == h2 and d1.shape[1] == 4
         np.testing.assert_array_equal(d1, d2)
+
+
+def test_gui_from_the_command_line_with_listed_dual_pol_beams(tmp_path):
+    """--gui as a user starts it (a fresh process, no QApplication yet) with a
+    beam list (the map draws points, not a grid image) and Stokes IQUV items
+    (the views take the I plane)."""
+    import subprocess
+    import sys
+
+    beams = write(str(tmp_path), "beams.txt", "0 90\nlm 0.25 0.05\nlm 0.1 0.2\n")
+    ran = subprocess.run(
+        [sys.executable, APP, *SMALL, "--receivers", "16", "--pol", "dual", "--stokes", "IQUV",
+         "--beams", beams, "--gui", "--out", str(tmp_path / "out")],
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), capture_output=True, text=True,
+        timeout=180)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "injected source   l=0.25, m=0.05, channel 5: found in the right beam" in ran.stdout
+    assert "polarization      q = " in ran.stdout
