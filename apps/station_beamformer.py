@@ -656,10 +656,14 @@ def _check_geometry(p, args):
             p.error(f"argument --site: latitude must be in [-90, 90], longitude in [-180, 360] "
                     f"degrees and the height finite, got {args.site}")
     try:
-        positions, args.positions_frame = antenna_positions.read_positions_file(
-            args.positions, args.positions_frame, args.site)
+        table, args.positions_frame = antenna_positions.read_positions_table(
+            args.positions, args.positions_frame)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         p.error(f"argument --positions: {e}")
+    if args.site is not None and args.positions_frame != "itrf":
+        p.error(f"argument --site: only for itrf positions ({args.positions} is read as "
+                f"{args.positions_frame}: east, north, up about its own origin)")
+    positions = antenna_positions.positions_to_enu(table, args.positions_frame, args.site)
     receivers = len(positions) * polarizations(args)
     if args.receivers is not None and args.receivers != receivers:
         p.error(f"argument --receivers: {args.positions} lists {len(positions)} antennas, "

@@ -90,6 +90,25 @@ def read_positions_file(path, frame=None, site=None):
     site: itrf only: (latitude deg, longitude deg, height m) of the origin of
     east, north, up; None: the mean of the antennas' X, Y, Z.
     """
+    positions, frame = read_positions_table(path, frame)
+    return positions_to_enu(positions, frame, site), frame
+
+
+def positions_to_enu(positions, frame, site=None):
+    """east, north, up metres of positions read in `frame` (see
+    read_positions_file for `site`)."""
+    if frame == "enu":
+        if site is not None:
+            raise ValueError("a site applies to itrf positions only (enu positions are "
+                             "already about their own origin)")
+        return np.asarray(positions, dtype=np.float64)
+    origin = np.mean(positions, axis=0) if site is None else geodetic_to_itrf(*site)
+    return itrf_to_enu(positions, origin)
+
+
+def read_positions_table(path, frame=None):
+    """The file's three numbers per antenna as written (n, 3), checked, and its
+    frame (`frame`, else the file's `# frame:` line, else enu)."""
     file_frame, rows = None, []
     with open(path) as f:
         for number, line in enumerate(f, 1):
@@ -124,15 +143,9 @@ def read_positions_file(path, frame=None, site=None):
         raise ValueError(f"{path}: a station needs at least 2 antennas, found {len(rows)}")
     positions = np.array([values for _, values in rows])
     _refuse_duplicates(path, [number for number, _ in rows], positions)
-    if frame == "itrf":
-        if np.any(np.linalg.norm(positions, axis=1) < 0.5 * WGS84_A):
-            raise ValueError(f"{path}: itrf positions are Earth-centred X Y Z metres, "
-                             "about 6.4e6 m from the centre; these are not (an enu file?)")
-        origin = positions.mean(axis=0) if site is None else geodetic_to_itrf(*site)
-        positions = itrf_to_enu(positions, origin)
-    elif site is not None:
-        raise ValueError("a site applies to itrf positions only (enu positions are already "
-                         "about their own origin)")
+    if frame == "itrf" and np.any(np.linalg.norm(positions, axis=1) < 0.5 * WGS84_A):
+        raise ValueError(f"{path}: itrf positions are Earth-centred X Y Z metres, "
+                         "about 6.4e6 m from the centre; these are not (an enu file?)")
     return positions, frame
 
 

@@ -330,7 +330,7 @@ def test_conflicting_options(capsys, tmp_path):
     assert "argument --spacing:" in err
     err = usage_error(capsys, tmp_path, ["--positions", positions, "--positions-frame", "enu",
                                          "--site", "52,6,0"])
-    assert "argument --positions:" in err and "itrf positions only" in err
+    assert "argument --site:" in err and "only for itrf positions" in err
     itrf = write(str(tmp_path), "itrf.txt", "# frame: itrf\n3.8e6 4.6e5 5.0e6\n3.8e6 4.6e5 5.1e6\n")
     err = usage_error(capsys, tmp_path, ["--positions", itrf, "--positions-frame", "enu"])
     assert "says '# frame: itrf'" in err
@@ -386,3 +386,12 @@ def test_gui_from_the_command_line_with_listed_dual_pol_beams(tmp_path):
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "injected source   l=0.25, m=0.05, channel 5: found in the right beam" in ran.stdout
     assert "polarization      q = " in ran.stdout
+
+
+def test_beams_frame_applies_to_lines_without_a_frame(tmp_path):
+    beams = write(str(tmp_path), "beams.txt", "0.25 0.05\n-0.1, 0.3\nazel 90 60\n")
+    args = app.parse_args([*SMALL, "--out", str(tmp_path), "--beams", beams,
+                           "--beams-frame", "lm"])
+    lm = app.beam_pointing(args)
+    expected = [(0.25, 0.05), (-0.1, 0.3), (math.cos(math.radians(60)), 0.0)]
+    assert lm == pytest.approx(np.array(expected), abs=1e-12)
