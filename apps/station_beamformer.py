@@ -586,6 +586,8 @@ def parse_args(argv=None):
                    help="also show the beam map (l, m) and a beam's dynamic spectrum (dB) live "
                    "in a QT window; it closes a second after the run ends")
     args = cli.parse(p, argv)
+    if args.input and args.source_pol is not None:
+        p.error("argument --source-pol: only for the simulated sky, not with --input")
     _check_geometry(p, args)
     _check_beams(p, args)
     for key, value in SIZES[args.size].items():
@@ -616,8 +618,6 @@ def parse_args(argv=None):
         if args.tstart_mjd is None:
             p.error("argument --tstart-mjd: --input needs the recording's start time "
                     "(MJD, UTC, a number >= 0); the simulated default would be wrong")
-        if args.source_pol is not None:
-            p.error("argument --source-pol: only for the simulated sky, not with --input")
     if args.tstart_mjd is None:
         args.tstart_mjd = SIMULATED_TSTART_MJD
     if args.source_name is None:

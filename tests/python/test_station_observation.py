@@ -395,3 +395,34 @@ def test_beams_frame_applies_to_lines_without_a_frame(tmp_path):
     lm = app.beam_pointing(args)
     expected = [(0.25, 0.05), (-0.1, 0.3), (math.cos(math.radians(60)), 0.0)]
     assert lm == pytest.approx(np.array(expected), abs=1e-12)
+
+
+def test_dual_pol_recording_gives_the_simulated_stokes(tmp_path):
+    """A recording in the --input layout (receivers 2k, 2k + 1 = X, Y of
+    antenna k, sc16), made here by the simulator, gives the same source,
+    beam and Stokes as the simulated run, with tstart from --tstart-mjd."""
+    sky = [*SMALL, "--receivers", "16", "--beams-per-side", "3", "--pol", "dual",
+           "--stokes", "IQUV", "--stokes-v-convention", "psr-ieee", "--noise", "0.3"]
+    simulated = app.parse_args([*sky, "--source-pol", "-0.5,0,0.7", "--source=0.25,0.05,7,0.5",
+                                "--out", str(tmp_path / "sim")])
+    station = app.Station(simulated, build=False)
+    recording = str(tmp_path / "dual.sc16")
+    tb = gr.top_block()
+    tb.connect(station._source_block(), blocks.head(4 * station.n_rx, 2048 * 32),
+               blocks.file_sink(4 * station.n_rx, recording))
+    tb.run()
+    station, summary = run_station(tmp_path, [*sky[len(SMALL):], "--input", recording,
+                                              "--tstart-mjd", "60500.125"])
+    assert summary["brightest_beam"] == app.nearest_beam(station.beams_lm, 0.25, 0.05)
+    assert summary["brightest_channel"] == 7
+    assert stokes_fractions(station, summary, 7) == pytest.approx((-0.5, 0, 0.7), abs=0.01)
+    header = beamform.read_filterbank(os.path.join(str(tmp_path), "obs_beam0000.fil"))[0]
+    assert header["tstart"] == pytest.approx(60500.125) and header["nifs"] == 4
+
+
+def test_source_pol_is_for_the_simulated_sky_only(capsys, tmp_path):
+    recording = write(str(tmp_path), "rec.sc16", "\0" * (4 * 16 * 32 * 16))
+    err = usage_error(capsys, tmp_path, ["--receivers", "16", "--pol", "dual", "--input",
+                                         recording, "--tstart-mjd", "60000",
+                                         "--source-pol", "0,0,1"])
+    assert "argument --source-pol:" in err and "not with --input" in err
