@@ -263,7 +263,8 @@ class Split:
         self.station.prepare_outputs(prefix)
         self.beamformer, self.sink = self.station.beam_chain(
             channels, self.station.args.device, self.station.out_dir, prefix)
-        tb.connect(receiver, self.check, self.beamformer, self.sink)
+        tb.connect(receiver, self.check, self.beamformer,
+                   *self.station.stokes_convention(channels), self.sink)
         return tb
 
     def _multi(self):
@@ -272,25 +273,27 @@ class Split:
             raise ValueError(f"--devices names {len(devices)} devices for {self.n_sub} "
                              f"sub-bands; give one per sub-band")
         tb = gr.top_block("station_multi_device")
-        n_beams = self.station.n_beams
+        rows = self.station.n_stokes * self.station.n_beams  # (Stokes, beam) rows
         power_block = FLOAT_BYTES * self.width  # one beam's powers over one sub-band
-        # Recombine [beam][sub-band channels] items into [beam][all channels]:
-        # every sub-band item becomes n_beams blocks of `width` powers, the
-        # sub-bands are interleaved block by block, and n_beams * n_sub blocks
-        # make one full item again.
+        # Recombine [stokes][beam][sub-band channels] items into
+        # [stokes][beam][all channels]: every sub-band item becomes
+        # n_stokes * n_beams blocks of `width` powers, the sub-bands are
+        # interleaved block by block, and n_stokes * n_beams * n_sub blocks make
+        # one full item again.
         interleave = blocks.interleave(power_block, 1)
         self.beamformers = []
         for g, port in enumerate(self._cut_into_subbands(tb, devices[0])):
             beamformer = self.station.tied_array_beamformer(
                 subband_channels(self.n_ch, self.n_sub, g), devices[g])
-            per_beam = blocks.vector_to_stream(power_block, n_beams)
+            per_beam = blocks.vector_to_stream(power_block, rows)
             tb.connect(port, beamformer, per_beam, (interleave, g))
             self.beamformers.append(beamformer)
-        whole = blocks.stream_to_vector(power_block, n_beams * self.n_sub)
+        whole = blocks.stream_to_vector(power_block, rows * self.n_sub)
         self.station.prepare_outputs(self.station.args.prefix)
         self.sink = self.station.filterbank_sink(range(self.n_ch), self.station.out_dir,
                                                  self.station.args.prefix)
-        tb.connect(interleave, whole, self.sink)
+        tb.connect(interleave, whole, *self.station.stokes_convention(range(self.n_ch)),
+                   self.sink)
         return tb
 
     def run(self):
