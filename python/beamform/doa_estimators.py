@@ -160,3 +160,17 @@ def spectrum_peaks(powers, azimuths, elevations, count=1):
         az, el = refine_peak(p_db, azimuths, elevations, int(e), int(a))
         peaks.append((az, el, float(p_db[e, a] - top)))
     return peaks
+
+
+def refine_on_fine_grid(spectrum_at, az, el, az_step, el_step=None, points=41):
+    """The maximum of spectrum_at(az_el (n, 2)) -> powers on a grid of
+    points x points (points along azimuth only when el_step is None) spanning
+    one step either side of (az, el): MUSIC's and Capon's peaks are much
+    narrower than a beam, so the parabola of refine_peak misplaces them on a
+    coarse grid."""
+    offsets = np.linspace(-1.0, 1.0, points)
+    azimuths = az + az_step * offsets
+    elevations = [el] if el_step is None else np.clip(el + el_step * offsets, -90.0, 90.0)
+    grid = np.stack(np.meshgrid(azimuths, elevations), axis=-1).reshape(-1, 2)
+    best = int(np.argmax(spectrum_at(grid)))
+    return float(grid[best, 0]), float(grid[best, 1])
