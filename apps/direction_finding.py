@@ -319,7 +319,7 @@ class direction_finder(gr.top_block):
         if len(powers) != len(self.grid) or not np.any(powers > 0):
             return self.estimate_label.text()
         az, el, _ = peak_direction(powers, self.azimuths, self.elevations)
-        lines = [f"beam scan: {self._direction_text(az, el)}"]
+        lines = [f"direction: {self._direction_text(az, el)} by beam scan"]
         x = self.take_snapshots()
         if len(x) >= 2 * len(self.positions):
             covariance = doa.spatial_covariance(x)
@@ -328,8 +328,9 @@ class direction_finder(gr.top_block):
                 p = self.method_spectrum(method, covariance)
                 peaks = doa.spectrum_peaks(p, self.azimuths, self.elevations,
                                            self.args.sources or 1)
+                peaks = [self.fine_peak(method, covariance, a, e) for a, e, _ in peaks]
                 lines.append(f"{name}: " + "; ".join(self._direction_text(a, e)
-                                                     for a, e, _ in peaks))
+                                                     for a, e in peaks))
         text = "\n".join(lines)
         self.estimate_label.setText(text)
         return text
