@@ -158,7 +158,10 @@ def test_noise_calibration_restores_the_direction(rng):
     through the same receiver gains: calibrated, the beam scan and MUSIC find
     it; uncalibrated they do not."""
     positions = arrays.ula(8, WAVELENGTH / 2)
-    h = rng.uniform(0.6, 1.4, 8) * np.exp(1j * rng.uniform(-np.pi, np.pi, 8))
+    # Receiver gains from a fixed seed: some random phase sets happen to leave
+    # the peak near the truth; these scramble it (the raw check below).
+    fixed = np.random.default_rng(11)
+    h = fixed.uniform(0.6, 1.4, 8) * np.exp(1j * fixed.uniform(-np.pi, np.pi, 8))
     gains, _ = calibration.estimate_noise_gains(common_noise(rng, h, 4096, 10.0))
     x = snapshots(rng, positions, [(31.2, 0.0)], 4096, 0.2) * h[None, :]
     azimuths = np.arange(-90, 90.01, 0.5)
