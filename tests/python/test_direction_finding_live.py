@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import types
 
 import numpy as np
@@ -31,8 +32,10 @@ WAVELENGTH = C / FREQ
 
 
 def script(*argv):
-    return subprocess.run([sys.executable, SCRIPT, "--device", "cpu", *argv],
-                          capture_output=True, text=True, timeout=120)
+    """Run the app from an empty folder (no default calibration file there)."""
+    with tempfile.TemporaryDirectory() as empty:
+        return subprocess.run([sys.executable, SCRIPT, "--device", "cpu", *argv], cwd=empty,
+                              capture_output=True, text=True, timeout=120)
 
 
 def result_of(ran):
@@ -310,3 +313,87 @@ def test_gui_shows_each_methods_estimate():
     for line in lines:
         azimuth = float(line.split("azimuth ")[1].split()[0])
         assert abs(azimuth - 23.4) < 1.0, line
+
+
+# ------------------------------------------------ the docs' commands
+REPO = os.path.abspath(os.path.join(APPS, ".."))
+DOC = os.path.join(REPO, "docs", "direction_finding.md")
+
+
+def doc_commands():
+    """(command, reason to skip or None) for every command of the doc's sh
+    blocks without grcc (test_install_and_docs runs that one); a command right
+    under a '# hardware: REASON' comment needs hardware."""
+    import re
+    text = open(DOC).read()
+    commands = []
+    for block in re.findall(r"^```sh\n(.*?)^```", text, re.M | re.S):
+        if "grcc " in block:
+            continue
+        reason = None
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.strip()
+            if line.startswith("# hardware:"):
+                reason = line[len("# hardware:"):].strip()
+            elif line.startswith("#") or not line:
+                continue
+            else:
+                commands.append((line, reason))
+                reason = None
+    return commands
+
+
+def test_doc_commands_are_found():
+    commands = doc_commands()
+    hardware = [c for c, reason in commands if reason]
+    assert len(commands) >= 10 and len(hardware) == 4, commands
+    assert all(reason for _, reason in commands if "--source uhd" in _ or "--source soapy" in _)
+
+
+def test_doc_commands_run_as_written(tmp_path):
+    """Every runnable command in order (a calibration file written by one is
+    read by the next) from a temporary folder; GUI commands run 6 s and must
+    exit 0 on SIGTERM. Hardware commands are skipped with their reason,
+    listed in the output."""
+    import signal
+    import time
+    ran = 0
+    for command, reason in doc_commands():
+        if reason:
+            print(f"skipped (hardware: {reason}): {command}")
+            continue
+        command = command.replace("apps/direction_finding.py", SCRIPT)
+        proc = subprocess.Popen(["bash", "-c", command], cwd=tmp_path, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+                                start_new_session=True)
+        gui = "--headless" not in command and "--calibrate" not in command
+        if gui:
+            time.sleep(6)
+            assert proc.poll() is None, f"{command}\nended early:\n{proc.stdout.read()}"
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            output, _ = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        assert proc.returncode == 0, f"{command}\n{output}"
+        assert "Traceback" not in output, f"{command}\n{output}"
+        if "--headless" in command and "--source-az" not in command:
+            result = json.loads(output.split("result: ")[-1].splitlines()[0])
+            assert abs(result["azimuth"] - 23.4) < 0.1 * result["beam_width_azimuth"], command
+        ran += 1
+    assert ran == len(doc_commands()) - 4
+
+
+@pytest.mark.parametrize("command,reason", [c for c in doc_commands() if c[1]],
+                         ids=lambda v: v[:40] if isinstance(v, str) else None)
+def test_doc_hardware_command(command, reason, tmp_path, monkeypatch):
+    """The doc's hardware commands: each passes the app's option checks (no
+    usage error before the receiver would be opened), then is skipped with its
+    reason: no receiver is attached here."""
+    import shlex
+    monkeypatch.chdir(tmp_path)
+    args = load_app().parse_args(shlex.split(command)[2:])
+    assert args.source in ("uhd", "soapy") and args.args
+    pytest.skip(f"hardware: {reason}")
