@@ -589,7 +589,18 @@ def check_receiver(p, args, n):
         p.error("argument --source: 'file' needs the recording as --input FILE")
     if args.input and kind != "file":
         p.error(f"argument --input: a recording is read with --source file, got --source {kind}")
-    if kind in live_sources.KINDS[:3] and not args.args:
+    receiver = kind in live_sources.KINDS[:3]
+    for option, given in (("--args", args.args), ("--gain", args.gain is not None),
+                          ("--clock-source", args.clock_source != "internal"),
+                          ("--time-source", args.time_source != "internal")):
+        if given and not receiver:
+            p.error(f"argument {option}: applies to a receiver (--source soapy, osmosdr or uhd), "
+                    f"not to --source {kind}")
+    for option, given in (("--clock-source", args.clock_source != "internal"),
+                          ("--time-source", args.time_source != "internal")):
+        if given and kind != "uhd":
+            p.error(f"argument {option}: applies to --source uhd only, got --source {kind}")
+    if receiver and not args.args:
         p.error(f"argument --args: --source {kind} needs the receiver's device string "
                 "(e.g. 'type=b200' for uhd)")
     if args.channels is not None and args.channels != n:

@@ -257,6 +257,10 @@ def test_two_close_sources_music_and_capon_resolve_scan_does_not(tmp_path, rng):
     (["--source", "uhd"], "argument --args: --source uhd needs the receiver's device string"),
     (["--source", "file"], "argument --source: 'file' needs the recording as --input FILE"),
     (["--calibrate", "diode"], "argument --calibrate: invalid choice: 'diode'"),
+    (["--args", "type=b200"], "argument --args: applies to a receiver (--source soapy, osmosdr "
+     "or uhd), not to --source sim"),
+    (["--source", "soapy", "--args", "driver=lime", "--clock-source", "external"],
+     "argument --clock-source: applies to --source uhd only, got --source soapy"),
 ])
 def test_bad_options_are_usage_errors(argv, message):
     ran = script("--headless", *argv)
