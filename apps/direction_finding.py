@@ -264,7 +264,12 @@ class direction_finder(gr.top_block):
         self.snapshots = None
         if gui or args.method != "scan":
             self.snapshots = blocks.vector_sink_c(n)
-            self.connect(self.calibrate_block, self.snapshots)
+            if gui:  # about --snapshots samples per 0.5 s update, evenly spread
+                keep = blocks.keep_one_in_n(gr.sizeof_gr_complex * n,
+                                            max(1, int(args.sample_rate * 0.5 / args.snapshots)))
+                self.connect(self.calibrate_block, keep, self.snapshots)
+            else:
+                self.connect(self.calibrate_block, self.snapshots)
             self.responses = doa.response_vectors(self.positions, f, self.grid)
 
         n_beams = len(self.grid)
@@ -530,8 +535,9 @@ def build_parser():
                    "1 .. elements - 1); with scan or capon, report the K strongest peaks")
     g.add_argument("--loading", type=cli.number(0), default=doa.DEFAULT_LOADING,
                    help="Capon's diagonal loading, a fraction of the mean receiver power")
-    g.add_argument("--snapshots", type=cli.integer(2), default=65536,
-                   help="GUI: most recent samples per Capon/MUSIC update")
+    g.add_argument("--snapshots", type=cli.integer(2), default=8192,
+                   help="GUI: samples per Capon/MUSIC update (every 0.5 s; the samples are "
+                   "thinned evenly to about this many)")
     g = p.add_argument_group("processing")
     g.add_argument("--n-int", type=cli.integer(1), default=256,
                    help="samples integrated per power output")
