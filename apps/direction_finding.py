@@ -4,7 +4,7 @@
 """Direction finding with an SDR antenna array (docs/direction_finding.md).
 
     N coherent channels fc32: --source sim (simulated, default), file (an fc32
-    recording, --input), soapy, osmosdr or uhd (a receiver, --args --freq
+    recording, --input), soapy, osmosdr, uhd or kraken (a receiver, --args --freq
     --rate --gain --channels; live_sources.make_live_source)
       -> streams_to_vector [receivers]
       -> instrument phase offsets (simulation only: multiply_const_vcc with
@@ -462,13 +462,14 @@ def build_parser():
     g.add_argument("--positions", type=cli.existing_file, default=None,
                    help="file of positions, 'east north [up]' metres per line (overrides --array)")
     g = p.add_argument_group("receiver")
-    g.add_argument("--source", choices=["sim", "file"] + list(live_sources.KINDS[:3]),
+    g.add_argument("--source", choices=["sim", "file"] + list(live_sources.RECEIVERS),
                    default=None, help="sim: simulated array (default); file: the --input "
-                   "recording; soapy, osmosdr, uhd: a receiver with --channels coherent "
+                   "recording; soapy, osmosdr, uhd, kraken: a receiver with --channels coherent "
                    "channels (docs/direction_finding.md has the recipes)")
     g.add_argument("--args", default="",
                    help="device string of the receiver, e.g. 'driver=uhd,type=b200' (soapy), "
-                   "'rtl=0 rtl=1' (osmosdr), 'type=b200' (uhd)")
+                   "'rtl=0 rtl=1' (osmosdr), 'type=b200' (uhd), host:port of the DAQ's IQ "
+                   "server (kraken)")
     g.add_argument("--channels", type=cli.integer(1), default=None,
                    help="receiver channels; must equal the array's elements (default: equal)")
     g.add_argument("--gain", type=cli.number(), default=None,
@@ -595,12 +596,12 @@ def check_receiver(p, args, n):
         p.error("argument --source: 'file' needs the recording as --input FILE")
     if args.input and kind != "file":
         p.error(f"argument --input: a recording is read with --source file, got --source {kind}")
-    receiver = kind in live_sources.KINDS[:3]
+    receiver = kind in live_sources.RECEIVERS
     for option, given in (("--args", args.args), ("--gain", args.gain is not None),
                           ("--clock-source", args.clock_source != "internal"),
                           ("--time-source", args.time_source != "internal")):
         if given and not receiver:
-            p.error(f"argument {option}: applies to a receiver (--source soapy, osmosdr or uhd), "
+            p.error(f"argument {option}: applies to a receiver (--source soapy, osmosdr, uhd or kraken), "
                     f"not to --source {kind}")
     for option, given in (("--clock-source", args.clock_source != "internal"),
                           ("--time-source", args.time_source != "internal")):

@@ -11,6 +11,8 @@ kind        GNU Radio block                                  device string (args
 soapy       gnuradio.soapy.source(args, "fc32", N, ...)      "driver=lime", "driver=uhd,type=b200"
 osmosdr     osmosdr.source("numchan=N " + args)              "rtl=0 rtl=1", "uhd,type=b200,nchan=2"
 uhd         gnuradio.uhd.usrp_source(args, channels 0..N-1)  "type=b200", "addr=192.168.10.2"
+kraken      kraken_daq.kraken_daq_source (the KrakenSDR's    "192.168.4.1:5000" (host:port of
+            DAQ software's Ethernet IQ server)                its IQ server)
 file        file_source [N] + vector_to_streams              the fc32 recording's path
 
 Whatever follows (streams_to_vector, calibration, beamformer) is the same for
@@ -25,7 +27,8 @@ import time
 
 from gnuradio import blocks, gr
 
-KINDS = ("soapy", "osmosdr", "uhd", "file")
+KINDS = ("soapy", "osmosdr", "uhd", "kraken", "file")
+RECEIVERS = KINDS[:-1]
 
 
 class SourceError(ValueError):
@@ -49,7 +52,8 @@ def make_live_source(kind, args, n_channels, frequency=None, sample_rate=None, g
         return _file_source(args, n_channels)
     if frequency is None or sample_rate is None:
         raise SourceError(f"--freq, --rate: a {kind} receiver needs both")
-    make = {"soapy": _soapy_source, "osmosdr": _osmosdr_source, "uhd": _uhd_source}[kind]
+    make = {"soapy": _soapy_source, "osmosdr": _osmosdr_source, "uhd": _uhd_source,
+            "kraken": _kraken_source}[kind]
     try:
         return make(args, n_channels, frequency, sample_rate, gain, clock_source, time_source,
                     bandwidth)
@@ -115,6 +119,20 @@ def _osmosdr_source(args, n, frequency, sample_rate, gain, clock_source, time_so
             src.set_gain_mode(False, ch)
             src.set_gain(gain, ch)
     return src
+
+
+def _kraken_source(args, n, frequency, sample_rate, gain, clock_source, time_source,
+                   bandwidth):
+    from .kraken_daq import kraken_daq_source
+
+    host, _, port = args.rpartition(":")
+    if not host or not port.isdigit():
+        raise SourceError(f"--args: --source kraken takes the DAQ's IQ server as host:port, "
+                          f"got {args!r}")
+    if gain is not None:
+        raise SourceError("--gain: the KrakenSDR's gains are set in its DAQ configuration")
+    # The DAQ's configuration sets the tuning; the first frame is checked against it.
+    return kraken_daq_source(host, int(port), n, frequency=frequency, sample_rate=sample_rate)
 
 
 def _uhd_source(args, n, frequency, sample_rate, gain, clock_source, time_source, bandwidth):

@@ -9,6 +9,8 @@
   * the live flowgraph runs with the receiver swapped for a recording through
     the same function and path (--source file), including the noise-source
     calibration (--calibrate noise) and MUSIC / Capon on two close sources;
+  * --source kraken reads the KrakenSDR DAQ's IQ server protocol (a local
+    stand-in server), skipping unsynchronised frames;
   * the GUI shows every method's estimate as a number;
   * bad combinations of options are usage errors naming the option.
 """
@@ -135,7 +137,7 @@ def test_uhd_source_arguments_and_timed_tune(monkeypatch):
 
 def test_unknown_kind_and_missing_file_are_named():
     with pytest.raises(live_sources.SourceError, match="--source: must be one of"):
-        live_sources.make_live_source("kraken", "", 5)
+        live_sources.make_live_source("hackrf", "", 5)
     with pytest.raises(live_sources.SourceError, match="--input: no such file"):
         live_sources.make_live_source("file", "/nonexistent.fc32", 5)
 
@@ -252,13 +254,13 @@ def test_two_close_sources_music_and_capon_resolve_scan_does_not(tmp_path, rng):
     (["--method", "music", "--sources", "8"], "argument --sources: must be an integer from 1 "
      "to 7 (the array's elements - 1), got 8"),
     (["--sources", "0"], "argument --sources: must be an integer >= 1, got 0"),
-    (["--source", "kraken"], "argument --source: invalid choice: 'kraken'"),
+    (["--source", "hackrf"], "argument --source: invalid choice: 'hackrf'"),
     (["--channels", "5"], "argument --channels: must equal the array's 8 elements"),
     (["--source", "uhd"], "argument --args: --source uhd needs the receiver's device string"),
     (["--source", "file"], "argument --source: 'file' needs the recording as --input FILE"),
     (["--calibrate", "diode"], "argument --calibrate: invalid choice: 'diode'"),
-    (["--args", "type=b200"], "argument --args: applies to a receiver (--source soapy, osmosdr "
-     "or uhd), not to --source sim"),
+    (["--args", "type=b200"], "argument --args: applies to a receiver (--source soapy, "
+     "osmosdr, uhd or kraken), not to --source sim"),
     (["--source", "soapy", "--args", "driver=lime", "--clock-source", "external"],
      "argument --clock-source: applies to --source uhd only, got --source soapy"),
 ])
@@ -350,8 +352,9 @@ def doc_commands():
 def test_doc_commands_are_found():
     commands = doc_commands()
     hardware = [c for c, reason in commands if reason]
-    assert len(commands) >= 10 and len(hardware) == 4, commands
-    assert all(reason for _, reason in commands if "--source uhd" in _ or "--source soapy" in _)
+    assert len(commands) >= 10 and len(hardware) == 5, commands
+    assert all(reason for command, reason in commands
+               if any(f"--source {kind}" in command for kind in live_sources.RECEIVERS))
 
 
 def test_doc_commands_run_as_written(tmp_path):
@@ -387,7 +390,7 @@ def test_doc_commands_run_as_written(tmp_path):
             result = json.loads(output.split("result: ")[-1].splitlines()[0])
             assert abs(result["azimuth"] - 23.4) < 0.1 * result["beam_width_azimuth"], command
         ran += 1
-    assert ran == len(doc_commands()) - 4
+    assert ran == len(doc_commands()) - 5
 
 
 @pytest.mark.parametrize("command,reason", [c for c in doc_commands() if c[1]],
@@ -399,5 +402,94 @@ def test_doc_hardware_command(command, reason, tmp_path, monkeypatch):
     import shlex
     monkeypatch.chdir(tmp_path)
     args = load_app().parse_args(shlex.split(command)[2:])
-    assert args.source in ("uhd", "soapy") and args.args
+    assert args.source in live_sources.RECEIVERS and args.args
     pytest.skip(f"hardware: {reason}")
+
+
+# ------------------------------------------------ KrakenSDR: its DAQ's IQ server
+class FakeDaq:
+    """A local stand-in for the KrakenSDR DAQ's IQ server (the protocol of
+    kraken_daq): after "streaming", one frame per request; first a dummy frame
+    and an unsynchronised data frame (to be skipped), then `frames` synchronised
+    data frames of `samples` (channel-major), then it closes."""
+
+    def __init__(self, samples, cpi, frames, center_freq, sample_rate):
+        import socket
+        import threading
+        from gnuradio.beamform import kraken_daq
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(1)
+        self.port = self.server.getsockname()[1]
+        m = samples.shape[1]
+        head = lambda kind, n, synced=True: kraken_daq.make_header(  # noqa: E731
+            kind, m, n, center_freq, sample_rate, synced)
+        self.frames = [head(1, 0), head(0, cpi, synced=False) + bytes(8 * m * cpi)]
+        for k in range(frames):
+            block = np.ascontiguousarray(samples[k * cpi:(k + 1) * cpi].T).astype(np.complex64)
+            self.frames.append(head(0, cpi) + block.tobytes())
+        self.requests = []
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        connection, _ = self.server.accept()
+        try:
+            self.requests.append(connection.recv(64))
+            for k, frame in enumerate(self.frames):
+                if k:
+                    self.requests.append(connection.recv(64))
+                connection.sendall(frame)
+        except OSError:
+            pass  # the client stopped early
+        finally:
+            connection.close()
+            self.server.close()
+
+
+def kraken_ring(rng, azimuth, n, radius):
+    positions = arrays.uca(5, radius)
+    s = np.exp(2j * np.pi * 0.0173 * np.arange(n))
+    x = s[:, None] * arrays.plane_wave_phases(positions, azimuth, 0.0, FREQ)[None, :]
+    return x + 0.1 * (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape))
+
+
+def test_kraken_daq_stream_through_the_live_path(rng):
+    """--source kraken reads the DAQ's synchronised data frames (skipping the
+    others) and finds the direction with a 5-element ring."""
+    radius = 0.35 * WAVELENGTH
+    daq = FakeDaq(kraken_ring(rng, 117.0, 6 * 4096, radius), 4096, 6, 433.92e6, 1e6)
+    r = result_of(script("--headless", "--source", "kraken", "--args", f"127.0.0.1:{daq.port}",
+                         "--array", "uca", "--elements", "5", "--radius", str(radius),
+                         "--scan", "azimuth", "--az-min", "0", "--az-max", "359",
+                         "--no-calibration", "--method", "music", "--sources", "1"))
+    daq.thread.join(timeout=30)
+    print(f"kraken: {r['azimuth']:.2f} deg (true 117), requests {daq.requests[:3]}...")
+    assert daq.requests[0] == b"streaming" and set(daq.requests[1:]) == {b"IQDownload"}
+    assert abs(r["azimuth"] - 117.0) < 0.5
+    assert r["integrations"] == 16384 // 256
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--elements", "4"], "sends 5 channels, not 4"),
+    (["--freq", "868e6"], "is tuned to 433920000 Hz, not 868000000 Hz (--freq"),
+    (["--rate", "2.4e6"], "sends 1000000 samples/s, not 2400000 (--rate)"),
+])
+def test_kraken_daq_mismatch_is_a_usage_error(rng, argv, message):
+    daq = FakeDaq(kraken_ring(rng, 10.0, 4096, 0.2), 4096, 1, 433.92e6, 1e6)
+    ran = script("--headless", "--source", "kraken", "--args", f"127.0.0.1:{daq.port}",
+                 "--array", "uca", "--elements", "5", "--no-calibration", *argv)
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert "argument --args: the kraken receiver" in ran.stderr and message in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+def test_kraken_daq_header_round_trip():
+    from gnuradio.beamform import kraken_daq
+    header = kraken_daq.parse_header(kraken_daq.make_header(3, 5, 1 << 20, 433.92e6, 2.4e6 / 8,
+                                                            synced=False))
+    assert (header["frame_type"], header["channels"], header["cpi_length"]) == (3, 5, 1 << 20)
+    assert (header["center_freq"], header["sample_rate"]) == (433920000, 300000)
+    assert header["iq_sync"] == 0
+    with pytest.raises(ValueError, match="sync word"):
+        kraken_daq.parse_header(bytes(1024))
