@@ -601,8 +601,8 @@ def check_receiver(p, args, n):
                           ("--clock-source", args.clock_source != "internal"),
                           ("--time-source", args.time_source != "internal")):
         if given and not receiver:
-            p.error(f"argument {option}: applies to a receiver (--source soapy, osmosdr, uhd or kraken), "
-                    f"not to --source {kind}")
+            p.error(f"argument {option}: applies to a receiver (--source soapy, osmosdr, uhd "
+                    f"or kraken), not to --source {kind}")
     for option, given in (("--clock-source", args.clock_source != "internal"),
                           ("--time-source", args.time_source != "internal")):
         if given and kind != "uhd":
