@@ -83,3 +83,104 @@ def load_gains(path):
     except KeyError as e:
         raise ValueError(f"{path}: not a gains file (missing {e})") from None
     return gains.astype(np.complex64), doc
+
+
+def estimate_noise_gains(samples, reference=0):
+    """Calibration gains from `samples` [time][receivers] of one common noise
+    source fed to every receiver with equal cables (a noise diode through an
+    N-way splitter), so that the true phases and amplitudes at the receiver
+    inputs are equal and what differs is the receivers' own gain h_k.
+
+    h_k / h_ref = <x_k conj(x_ref)> / S_ref: the cross-correlation with the
+    reference receiver (independent receiver noise averages out of it), over
+    the reference's power of the common source S_ref. With 3 or more receivers
+    S_ref comes from the cross-correlations alone (common_signal_powers), so
+    the receivers' noise powers may differ; with 2 it cannot be told from the
+    noise, <|x_ref|^2> is used, and the other receiver's gain comes out
+    high by a factor 1 + 1/SNR (phases are unaffected). The phase estimate's
+    standard deviation is
+    sqrt((1/SNR_ref + 1/SNR_k + 1/(SNR_ref SNR_k)) / (2 N)) radians for N
+    samples, i.e. sqrt((1 + 1/(2 SNR)) / (N SNR)) ~ 1 / sqrt(N SNR) at equal
+    SNR (docs/direction_finding.md derives it).
+
+    Returns (gains, report): gains g_k = 1 / h_k normalised like
+    estimate_gains (phase 0 on the reference, unit mean amplitude) as
+    complex64; report a dict with the SNR estimated per receiver
+    ("snr_db", needs 3 or more receivers, else None), the predicted phase
+    standard deviation in degrees per receiver ("phase_std_deg") and the lag
+    of each receiver's cross-correlation peak in samples ("lags"; non-zero:
+    the receivers do not start sampling together, which a phase cannot fix).
+    """
+    x = np.asarray(samples)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError(f"samples must be [time][receivers] with at least 2 receivers, "
+                         f"got shape {x.shape}")
+    n, m = x.shape
+    if n < m:
+        raise ValueError(f"samples: need at least {m} time steps, got {n}")
+    if not 0 <= reference < m:
+        raise ValueError(f"reference must be a receiver index from 0 to {m - 1}, got {reference}")
+    if not np.isfinite(x).all():
+        raise ValueError(f"samples of receiver {int(np.argmin(np.isfinite(x).all(axis=0)))} "
+                         "are not all finite")
+    x = x.astype(np.complex128)
+    power = np.mean(np.abs(x) ** 2, axis=0)
+    dead = [k for k in range(m) if not power[k] > DEAD_RECEIVER_POWER * np.median(power)]
+    if dead:
+        raise ValueError("no signal on " + ", ".join(f"receiver {k}" for k in dead) +
+                         f" (mean power {power[dead[0]]:.3g}, median {np.median(power):.3g})")
+    covariance = x.T @ x.conj() / n
+    signal = common_signal_powers(covariance)  # None for 2 receivers
+    if signal is None:
+        # 2 receivers: only the correlation coefficient rho = SNR / (1 + SNR)
+        # is known (equal SNRs assumed); <|x_ref|^2> keeps the noise.
+        rho = min(abs(covariance[0, 1]) / np.sqrt(power[0] * power[1]), 1 - 1e-12)
+        snr = np.full(m, rho / (1 - rho))
+        reference_signal, snr_db = power[reference], None
+    else:
+        snr = np.maximum(signal, 1e-30) / np.maximum(power - signal, 1e-30 * power)
+        reference_signal, snr_db = signal[reference], (10 * np.log10(snr)).tolist()
+    h = covariance[:, reference] / reference_signal
+    h[reference] = 1.0  # its own ratio (<|x_ref|^2> would add the noise)
+    gains = 1.0 / h
+    gains = gains / gains[reference] * np.abs(gains[reference])
+    gains = gains / np.mean(np.abs(gains))
+    # var(phase_k) = (1/SNR_ref + 1/SNR_k + 1/(SNR_ref SNR_k)) / (2 N)
+    phase_std = np.sqrt((1 / snr[reference] + 1 / snr + 1 / (snr[reference] * snr)) / (2 * n))
+    phase_std[reference] = 0.0
+    return gains.astype(np.complex64), dict(snr_db=snr_db,
+                                            phase_std_deg=np.degrees(phase_std).tolist(),
+                                            lags=correlation_lags(x, reference))
+
+
+def common_signal_powers(covariance):
+    """Per receiver, the power of the common source alone, from the
+    off-diagonal covariance only (independent receiver noise is not in it):
+    for a rank-one source R_jk = c_j conj(c_k), so |c_k|^2 = |R_kj| |R_kl| /
+    |R_jl|, averaged over all pairs j < l other than k. None for fewer than 3
+    receivers (no pair left)."""
+    m = covariance.shape[0]
+    if m < 3:
+        return None
+    r = np.abs(covariance)
+    powers = np.empty(m)
+    for k in range(m):
+        others = [j for j in range(m) if j != k]
+        estimates = [r[k, j] * r[k, l] / max(r[j, l], 1e-300)
+                     for i, j in enumerate(others) for l in others[i + 1:]]
+        powers[k] = np.mean(estimates)
+    return powers
+
+
+def correlation_lags(samples, reference=0, max_lag=64):
+    """Per receiver, the lag in samples (within +-max_lag) of the peak of its
+    cross-correlation with the reference: 0 for receivers that sample
+    together."""
+    x = np.asarray(samples)
+    n = min(len(x), 1 << 16)
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    spectra = np.fft.fft(x[:n], size, axis=0)
+    correlation = np.fft.ifft(spectra * spectra[:, [reference]].conj(), axis=0)
+    lags = np.r_[0:max_lag + 1, -max_lag:0]
+    window = np.abs(correlation[lags])
+    return [int(lags[i]) for i in np.argmax(window, axis=0)]
