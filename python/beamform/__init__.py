@@ -31,9 +31,8 @@ for _block in ("convert", "pfb_channelizer", "phase_shift", "tensor_beamformer",
 del _block, _name_integers
 
 # import any pure python here
-from . import arrays, calibration
-from . import antenna_positions, beam_list
 from . import arrays, calibration, doa_estimators, live_sources
+from . import antenna_positions, beam_list
 from . import steering_helpers
 from .filterbank import read_filterbank, read_filterbank_header, filterbank_frequencies, filterbank_times
 from .plots import plot_dynamic_spectrum, plot_beam_map
