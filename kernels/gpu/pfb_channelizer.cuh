@@ -128,19 +128,22 @@ pfb_block_fft(float2* a, float2* b, const float2* twiddle, int log2_n, int rows,
     for (int pass = 0; pass < passes; pass++) {
         const int radix = pfb_fft::stockham_radix(log2_n, pass);
         const int log2_ns = pfb_fft::stockham_log2_ns(pass);
+        // Rows of N/4 (N/2) butterflies: shifts, not integer divisions.
         if (radix == 4) {
             const int per_row = n / 4;
+            const int log2_per_row = log2_n - 2;
             for (int idx = threadIdx.x; idx < rows * per_row; idx += blockDim.x) {
-                const int row = idx / per_row;
-                const int j = idx - row * per_row;
+                const int row = idx >> log2_per_row;
+                const int j = idx & (per_row - 1);
                 pfb_fft::stockham_butterfly<4>(
                     src + row * ld, dst + row * ld, twiddle, n, log2_ns, j);
             }
         } else {
             const int per_row = n / 2;
+            const int log2_per_row = log2_n - 1;
             for (int idx = threadIdx.x; idx < rows * per_row; idx += blockDim.x) {
-                const int row = idx / per_row;
-                const int j = idx - row * per_row;
+                const int row = idx >> log2_per_row;
+                const int j = idx & (per_row - 1);
                 pfb_fft::stockham_butterfly<2>(
                     src + row * ld, dst + row * ld, twiddle, n, log2_ns, j);
             }

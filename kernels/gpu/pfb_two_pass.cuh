@@ -38,8 +38,38 @@ namespace BF_GPU_NS {
  * \p t_first. Grid: x covers N R threads, y = runs of \p steps_per_run steps.
  * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX.
  */
+//! One receiver's samples: pfb_stream::load with the receiver's offset and
+//! the row stride folded into two pointers (fewer live 64-bit registers).
+template <typename Tin>
+struct pfb_receiver_column {
+    const Tin* input;
+    const Tin* history_end; //!< history + history_len rows
+    long long history_len;
+    long long row; //!< values per sample row: 2 R
+
+    __device__ __forceinline__ pfb_receiver_column(const pfb_stream<Tin>& st, int r)
+        : input(st.input + 2 * r),
+          history_end(st.history + 2 * r + st.history_len * 2 * st.n_receivers),
+          history_len(st.history_len),
+          row(2LL * st.n_receivers)
+    {
+    }
+
+    __device__ __forceinline__ float2 load(long long s) const
+    {
+        if (s >= 0)
+            return pfb_stream<Tin>::load_sample(input + s * row);
+        if (s >= -history_len)
+            return pfb_stream<Tin>::load_sample(history_end + s * row);
+        return make_float2(0.0f, 0.0f);
+    }
+};
+
+//! Pass 1's block size, and two blocks per SM (at most 128 registers).
+constexpr int pfb_two_pass_threads = 256;
+
 template <typename Tin, int TMAX, int O>
-__global__ void pfb_fir_columns_kernel(pfb_stream<Tin> in,
+__global__ void __launch_bounds__(pfb_two_pass_threads, O == 1 ? 3 : 2) pfb_fir_columns_kernel(pfb_stream<Tin> in,
                                        const float* __restrict__ taps, // N * T
                                        float2* __restrict__ columns,
                                        pfb_geometry g,
@@ -61,6 +91,7 @@ __global__ void pfb_fir_columns_kernel(pfb_stream<Tin> in,
         u_end = n_steps;
     if (u_begin >= u_end)
         return;
+    const pfb_receiver_column<Tin> x(in, r);
 
     float tap[TMAX];
 #pragma unroll
@@ -68,33 +99,42 @@ __global__ void pfb_fir_columns_kernel(pfb_stream<Tin> in,
         tap[k] = k < g.taps_per_branch ? taps[p + k * n] : 0.0f;
 
     // Ring: at ring step u (mod W) z_j sits in slot (u - j) mod W; slot 0 is
-    // filled by the first step.
+    // filled by the first step. The new samples of B consecutive steps are
+    // loaded together (B loads in flight per thread, not one).
+    constexpr int B = W < 8 ? W : 8;
     float2 window[W];
     const long long newest_first = (t_first + u_begin + 1) * m - 1 - p;
 #pragma unroll
     for (int j = 1; j < W; j++)
-        window[W - j] = in.load(newest_first - (long long)j * m, r);
-    window[0] = make_float2(0.f, 0.f);
-    float2 next = in.load(newest_first, r);
+        window[W - j] = x.load(newest_first - (long long)j * m);
 
     const long long column_stride = n_steps * g.n_receivers;
     for (long long u0 = u_begin; u0 < u_end; u0 += W) {
 #pragma unroll
-        for (int s = 0; s < W; s++) {
-            const long long u = u0 + s;
-            if (u < u_end) {
-                window[s] = next;
-                if (u + 1 < u_end)
-                    next = in.load((t_first + u + 2) * m - 1 - p, r);
-                float2 acc = make_float2(0.f, 0.f);
+        for (int b0 = 0; b0 < W; b0 += B) {
+            float2 fresh[B];
 #pragma unroll
-                for (int k = 0; k < TMAX; k++) {
-                    const float2 z = window[(s - k * O + 2 * W) % W];
-                    acc.x = fmaf(tap[k], z.x, acc.x);
-                    acc.y = fmaf(tap[k], z.y, acc.y);
+            for (int i = 0; i < B; i++)
+                fresh[i] = u0 + b0 + i < u_end
+                               ? x.load(newest_first + (u0 + b0 + i - u_begin) * m)
+                               : make_float2(0.f, 0.f);
+#pragma unroll
+            for (int i = 0; i < B; i++) {
+                const int s = b0 + i; // ring slot of step u
+                const long long u = u0 + s;
+                if (u < u_end) {
+                    // Slots above s still hold the previous group's samples.
+                    window[s] = fresh[i];
+                    float2 acc = make_float2(0.f, 0.f);
+#pragma unroll
+                    for (int k = 0; k < TMAX; k++) {
+                        const float2 z = window[(s - k * O + 2 * W) % W];
+                        acc.x = fmaf(tap[k], z.x, acc.x);
+                        acc.y = fmaf(tap[k], z.y, acc.y);
+                    }
+                    const int pos = pfb_fft_position<O>(p, t_first + u, g);
+                    columns[pos * column_stride + u * g.n_receivers + r] = acc;
                 }
-                const int pos = pfb_fft_position<O>(p, t_first + u, g);
-                columns[pos * column_stride + u * g.n_receivers + r] = acc;
             }
         }
     }
@@ -102,8 +142,11 @@ __global__ void pfb_fir_columns_kernel(pfb_stream<Tin> in,
 
 /*!
  * Pass 2: block b transforms columns [b C, b C + C) of the chunk (C =
- * \p cols_per_block) and writes their spectra to out (the call's output,
- * [t][channel][receiver]). Dynamic shared memory: N twiddles + 2 C rows.
+ * 2^\p log2_cols) and writes their spectra to out (the call's output,
+ * [t][channel][receiver]). Dynamic shared memory: N twiddles + 2 C rows + C
+ * output offsets. N and C are powers of two: index arithmetic by shifts and
+ * masks, and the one 64-bit division per column (its step and receiver) done
+ * once per block.
  */
 __global__ void pfb_columns_fft_kernel(const float2* __restrict__ columns,
                                        const float2* __restrict__ twiddle_table,
@@ -111,39 +154,56 @@ __global__ void pfb_columns_fft_kernel(const float2* __restrict__ columns,
                                        pfb_geometry g,
                                        long long t_first,
                                        long long n_steps,
-                                       int cols_per_block)
+                                       int log2_cols)
 {
     extern __shared__ float2 pfb_smem[];
     const int n = g.n_channels;
-    const int c_count = cols_per_block;
+    const int c_count = 1 << log2_cols;
     const int ld = pfb_fft::row_stride(n);
     float2* twiddle = pfb_smem;
     float2* buf_a = twiddle + n;
     float2* buf_b = buf_a + c_count * ld;
+    long long* out_offset = reinterpret_cast<long long*>(buf_b + c_count * ld);
     const long long n_columns = n_steps * g.n_receivers;
     const long long j0 = (long long)blockIdx.x * c_count;
 
     for (int k = threadIdx.x; k < n; k += blockDim.x)
         twiddle[k] = twiddle_table[k];
-    for (int idx = threadIdx.x; idx < n * c_count; idx += blockDim.x) {
-        const int pos = idx / c_count;
-        const int c = idx - pos * c_count;
+    for (int c = threadIdx.x; c < c_count; c += blockDim.x) {
         const long long j = j0 + c;
-        buf_a[c * ld + pos] =
-            j < n_columns ? columns[pos * n_columns + j] : make_float2(0.f, 0.f);
+        const long long t = t_first + j / g.n_receivers;
+        out_offset[c] = j < n_columns ? t * n * g.n_receivers + j % g.n_receivers : -1;
+    }
+    // Eight loads in flight per thread before their shared-memory stores.
+    constexpr int batch = 8;
+    const int total = n * c_count;
+    for (int base = threadIdx.x; base < total; base += batch * blockDim.x) {
+        float2 v[batch];
+#pragma unroll
+        for (int i = 0; i < batch; i++) {
+            const int idx = base + i * blockDim.x;
+            const int pos = idx >> log2_cols;
+            const long long j = j0 + (idx & (c_count - 1));
+            v[i] = idx < total && j < n_columns ? columns[pos * n_columns + j]
+                                                : make_float2(0.f, 0.f);
+        }
+#pragma unroll
+        for (int i = 0; i < batch; i++) {
+            const int idx = base + i * blockDim.x;
+            if (idx < total)
+                buf_a[(idx & (c_count - 1)) * ld + (idx >> log2_cols)] = v[i];
+        }
     }
     __syncthreads();
     const float2* spectrum = pfb_block_fft(buf_a, buf_b, twiddle, g.log2_n, c_count, ld);
-    for (int idx = threadIdx.x; idx < n * c_count; idx += blockDim.x) {
-        const int k = idx / c_count;
-        const int c = idx - k * c_count;
-        const long long j = j0 + c;
-        if (j < n_columns) {
-            const long long t = t_first + j / g.n_receivers;
-            const int r = int(j % g.n_receivers);
-            out[(t * n + k) * g.n_receivers + r] =
-                spectrum[c * ld + pfb_natural_channel(k, g)];
-        }
+    const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds FFT bin k + N/2
+    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+        const int k = idx >> log2_cols;
+        const int c = idx & (c_count - 1);
+        const long long o = out_offset[c];
+        if (o >= 0)
+            out[o + (long long)k * g.n_receivers] =
+                spectrum[c * ld + ((k + shift) & (n - 1))];
     }
 }
 

@@ -155,7 +155,7 @@ private:
                                               g,
                                               (long long)t0,
                                               (long long)steps,
-                                              l.cols_per_block);
+                                              l.log2_cols);
                    });
         }
     }

@@ -28,14 +28,23 @@ using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
 
-//! Column workspace of one two-pass chunk: small enough to stay in L2 between
-//! the passes (BEAMFORM_PFB_CHUNK_MB overrides it, for apps/channelizer_bench).
+//! Column workspace of one two-pass chunk (BEAMFORM_PFB_CHUNK_MB overrides it,
+//! for apps/channelizer_bench). Chunks that stay in L2 (8, 24 MB) measured
+//! slower than 96 and 256 MB: more steps per chunk fill the GPU better.
 size_t two_pass_workspace_bytes()
 {
     if (const char* mb = std::getenv("BEAMFORM_PFB_CHUNK_MB"))
         if (const long v = std::atol(mb); v > 0)
             return size_t(v) << 20;
-    return size_t(24) << 20;
+    return size_t(256) << 20;
+}
+
+//! Pass 2's columns per block as log2 (BEAMFORM_PFB_LOG2_COLS, for the bench).
+int two_pass_max_log2_cols()
+{
+    if (const char* v = std::getenv("BEAMFORM_PFB_LOG2_COLS"))
+        return std::max(0, std::min(4, std::atoi(v)));
+    return 3;
 }
 
 class pfb_channelizer_gpu final : public pfb_channelizer_engine
@@ -83,7 +92,7 @@ public:
         d_sm_count = prop.multiProcessorCount;
 
         if (d_path == path::two_pass) {
-            const auto l = plan_two_pass(c, 1, d_sm_count);
+            const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
             BF_GPU_CHECK(gpuFuncSetAttribute(pfb_columns_fft_kernel,
                                              gpuFuncAttributeMaxDynamicSharedMemorySize,
                                              int(l.fft_shared_bytes)));
@@ -195,7 +204,8 @@ private:
         const auto st = stream_of(in);
         for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
             const size_t steps = std::min(chunk, n_out - t0);
-            const two_pass_launch l = plan_two_pass(d_config, steps, d_sm_count);
+            const two_pass_launch l =
+                plan_two_pass(d_config, steps, d_sm_count, d_max_log2_cols);
             with_two_pass_shape(d_config, [&](auto tmax, auto o) {
                 pfb_fir_columns_kernel<Tin, decltype(tmax)::value, decltype(o)::value>
                     <<<dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
@@ -219,7 +229,7 @@ private:
                                           g,
                                           (long long)t0,
                                           (long long)steps,
-                                          l.cols_per_block);
+                                          l.log2_cols);
             BF_GPU_CHECK_LAUNCH("pfb_columns_fft_kernel");
         }
     }
@@ -310,6 +320,7 @@ private:
     device_memory d_workspace;
     path d_path;
     int d_sm_count = 1;
+    int d_max_log2_cols = two_pass_max_log2_cols();
     size_t d_steps_done = 0;
 #ifdef BF_BACKEND_CUDA
     cuda::pfb_inverse_fft d_cufft;

@@ -231,12 +231,13 @@ struct two_pass_launch {
     long long fir_blocks;    //!< grid.x of pass 1 (threads: two_pass_threads)
     long long runs;          //!< grid.y of pass 1
     long long steps_per_run; //!< steps of one pass-1 thread
-    int cols_per_block;      //!< C of pass 2
+    int cols_per_block;      //!< C of pass 2, a power of two
+    int log2_cols;
     long long fft_blocks;    //!< grid of pass 2
-    size_t fft_shared_bytes; //!< twiddles + 2 C rows
+    size_t fft_shared_bytes; //!< twiddles + 2 C rows + C output offsets
 };
 
-constexpr int two_pass_threads = 256;
+constexpr int two_pass_threads = 256; //!< pfb_two_pass_threads of the kernels
 constexpr size_t two_pass_fft_shared_budget = 96 * 1024;
 
 //! T_MAX of pass 1's register ring for T taps per branch: 8 or 16.
@@ -249,31 +250,40 @@ inline size_t two_pass_chunk_steps(const pfb_channelizer_config& c, size_t works
     return std::max<size_t>(1, workspace_bytes / step_bytes);
 }
 
-inline two_pass_launch
-plan_two_pass(const pfb_channelizer_config& c, size_t steps, int sm_count)
+/*!
+ * \p max_log2_cols: pass 2 takes at most 2^max_log2_cols columns per block
+ * (8: 64-byte runs of loads and stores, and six blocks per SM at N = 256).
+ */
+inline two_pass_launch plan_two_pass(const pfb_channelizer_config& c,
+                                     size_t steps,
+                                     int sm_count,
+                                     int max_log2_cols = 3)
 {
     two_pass_launch l;
     const long long threads = (long long)(c.n_channels * c.n_receivers);
     l.fir_blocks = (threads + two_pass_threads - 1) / two_pass_threads;
-    // About four blocks per SM in flight, but runs at least four rings long so
-    // that the warm-up (ring - 1 samples read again) stays under a quarter.
+    // About eight blocks per SM, but runs at least four rings long so that
+    // the warm-up (ring - 1 samples read again) stays under a quarter.
     const long long ring =
         (long long)c.oversample * two_pass_max_taps(c.taps_per_branch);
-    const long long wanted = (4LL * std::max(1, sm_count) + l.fir_blocks - 1) / l.fir_blocks;
+    const long long wanted = (8LL * std::max(1, sm_count) + l.fir_blocks - 1) / l.fir_blocks;
     const long long most = std::max<long long>(1, (long long)steps / (4 * ring));
     l.runs = std::max<long long>(1, std::min(wanted, most));
     l.steps_per_run = ((long long)steps + l.runs - 1) / l.runs;
     l.runs = ((long long)steps + l.steps_per_run - 1) / l.steps_per_run;
 
     const size_t row_bytes = size_t(pfb_fft::row_stride(int(c.n_channels))) * 2 * sizeof(float);
-    int cols = 16;
-    while (cols > 1 && 2 * size_t(cols) * row_bytes + c.n_channels * 2 * sizeof(float) >
-                           two_pass_fft_shared_budget)
-        cols /= 2;
-    l.cols_per_block = cols;
+    const auto shared = [&](int cols) {
+        return 2 * size_t(cols) * row_bytes + c.n_channels * 2 * sizeof(float) +
+               size_t(cols) * sizeof(long long);
+    };
+    l.log2_cols = std::max(0, max_log2_cols);
+    while (l.log2_cols > 0 && shared(1 << l.log2_cols) > two_pass_fft_shared_budget)
+        l.log2_cols--;
+    l.cols_per_block = 1 << l.log2_cols;
     const long long n_columns = (long long)(steps * c.n_receivers);
-    l.fft_blocks = (n_columns + cols - 1) / cols;
-    l.fft_shared_bytes = 2 * size_t(cols) * row_bytes + c.n_channels * 2 * sizeof(float);
+    l.fft_blocks = (n_columns + l.cols_per_block - 1) / l.cols_per_block;
+    l.fft_shared_bytes = shared(l.cols_per_block);
     return l;
 }
 
