@@ -40,7 +40,7 @@ BASE = {
 BLOCKS = ["beamform_convert", "beamform_pfb_channelizer", "beamform_phase_shift",
           "beamform_tensor_beamformer", "beamform_bit_packer", "beamform_bit_unpacker",
           "beamform_filterbank_sink", "beamform_array_source", "beamform_rca_das",
-          "beamform_rca_volume_views"]
+          "beamform_rca_volume_views", "beamform_rfi_flagger"]
 
 # (block, parameter values, what the block itself says about them)
 BAD = [
@@ -65,6 +65,11 @@ BAD = [
     ("beamform_rca_das", {"source_depths": "[1e-3]"}, "source_depths"),
     ("beamform_rca_volume_views", {"x_index": "133"}, "x_index"),
     ("beamform_rca_volume_views", {"mode": "mip", "z_last": "250"}, "z_last"),
+    ("beamform_rfi_flagger", {"block_size": "1"}, "block_size"),
+    ("beamform_rfi_flagger", {"pfa": "0.5"}, "pfa"),
+    ("beamform_rfi_flagger", {"mad_threshold": "-1"}, "mad_threshold"),
+    ("beamform_rfi_flagger", {"seed": "-1"}, "seed"),
+    ("beamform_rfi_flagger", {"device": "gpu"}, "device"),
 ]
 
 
