@@ -25,7 +25,8 @@ case "$part" in
 tests)
     for t in test_convert_engine test_device_buffer test_gpu_handoff test_bad_input_devices \
         test_station_flowgraph test_tensor_beamformer_gpu \
-        test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu test_rfi_flagger_gpu; do
+        test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu test_rfi_flagger_gpu \
+        test_incoherent_beam_gpu; do
         [ -x ".dev/bundle/bin/$t" ] || continue
         "$t" 2>&1 | quiet >"$out/$t.log" || status=1
         echo "$t: $(grep -E '^\[  (PASSED|FAILED) ' "$out/$t.log" | tr '\n' ' ')"

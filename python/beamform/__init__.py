@@ -8,7 +8,7 @@
 
 '''
 gr-beamform: GPU beamforming blocks for GNU Radio (convert, pfb_channelizer,
-phase_shift, rfi_flagger, tensor_beamformer, bit_packer/bit_unpacker, rca_das,
+phase_shift, rfi_flagger, incoherent_beam, tensor_beamformer, bit_packer/bit_unpacker, rca_das,
 array_source, filterbank_sink) and their Python helpers. See README.md and docs/ of the
 source tree.
 '''
@@ -26,7 +26,7 @@ except ModuleNotFoundError:
 from .int_arguments import name_out_of_range_integers as _name_integers
 for _block in ("convert", "pfb_channelizer", "phase_shift", "tensor_beamformer",
                "bit_packer", "bit_unpacker", "filterbank_sink", "array_source", "rca_das",
-               "rfi_flagger"):
+               "rfi_flagger", "incoherent_beam"):
     if _block in globals():
         _name_integers(globals()[_block])
 del _block, _name_integers

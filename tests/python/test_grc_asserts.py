@@ -40,7 +40,7 @@ BASE = {
 BLOCKS = ["beamform_convert", "beamform_pfb_channelizer", "beamform_phase_shift",
           "beamform_tensor_beamformer", "beamform_bit_packer", "beamform_bit_unpacker",
           "beamform_filterbank_sink", "beamform_array_source", "beamform_rca_das",
-          "beamform_rca_volume_views", "beamform_rfi_flagger"]
+          "beamform_rca_volume_views", "beamform_rfi_flagger", "beamform_incoherent_beam"]
 
 # (block, parameter values, what the block itself says about them)
 BAD = [
@@ -70,6 +70,8 @@ BAD = [
     ("beamform_rfi_flagger", {"mad_threshold": "-1"}, "mad_threshold"),
     ("beamform_rfi_flagger", {"seed": "-1"}, "seed"),
     ("beamform_rfi_flagger", {"device": "gpu"}, "device"),
+    ("beamform_incoherent_beam", {"n_int": "0"}, "n_int"),
+    ("beamform_incoherent_beam", {"polarization": "xy_pairs", "n_receivers": "5"}, "even"),
 ]
 
 
