@@ -49,6 +49,14 @@ BF_RFI_HD inline double power(float re, float im)
     return r * r + i * i;
 }
 
+/*!
+ * The sums run over segments of this many spectra, and the segments' sums are
+ * then added in order: S1 = (((seg_0) + seg_1) + ...). The GPU gives each
+ * segment its own thread (enough loads in flight to keep the memory busy);
+ * the CPU engine adds in the same order, so the sums are the same bits.
+ */
+constexpr unsigned sum_segment = 16;
+
 //! The running sums of one (channel, receiver): S1 += P, S2 += P^2.
 BF_RFI_HD inline void accumulate(double& s1, double& s2, double p)
 {

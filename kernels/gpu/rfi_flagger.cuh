@@ -5,8 +5,12 @@
  *
  * rfi_flagger: spectral-kurtosis flagging of spectra [item][channel][receiver]
  * (the engine's contract: include/gnuradio/beamform/engines/rfi_flagger_engine.h),
- * in three kernels per group of blocks of M items:
- *   rfi_stats_kernel     S1, S2 and the SK flag of each (block, channel, receiver);
+ * in four kernels per group of blocks of M items:
+ *   rfi_segment_kernel   the sums of P and P^2 over segments of 16 spectra, one
+ *                        thread per (segment, channel, receiver): enough loads
+ *                        in flight even when a group is a single block;
+ *   rfi_decide_kernel    S1, S2 from the segments (added in order) and the SK
+ *                        flag of each (block, channel, receiver);
  *   rfi_receiver_kernel  per (block, receiver): the power-outlier criterion over
  *                        channels (median and MAD by rank selection) and the
  *                        scale of the replacement noise; launched only when
@@ -14,7 +18,8 @@
  *   rfi_apply_kernel     the copy, with flagged values replaced.
  * The engine runs them on groups of blocks small enough to stay in L2
  * (rfi_group_blocks), so that the apply kernel's second read of the input
- * comes from L2 and the DRAM traffic is that of a copy.
+ * comes from L2 and the DRAM traffic is that of a copy (plus the segment
+ * sums, 1/8 of the input, which stay in L2 too).
  *
  * All arithmetic is kernels/common/rfi_flagger_math.h's, shared with the CPU
  * engine: masks and replaced values are bit-identical.
@@ -34,50 +39,92 @@ constexpr int rfi_threads = 256;
 constexpr int rfi_receiver_threads = 128;
 constexpr int rfi_apply_items_per_thread = 8;
 
-//! Blocks of M items per group: input of about 16 MiB (half an H100's L2),
+//! Blocks of M items per group: input of about 24 MiB (half an H100's L2),
 //! at most 65535 (the receiver kernel's grid y).
 inline size_t rfi_group_blocks(size_t block_size, size_t n_elements)
 {
     const size_t block_bytes = block_size * n_elements * 8;
-    const size_t target = size_t(16) << 20;
+    const size_t target = size_t(24) << 20;
     const size_t blocks = block_bytes >= target ? 1 : target / block_bytes;
     return blocks < 65535 ? blocks : 65535;
 }
 
+//! Segments of rfi_math::sum_segment spectra in a block of \p block_size.
+__host__ __device__ inline unsigned rfi_segments(unsigned block_size)
+{
+    return (block_size + rfi_math::sum_segment - 1) / rfi_math::sum_segment;
+}
+
 /*!
- * Grid: x over (channel, receiver) elements (coalesced), y over the group's
- * blocks (grid-stride). Each thread sums its element's M powers, four loads
- * in flight at a time.
+ * The sums of one segment: grid x over (channel, receiver) elements
+ * (coalesced), y over the group's (block, segment) pairs (grid-stride). Each
+ * thread sums its element's powers over up to rfi_math::sum_segment spectra,
+ * all loads issued before the sums. seg_s1, seg_s2: [block][segment][element].
  */
 __global__ void __launch_bounds__(rfi_threads)
-    rfi_stats_kernel(const float2* in,
-                     double* s1_out,
-                     uint8_t* flags,
-                     unsigned n_elements,
-                     unsigned block_size,
-                     unsigned n_blocks,
-                     double lower,
-                     double upper)
+    rfi_segment_kernel(const float2* in,
+                       double* seg_s1,
+                       double* seg_s2,
+                       unsigned n_elements,
+                       unsigned block_size,
+                       unsigned n_blocks)
 {
     const unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n_elements)
         return;
-    for (unsigned b = blockIdx.y; b < n_blocks; b += gridDim.y) {
-        const float2* x = in + size_t(b) * block_size * n_elements + j;
+    constexpr unsigned L = rfi_math::sum_segment;
+    const unsigned n_seg = rfi_segments(block_size);
+    const size_t n_pairs = size_t(n_blocks) * n_seg;
+    for (size_t bs = blockIdx.y; bs < n_pairs; bs += gridDim.y) {
+        const size_t b = bs / n_seg;
+        const unsigned t0 = unsigned(bs % n_seg) * L;
+        const unsigned len = block_size - t0 < L ? block_size - t0 : L;
+        const float2* x = in + (b * block_size + t0) * n_elements + j;
         double s1 = 0.0, s2 = 0.0;
-        unsigned t = 0;
-        for (; t + 4 <= block_size; t += 4) {
-            float2 v[4];
+        if (len == L) {
+            float2 v[L];
 #pragma unroll
-            for (int k = 0; k < 4; k++)
-                v[k] = x[size_t(t + k) * n_elements];
+            for (unsigned k = 0; k < L; k++)
+                v[k] = x[size_t(k) * n_elements];
 #pragma unroll
-            for (int k = 0; k < 4; k++)
+            for (unsigned k = 0; k < L; k++)
                 rfi_math::accumulate(s1, s2, rfi_math::power(v[k].x, v[k].y));
+        } else {
+            for (unsigned k = 0; k < len; k++) {
+                const float2 v = x[size_t(k) * n_elements];
+                rfi_math::accumulate(s1, s2, rfi_math::power(v.x, v.y));
+            }
         }
-        for (; t < block_size; t++) {
-            const float2 v = x[size_t(t) * n_elements];
-            rfi_math::accumulate(s1, s2, rfi_math::power(v.x, v.y));
+        seg_s1[bs * n_elements + j] = s1;
+        seg_s2[bs * n_elements + j] = s2;
+    }
+}
+
+/*!
+ * S1, S2 of each (block, element) from its segments, added in order, and the
+ * SK flag: grid x over elements, y over the group's blocks (grid-stride).
+ */
+__global__ void __launch_bounds__(rfi_threads)
+    rfi_decide_kernel(const double* seg_s1,
+                      const double* seg_s2,
+                      double* s1_out,
+                      uint8_t* flags,
+                      unsigned n_elements,
+                      unsigned block_size,
+                      unsigned n_blocks,
+                      double lower,
+                      double upper)
+{
+    const unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n_elements)
+        return;
+    const unsigned n_seg = rfi_segments(block_size);
+    for (unsigned b = blockIdx.y; b < n_blocks; b += gridDim.y) {
+        double s1 = 0.0, s2 = 0.0;
+        for (unsigned s = 0; s < n_seg; s++) {
+            const size_t k = (size_t(b) * n_seg + s) * n_elements + j;
+            s1 = s1 + seg_s1[k];
+            s2 = s2 + seg_s2[k];
         }
         const size_t o = size_t(b) * n_elements + j;
         s1_out[o] = s1;
@@ -227,10 +274,10 @@ __global__ void __launch_bounds__(rfi_threads)
 }
 
 //! Launch shapes, shared by the engine and the emulated test.
-inline dim3 rfi_stats_grid(unsigned n_elements, unsigned n_blocks)
+inline dim3 rfi_element_grid(unsigned n_elements, size_t n_rows)
 {
     return dim3((n_elements + rfi_threads - 1) / rfi_threads,
-                n_blocks < 65535 ? n_blocks : 65535);
+                unsigned(n_rows < 65535 ? n_rows : 65535));
 }
 inline dim3 rfi_apply_grid(unsigned n_elements, size_t n_items)
 {
@@ -245,6 +292,8 @@ inline dim3 rfi_apply_grid(unsigned n_elements, size_t n_items)
 struct rfi_group_args {
     const float2* in;
     float2* out;
+    double* seg_s1;  //!< [blocks][segments][elements]
+    double* seg_s2;  //!< [blocks][segments][elements]
     double* s1;      //!< [blocks][elements]
     uint8_t* flags;  //!< [blocks][elements]
     double* scale;   //!< [blocks][receivers]
@@ -260,9 +309,13 @@ inline void launch_rfi_flagger_group(const rfi_group_args& g, gpuStream_t stream
     if (g.n_blocks == 0)
         return;
     const unsigned n = g.n_channels * g.n_receivers;
-    rfi_stats_kernel<<<rfi_stats_grid(n, g.n_blocks), rfi_threads, 0, stream>>>(
-        g.in, g.s1, g.flags, n, g.block_size, g.n_blocks, g.lower, g.upper);
-    BF_GPU_CHECK_LAUNCH("rfi_stats_kernel");
+    const size_t n_segments = size_t(g.n_blocks) * rfi_segments(g.block_size);
+    rfi_segment_kernel<<<rfi_element_grid(n, n_segments), rfi_threads, 0, stream>>>(
+        g.in, g.seg_s1, g.seg_s2, n, g.block_size, g.n_blocks);
+    BF_GPU_CHECK_LAUNCH("rfi_segment_kernel");
+    rfi_decide_kernel<<<rfi_element_grid(n, g.n_blocks), rfi_threads, 0, stream>>>(
+        g.seg_s1, g.seg_s2, g.s1, g.flags, n, g.block_size, g.n_blocks, g.lower, g.upper);
+    BF_GPU_CHECK_LAUNCH("rfi_decide_kernel");
     if (g.mad_threshold > 0.0 || g.noise) {
         rfi_receiver_kernel<<<dim3(g.n_receivers, g.n_blocks),
                               rfi_receiver_threads,

@@ -41,6 +41,8 @@ void emulated_execute(const rfi_flagger_config& c,
     const auto th = sk_thresholds_for(c.block_size, c.pfa);
     const size_t n = c.n_channels * c.n_receivers, m = c.block_size;
     const size_t n_blocks = n_items / m;
+    const unsigned n_seg = rfi_segments(unsigned(m));
+    std::vector<double> seg_s1(group * n_seg * n, std::nan("")), seg_s2 = seg_s1;
     std::vector<double> s1(group * n, std::nan("")), scale(group * c.n_receivers, -1.0),
         scratch(2 * group * c.n_receivers, std::nan(""));
     const bool noise = c.replacement == rfi_replacement::noise;
@@ -49,9 +51,19 @@ void emulated_execute(const rfi_flagger_config& c,
         const auto* x = reinterpret_cast<const float2*>(in) + b0 * m * n;
         auto* y = reinterpret_cast<float2*>(out) + b0 * m * n;
         uint8_t* flags = mask + b0 * n;
-        launch(rfi_stats_grid(unsigned(n), nb), dim3(rfi_threads), 0, [&] {
-            rfi_stats_kernel(
-                x, s1.data(), flags, unsigned(n), unsigned(m), nb, th.lower, th.upper);
+        launch(rfi_element_grid(unsigned(n), size_t(nb) * n_seg), dim3(rfi_threads), 0, [&] {
+            rfi_segment_kernel(x, seg_s1.data(), seg_s2.data(), unsigned(n), unsigned(m), nb);
+        });
+        launch(rfi_element_grid(unsigned(n), nb), dim3(rfi_threads), 0, [&] {
+            rfi_decide_kernel(seg_s1.data(),
+                              seg_s2.data(),
+                              s1.data(),
+                              flags,
+                              unsigned(n),
+                              unsigned(m),
+                              nb,
+                              th.lower,
+                              th.upper);
         });
         if (c.mad_threshold > 0.0 || noise)
             launch(dim3(unsigned(c.n_receivers), nb), dim3(rfi_receiver_threads), 0, [&] {
@@ -261,4 +273,11 @@ TEST(RfiFlaggerThresholds, BracketOneAndNarrowWithM)
     const auto again = sk_thresholds_for(16, 0.0013499);
     EXPECT_EQ(again.lower, small.lower);
     EXPECT_EQ(again.upper, small.upper);
+}
+
+TEST(RfiFlaggerEmulated, NoiseLongBlocksSeveralSegments)
+{
+    auto c = odd_config(rfi_replacement::noise, 6.0);
+    c.block_size = 61; // 4 segments of the sums, the last one short
+    check_case(c, 3, 2, false);
 }

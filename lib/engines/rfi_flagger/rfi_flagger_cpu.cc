@@ -20,7 +20,8 @@ using cfloat = std::complex<float>;
 /*!
  * \brief The CPU rfi_flagger, in three passes over each call's blocks of M
  * spectra (each pass shared by a thread_pool of config.threads workers):
- * S1, S2 and the SK flag per (block, channel, receiver); the per-receiver
+ * S1, S2 (summed by segments, rfi_math::sum_segment) and the SK flag per
+ * (block, channel, receiver); the per-receiver
  * step (power outliers, noise power); the copy with replacement. The
  * arithmetic is rfi_math's, so the GPU engine gives the same bits.
  */
@@ -52,20 +53,34 @@ public:
 
         d_pool.parallel_for(n_blocks * nc, [&](size_t job, size_t worker) {
             const size_t b = job / nc, c = job % nc;
-            auto& s2 = d_scratch[worker].s2;
-            s2.assign(na, 0.0);
+            auto& w = d_scratch[worker];
+            w.s2.assign(na, 0.0);
+            w.seg_s1.resize(na);
+            w.seg_s2.resize(na);
             double* s1 = d_s1.data() + b * d_n + c * na;
             std::fill(s1, s1 + na, 0.0);
-            for (size_t t = b * m; t < (b + 1) * m; t++) {
-                const cfloat* x = in + t * d_n + c * na;
-                for (size_t a = 0; a < na; a++)
-                    rfi_math::accumulate(
-                        s1[a], s2[a], rfi_math::power(x[a].real(), x[a].imag()));
+            // Segments of rfi_math::sum_segment spectra, each summed from 0 and
+            // then added to the totals in order (the GPU kernels' order).
+            for (size_t t0 = b * m; t0 < (b + 1) * m; t0 += rfi_math::sum_segment) {
+                const size_t t1 = std::min((b + 1) * m, t0 + rfi_math::sum_segment);
+                std::fill(w.seg_s1.begin(), w.seg_s1.end(), 0.0);
+                std::fill(w.seg_s2.begin(), w.seg_s2.end(), 0.0);
+                for (size_t t = t0; t < t1; t++) {
+                    const cfloat* x = in + t * d_n + c * na;
+                    for (size_t a = 0; a < na; a++)
+                        rfi_math::accumulate(w.seg_s1[a],
+                                             w.seg_s2[a],
+                                             rfi_math::power(x[a].real(), x[a].imag()));
+                }
+                for (size_t a = 0; a < na; a++) {
+                    s1[a] = s1[a] + w.seg_s1[a];
+                    w.s2[a] = w.s2[a] + w.seg_s2[a];
+                }
             }
             uint8_t* flags = mask + b * d_n + c * na;
             for (size_t a = 0; a < na; a++)
                 flags[a] = rfi_math::sk_flagged(
-                    s1[a], s2[a], md, d_thresholds.lower, d_thresholds.upper);
+                    s1[a], w.s2[a], md, d_thresholds.lower, d_thresholds.upper);
         });
 
         if (d_config.mad_threshold > 0.0 ||
@@ -112,6 +127,7 @@ public:
 private:
     struct scratch {
         std::vector<double> s2;     // S2 of one channel's receivers
+        std::vector<double> seg_s1, seg_s2; // one segment's sums
         std::vector<double> values; // the receiver step's medians
     };
 

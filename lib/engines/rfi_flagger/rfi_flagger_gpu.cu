@@ -24,6 +24,8 @@ public:
           d_n(config.n_channels * config.n_receivers),
           d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
           d_group(rfi_group_blocks(config.block_size, d_n)),
+          d_seg_s1(dev, d_group * rfi_segments(unsigned(config.block_size)) * d_n * sizeof(double)),
+          d_seg_s2(dev, d_group * rfi_segments(unsigned(config.block_size)) * d_n * sizeof(double)),
           d_s1(dev, d_group * d_n * sizeof(double)),
           d_scale(dev, d_group * config.n_receivers * sizeof(double)),
           d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double))
@@ -46,6 +48,8 @@ public:
         if (d_flags.size() < n_blocks * d_n)
             d_flags = device_memory(d_device, n_blocks * d_n); // frees after the device is idle
         rfi_group_args g;
+        g.seg_s1 = d_seg_s1.as<double>();
+        g.seg_s2 = d_seg_s2.as<double>();
         g.s1 = d_s1.as<double>();
         g.scale = d_scale.as<double>();
         g.scratch = d_scratch.as<double>();
@@ -78,7 +82,7 @@ private:
     const size_t d_n; // values per spectrum
     const sk_thresholds d_thresholds;
     const size_t d_group; // blocks per group
-    device_memory d_s1, d_scale, d_scratch;
+    device_memory d_seg_s1, d_seg_s2, d_s1, d_scale, d_scratch;
     device_memory d_flags; // [block][element] of the call, grown as needed
 };
 
