@@ -126,3 +126,26 @@ def test_bad_device_is_refused():
     with pytest.raises((ValueError, RuntimeError)) as e:
         beamform.incoherent_beam(4, 2, device="gpu")
     assert "gpu" in str(e.value)
+
+
+def test_flagger_then_beam_chain_on_every_host_device(rng):
+    """rfi_flagger -> incoherent_beam, connected directly (on emu the items go
+    through the GPU-style buffers): the same numbers on cpu and emu, and the
+    flagged CW channel is zero in the beam."""
+    n_channels, n_receivers, m, n_int = 6, 4, 32, 8
+    x = spectra_of(rng, 5 * m, n_channels, n_receivers)
+    x[:, 2, :] += 20.0  # a strong carrier (INR >= 50) in channel 2 of every receiver
+    outs = []
+    for device in HOST_DEVICES:
+        tb = gr.top_block()
+        src = blocks.vector_source_c(x.reshape(-1).tolist(), False, n_channels * n_receivers)
+        flagger = beamform.rfi_flagger(n_channels, n_receivers, m, 0.0013499, 0.0, "zeros",
+                                       0, device)
+        beam = beamform.incoherent_beam(n_channels, n_receivers, n_int, device=device)
+        snk = blocks.vector_sink_f(n_channels)
+        tb.connect(src, flagger, beam, snk)
+        tb.run()
+        outs.append(np.array(snk.data(), np.float32).reshape(-1, n_channels))
+    assert outs[0].shape == (5 * m // n_int, n_channels)
+    assert np.array_equal(outs[0], outs[1])
+    assert np.all(outs[0][:, 2] == 0) and np.all(outs[0][:, [0, 1, 3, 4, 5]] > 0)
