@@ -74,8 +74,8 @@ void fill_spectra(cf* d, size_t items, size_t tile_items, size_t elements)
         }
     for (size_t t0 = 0; t0 < items; t0 += tile_items) {
         const size_t n = std::min(tile_items, items - t0) * elements;
-        BF_GPU_CHECK(cudaMemcpy(d + t0 * elements, tile.data(), n * sizeof(cf),
-                                cudaMemcpyHostToDevice));
+        BF_GPU_CHECK(cudaMemcpy(
+            d + t0 * elements, tile.data(), n * sizeof(cf), cudaMemcpyHostToDevice));
     }
 }
 
@@ -84,9 +84,11 @@ void fill_spectra(cf* d, size_t items, size_t tile_items, size_t elements)
 int main(int argc, char** argv)
 {
     const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
-    const auto channel_list = parse_list(bench::option(argc, argv, "channels", "256,1024"));
+    const auto channel_list =
+        parse_list(bench::option(argc, argv, "channels", "256,1024"));
     const size_t block = std::stoul(bench::option(argc, argv, "block", "64"));
-    const size_t target_bytes = std::stoull(bench::option(argc, argv, "bytes", "805306368"));
+    const size_t target_bytes =
+        std::stoull(bench::option(argc, argv, "bytes", "805306368"));
     const int runs = std::stoi(bench::option(argc, argv, "runs", "50"));
     const std::string json = bench::option(argc, argv, "json", "rfi_flagger_bench.json");
 
@@ -106,8 +108,16 @@ int main(int argc, char** argv)
                 block,
                 ceiling_1gib);
     std::printf("%-9s %-13s %-7s %-9s %-10s %-9s %-9s %-9s %-9s %-10s\n",
-                "channels", "replace", "items", "MB in", "gpu ms", "gpu GB/s",
-                "copy GB/s", "of copy", "flagged", "cpu GB/s");
+                "channels",
+                "replace",
+                "items",
+                "MB in",
+                "gpu ms",
+                "gpu GB/s",
+                "copy GB/s",
+                "of copy",
+                "flagged",
+                "cpu GB/s");
 
     struct variant {
         const char* name;
@@ -149,8 +159,12 @@ int main(int argc, char** argv)
             const uint64_t first_item = 3000000000ull;
             const auto gpu_t = bench::time_gpu(
                 [&] {
-                    engine->execute(
-                        d_in.as<cf>(), d_out.as<cf>(), items, first_item, mask.data(), stream);
+                    engine->execute(d_in.as<cf>(),
+                                    d_out.as<cf>(),
+                                    items,
+                                    first_item,
+                                    mask.data(),
+                                    stream);
                 },
                 stream,
                 runs);
@@ -165,38 +179,59 @@ int main(int argc, char** argv)
             std::vector<cf> host_in(cpu_items * elements), host_out(host_in.size()),
                 gpu_slice(host_in.size());
             std::vector<uint8_t> cpu_mask(cpu_items / block * elements);
-            BF_GPU_CHECK(cudaMemcpy(host_in.data(), d_in.get(), host_in.size() * sizeof(cf),
+            BF_GPU_CHECK(cudaMemcpy(host_in.data(),
+                                    d_in.get(),
+                                    host_in.size() * sizeof(cf),
                                     cudaMemcpyDeviceToHost));
-            engine->execute(d_in.as<cf>(), d_out.as<cf>(), cpu_items, first_item,
-                            mask.data(), stream);
+            engine->execute(d_in.as<cf>(),
+                            d_out.as<cf>(),
+                            cpu_items,
+                            first_item,
+                            mask.data(),
+                            stream);
             BF_GPU_CHECK(cudaStreamSynchronize(stream));
-            BF_GPU_CHECK(cudaMemcpy(gpu_slice.data(), d_out.get(),
-                                    gpu_slice.size() * sizeof(cf), cudaMemcpyDeviceToHost));
+            BF_GPU_CHECK(cudaMemcpy(gpu_slice.data(),
+                                    d_out.get(),
+                                    gpu_slice.size() * sizeof(cf),
+                                    cudaMemcpyDeviceToHost));
             auto cpu = gr::beamform::make_rfi_flagger_cpu(config);
             const double cpu_ms = time_cpu_ms(
                 [&] {
-                    cpu->execute(host_in.data(), host_out.data(), cpu_items, first_item,
-                                 cpu_mask.data(), nullptr);
+                    cpu->execute(host_in.data(),
+                                 host_out.data(),
+                                 cpu_items,
+                                 first_item,
+                                 cpu_mask.data(),
+                                 nullptr);
                 },
                 3);
             const bool same =
                 std::memcmp(cpu_mask.data(), mask.data(), cpu_mask.size()) == 0 &&
-                std::memcmp(host_out.data(), gpu_slice.data(), host_out.size() * sizeof(cf)) ==
-                    0;
+                std::memcmp(
+                    host_out.data(), gpu_slice.data(), host_out.size() * sizeof(cf)) == 0;
             const double cpu_gbps = 2.0 * cpu_items * item_bytes / (cpu_ms * 1e-3) / 1e9;
 
-            std::printf("%-9zu %-13s %-7zu %-9.0f %-10.3f %-9.0f %-9.0f %-8.1f%% %-8.2f%% "
-                        "%-10.2f %s\n",
-                        channels, v.name, items, bytes / 1e6, gpu_t.median_ms, gpu_gbps,
-                        copy_gbps, 100.0 * gpu_gbps / copy_gbps,
-                        100.0 * double(flagged) / double(mask.size()), cpu_gbps,
-                        same ? "gpu == cpu" : "GPU AND CPU DIFFER");
+            std::printf(
+                "%-9zu %-13s %-7zu %-9.0f %-10.3f %-9.0f %-9.0f %-8.1f%% %-8.2f%% "
+                "%-10.2f %s\n",
+                channels,
+                v.name,
+                items,
+                bytes / 1e6,
+                gpu_t.median_ms,
+                gpu_gbps,
+                copy_gbps,
+                100.0 * gpu_gbps / copy_gbps,
+                100.0 * double(flagged) / double(mask.size()),
+                cpu_gbps,
+                same ? "gpu == cpu" : "GPU AND CPU DIFFER");
 
             report.row();
             report.set("channels", double(channels));
             report.set("receivers", double(receivers));
             report.set("block_size", double(block));
-            report.set("replace_noise", v.replacement == rfi_replacement::noise ? 1.0 : 0.0);
+            report.set("replace_noise",
+                       v.replacement == rfi_replacement::noise ? 1.0 : 0.0);
             report.set("mad_threshold", v.mad);
             report.set("items", double(items));
             report.set("bytes_read_plus_written", 2.0 * bytes);

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "incoherent_beam_impl.h"
 #include "block_support/block_params.h"
+#include "incoherent_beam_impl.h"
 #include <gnuradio/io_signature.h>
 
 namespace gr {
@@ -26,7 +26,8 @@ incoherent_beam::sptr incoherent_beam::make(int n_channels,
     config.stokes = stokes;
     config.threads = check_count("threads", threads, 0, 1024);
     config.validate();
-    check_item_bytes("n_channels * n_receivers * 8 (input item)", uint64_t(n_channels) * uint64_t(n_receivers) * 8);
+    check_item_bytes("n_channels * n_receivers * 8 (input item)",
+                     uint64_t(n_channels) * uint64_t(n_receivers) * 8);
     return gnuradio::make_block_sptr<incoherent_beam_impl>(config, select_device(device));
 }
 

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "rfi_flagger_impl.h"
 #include "block_support/block_params.h"
+#include "rfi_flagger_impl.h"
 #include <gnuradio/io_signature.h>
 #include <stdexcept>
 #include <string>
@@ -56,7 +56,8 @@ rfi_flagger_impl::rfi_flagger_impl(const rfi_flagger_config& config,
     : gr::sync_block("rfi_flagger",
                      device_block::signature(1, 1, spectrum_bytes(config), device),
                      device_block::signature(1, 1, spectrum_bytes(config), device)),
-      engine_block(device, spectrum_bytes(config), rfi_flagger_engine::make(config, device)),
+      engine_block(
+          device, spectrum_bytes(config), rfi_flagger_engine::make(config, device)),
       d_config(config),
       d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
       d_values(config.n_channels * config.n_receivers)
@@ -69,8 +70,8 @@ void rfi_flagger_impl::publish(uint64_t first_item, size_t n_blocks)
 {
     const size_t m = d_config.block_size;
     uint64_t flagged = 0;
-    const bool connected = has_msg_port(port_flags) &&
-                           !pmt::is_null(message_subscribers(port_flags));
+    const bool connected =
+        has_msg_port(port_flags) && !pmt::is_null(message_subscribers(port_flags));
     for (size_t b = 0; b < n_blocks; b++) {
         const uint8_t* mask = d_mask.data() + b * d_values;
         size_t count = 0;

@@ -80,7 +80,8 @@ BF_RFI_HD inline double spectral_kurtosis(double s1, double s2, double m)
  * inf or NaN input). A block of exact zeros (S1 = 0, no signal at all: dropped
  * data) is not flagged: there is nothing to excise and no power to replace.
  */
-BF_RFI_HD inline bool sk_flagged(double s1, double s2, double m, double lower, double upper)
+BF_RFI_HD inline bool
+sk_flagged(double s1, double s2, double m, double lower, double upper)
 {
     if (s1 == 0.0)
         return false;

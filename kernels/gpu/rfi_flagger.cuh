@@ -61,13 +61,12 @@ __host__ __device__ inline unsigned rfi_segments(unsigned block_size)
  * thread sums its element's powers over up to rfi_math::sum_segment spectra,
  * all loads issued before the sums. seg_s1, seg_s2: [block][segment][element].
  */
-__global__ void __launch_bounds__(rfi_threads)
-    rfi_segment_kernel(const float2* in,
-                       double* seg_s1,
-                       double* seg_s2,
-                       unsigned n_elements,
-                       unsigned block_size,
-                       unsigned n_blocks)
+__global__ void __launch_bounds__(rfi_threads) rfi_segment_kernel(const float2* in,
+                                                                  double* seg_s1,
+                                                                  double* seg_s2,
+                                                                  unsigned n_elements,
+                                                                  unsigned block_size,
+                                                                  unsigned n_blocks)
 {
     const unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n_elements)
@@ -104,16 +103,15 @@ __global__ void __launch_bounds__(rfi_threads)
  * S1, S2 of each (block, element) from its segments, added in order, and the
  * SK flag: grid x over elements, y over the group's blocks (grid-stride).
  */
-__global__ void __launch_bounds__(rfi_threads)
-    rfi_decide_kernel(const double* seg_s1,
-                      const double* seg_s2,
-                      double* s1_out,
-                      uint8_t* flags,
-                      unsigned n_elements,
-                      unsigned block_size,
-                      unsigned n_blocks,
-                      double lower,
-                      double upper)
+__global__ void __launch_bounds__(rfi_threads) rfi_decide_kernel(const double* seg_s1,
+                                                                 const double* seg_s2,
+                                                                 double* s1_out,
+                                                                 uint8_t* flags,
+                                                                 unsigned n_elements,
+                                                                 unsigned block_size,
+                                                                 unsigned n_blocks,
+                                                                 double lower,
+                                                                 double upper)
 {
     const unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n_elements)
@@ -199,7 +197,8 @@ __global__ void __launch_bounds__(rfi_receiver_threads)
             n_channels,
             slots);
         for (unsigned c = threadIdx.x; c < n_channels; c += blockDim.x)
-            if (rfi_math::power_outlier(s1[size_t(c) * n_receivers], median, mad, mad_threshold))
+            if (rfi_math::power_outlier(
+                    s1[size_t(c) * n_receivers], median, mad, mad_threshold))
                 flags[size_t(c) * n_receivers] = 1;
         __syncthreads();
     }
@@ -222,18 +221,17 @@ __global__ void __launch_bounds__(rfi_receiver_threads)
  * (grid-stride), like the phase_shift kernel. \p first_item is the absolute
  * index of in[0] (the noise's counter). in == out is allowed.
  */
-__global__ void __launch_bounds__(rfi_threads)
-    rfi_apply_kernel(const float2* in,
-                     float2* out,
-                     const uint8_t* flags,
-                     const double* scale,
-                     unsigned n_elements,
-                     unsigned n_receivers,
-                     unsigned block_size,
-                     size_t n_items,
-                     uint64_t first_item,
-                     uint64_t seed,
-                     int noise)
+__global__ void __launch_bounds__(rfi_threads) rfi_apply_kernel(const float2* in,
+                                                                float2* out,
+                                                                const uint8_t* flags,
+                                                                const double* scale,
+                                                                unsigned n_elements,
+                                                                unsigned n_receivers,
+                                                                unsigned block_size,
+                                                                size_t n_items,
+                                                                uint64_t first_item,
+                                                                uint64_t seed,
+                                                                int noise)
 {
     const unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n_elements)
@@ -331,17 +329,18 @@ inline void launch_rfi_flagger_group(const rfi_group_args& g, gpuStream_t stream
         BF_GPU_CHECK_LAUNCH("rfi_receiver_kernel");
     }
     const size_t n_items = size_t(g.n_blocks) * g.block_size;
-    rfi_apply_kernel<<<rfi_apply_grid(n, n_items), rfi_threads, 0, stream>>>(g.in,
-                                                                             g.out,
-                                                                             g.flags,
-                                                                             g.scale,
-                                                                             n,
-                                                                             g.n_receivers,
-                                                                             g.block_size,
-                                                                             n_items,
-                                                                             g.first_item,
-                                                                             g.seed,
-                                                                             g.noise ? 1 : 0);
+    rfi_apply_kernel<<<rfi_apply_grid(n, n_items), rfi_threads, 0, stream>>>(
+        g.in,
+        g.out,
+        g.flags,
+        g.scale,
+        n,
+        g.n_receivers,
+        g.block_size,
+        n_items,
+        g.first_item,
+        g.seed,
+        g.noise ? 1 : 0);
     BF_GPU_CHECK_LAUNCH("rfi_apply_kernel");
 }
 #endif

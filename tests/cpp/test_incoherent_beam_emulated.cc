@@ -25,32 +25,43 @@ using cfloat = std::complex<float>;
 
 namespace {
 
-void emulated_execute(const incoherent_beam_config& c, const cfloat* in, float* out, size_t n_out)
+void emulated_execute(const incoherent_beam_config& c,
+                      const cfloat* in,
+                      float* out,
+                      size_t n_out)
 {
     const bool iquv = c.stokes == stokes_mode::IQUV;
     const unsigned lanes = incoherent_lanes(unsigned(c.n_receivers), iquv);
     const size_t n_stokes = c.n_stokes();
     std::vector<float> partial(n_out * n_stokes * c.n_channels * lanes, std::nanf(""));
-    launch(incoherent_grid(c.n_channels * lanes, n_out), dim3(incoherent_threads), 0, [&] {
-        incoherent_partial_kernel(reinterpret_cast<const float2*>(in),
-                                  partial.data(),
-                                  unsigned(c.n_channels),
-                                  unsigned(c.n_receivers),
-                                  unsigned(c.n_int),
-                                  unsigned(n_out),
-                                  iquv ? 1 : 0);
-    });
-    launch(incoherent_grid(n_stokes * c.n_channels, n_out), dim3(incoherent_threads), 0, [&] {
-        incoherent_sum_kernel(partial.data(),
-                              out,
-                              unsigned(n_stokes * c.n_channels),
-                              lanes,
-                              unsigned(n_out));
-    });
+    launch(
+        incoherent_grid(c.n_channels * lanes, n_out), dim3(incoherent_threads), 0, [&] {
+            incoherent_partial_kernel(reinterpret_cast<const float2*>(in),
+                                      partial.data(),
+                                      unsigned(c.n_channels),
+                                      unsigned(c.n_receivers),
+                                      unsigned(c.n_int),
+                                      unsigned(n_out),
+                                      iquv ? 1 : 0);
+        });
+    launch(incoherent_grid(n_stokes * c.n_channels, n_out),
+           dim3(incoherent_threads),
+           0,
+           [&] {
+               incoherent_sum_kernel(partial.data(),
+                                     out,
+                                     unsigned(n_stokes * c.n_channels),
+                                     lanes,
+                                     unsigned(n_out));
+           });
 }
 
-void check_case(size_t channels, size_t receivers, size_t n_int, polarization_layout pol,
-                stokes_mode stokes, size_t n_out)
+void check_case(size_t channels,
+                size_t receivers,
+                size_t n_int,
+                polarization_layout pol,
+                stokes_mode stokes,
+                size_t n_out)
 {
     incoherent_beam_config c;
     c.n_channels = channels;
@@ -83,10 +94,12 @@ void check_case(size_t channels, size_t receivers, size_t n_int, polarization_la
             double i = 0, q = 0, u = 0, v = 0;
             for (size_t t = o * n_int; t < (o + 1) * n_int; t++)
                 for (size_t a = 0; a < receivers; a++) {
-                    const std::complex<double> x = in[(t * channels + ch) * receivers + a];
+                    const std::complex<double> x =
+                        in[(t * channels + ch) * receivers + a];
                     i += std::norm(x);
                     if (pol == polarization_layout::xy_pairs && a % 2 == 0) {
-                        const std::complex<double> y = in[(t * channels + ch) * receivers + a + 1];
+                        const std::complex<double> y =
+                            in[(t * channels + ch) * receivers + a + 1];
                         const auto xy = x * std::conj(y);
                         q += std::norm(x) - std::norm(y);
                         u += 2 * xy.real();
@@ -97,8 +110,10 @@ void check_case(size_t channels, size_t receivers, size_t n_int, polarization_la
             for (size_t s = 0; s < c.n_stokes(); s++) {
                 const size_t k = (o * c.n_stokes() + s) * channels + ch;
                 const double tol = 2e-6 * i;
-                ASSERT_NEAR(expected[k], want[s], tol) << "cpu o=" << o << " c=" << ch << " s=" << s;
-                ASSERT_NEAR(got[k], want[s], tol) << "emu o=" << o << " c=" << ch << " s=" << s;
+                ASSERT_NEAR(expected[k], want[s], tol)
+                    << "cpu o=" << o << " c=" << ch << " s=" << s;
+                ASSERT_NEAR(got[k], want[s], tol)
+                    << "emu o=" << o << " c=" << ch << " s=" << s;
             }
         }
 }
@@ -137,10 +152,12 @@ TEST(IncoherentBeamEngine, BadConfigurationsNameTheParameter)
     expect_error([](auto& c) { c.n_int = 0; }, "n_int");
     expect_error([](auto& c) { c.n_channels = 0; }, "n_channels");
     expect_error([](auto& c) { c.n_receivers = 0; }, "n_receivers");
-    expect_error([](auto& c) {
-        c.n_receivers = 3;
-        c.polarization = polarization_layout::xy_pairs;
-    }, "even");
+    expect_error(
+        [](auto& c) {
+            c.n_receivers = 3;
+            c.polarization = polarization_layout::xy_pairs;
+        },
+        "even");
     expect_error([](auto& c) { c.stokes = stokes_mode::IQUV; }, "xy_pairs");
     expect_error([](auto& c) { c.polarization = static_cast<polarization_layout>(5); },
                  "polarization");

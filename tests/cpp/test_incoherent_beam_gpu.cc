@@ -18,8 +18,12 @@ using cf = std::complex<float>;
 
 namespace {
 
-void check(size_t channels, size_t receivers, size_t n_int, size_t n_out,
-           polarization_layout pol, stokes_mode stokes)
+void check(size_t channels,
+           size_t receivers,
+           size_t n_int,
+           size_t n_out,
+           polarization_layout pol,
+           stokes_mode stokes)
 {
     REQUIRE_GPU(gpu);
     incoherent_beam_config c;
@@ -28,7 +32,8 @@ void check(size_t channels, size_t receivers, size_t n_int, size_t n_out,
     c.n_int = n_int;
     c.polarization = pol;
     c.stokes = stokes;
-    const auto in = beamform_test::random_vector<cf>(n_out * n_int * channels * receivers, 9);
+    const auto in =
+        beamform_test::random_vector<cf>(n_out * n_int * channels * receivers, 9);
     const size_t out_size = n_out * c.n_stokes() * channels;
     std::vector<float> expected(out_size);
     make_incoherent_beam_cpu(c)->execute(in.data(), expected.data(), n_out, nullptr);
@@ -44,7 +49,8 @@ void check(size_t channels, size_t receivers, size_t n_int, size_t n_out,
             for (size_t ch = 0; ch < channels; ch++) {
                 const size_t k = (o * c.n_stokes() + s) * channels + ch;
                 const double scale = expected[o * c.n_stokes() * channels + ch];
-                ASSERT_NEAR(got[k], expected[k], 2e-6 * scale) << o << " " << s << " " << ch;
+                ASSERT_NEAR(got[k], expected[k], 2e-6 * scale)
+                    << o << " " << s << " " << ch;
             }
 }
 

@@ -51,9 +51,11 @@ void emulated_execute(const rfi_flagger_config& c,
         const auto* x = reinterpret_cast<const float2*>(in) + b0 * m * n;
         auto* y = reinterpret_cast<float2*>(out) + b0 * m * n;
         uint8_t* flags = mask + b0 * n;
-        launch(rfi_element_grid(unsigned(n), size_t(nb) * n_seg), dim3(rfi_threads), 0, [&] {
-            rfi_segment_kernel(x, seg_s1.data(), seg_s2.data(), unsigned(n), unsigned(m), nb);
-        });
+        launch(
+            rfi_element_grid(unsigned(n), size_t(nb) * n_seg), dim3(rfi_threads), 0, [&] {
+                rfi_segment_kernel(
+                    x, seg_s1.data(), seg_s2.data(), unsigned(n), unsigned(m), nb);
+            });
         launch(rfi_element_grid(unsigned(n), nb), dim3(rfi_threads), 0, [&] {
             rfi_decide_kernel(seg_s1.data(),
                               seg_s2.data(),
@@ -133,7 +135,12 @@ void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_pla
     auto cpu = make_rfi_flagger_cpu(c);
     std::vector<cfloat> expected(n_items * n, poison);
     std::vector<uint8_t> expected_mask(n_blocks * n, 0xee);
-    cpu->execute(input.data(), expected.data(), n_items, first_item, expected_mask.data(), nullptr);
+    cpu->execute(input.data(),
+                 expected.data(),
+                 n_items,
+                 first_item,
+                 expected_mask.data(),
+                 nullptr);
 
     std::vector<cfloat> got = in_place ? input : std::vector<cfloat>(n_items * n, poison);
     std::vector<uint8_t> mask(n_blocks * n, 0xee);
@@ -254,7 +261,8 @@ TEST(RfiFlaggerEngine, BadConfigurationsNameTheParameter)
     expect_error([](auto& c) { c.pfa = std::nan(""); }, "pfa");
     expect_error([](auto& c) { c.mad_threshold = -1.0; }, "mad_threshold");
     expect_error([](auto& c) { c.mad_threshold = std::nan(""); }, "mad_threshold");
-    expect_error([](auto& c) { c.replacement = static_cast<rfi_replacement>(7); }, "replace");
+    expect_error([](auto& c) { c.replacement = static_cast<rfi_replacement>(7); },
+                 "replace");
     expect_error([](auto& c) { c.n_channels = 0; }, "n_channels");
     expect_error([](auto& c) { c.n_receivers = 0; }, "n_receivers");
     expect_error([](auto& c) { c.threads = 5000; }, "threads");

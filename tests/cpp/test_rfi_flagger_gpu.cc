@@ -36,8 +36,12 @@ std::vector<cf> noisy_spectra(size_t n_items, size_t n, unsigned seed)
     return x;
 }
 
-void check(size_t channels, size_t receivers, size_t m, size_t n_blocks,
-           rfi_replacement r, double mad)
+void check(size_t channels,
+           size_t receivers,
+           size_t m,
+           size_t n_blocks,
+           rfi_replacement r,
+           double mad)
 {
     REQUIRE_GPU(gpu);
     rfi_flagger_config c;
@@ -59,7 +63,8 @@ void check(size_t channels, size_t receivers, size_t m, size_t n_blocks,
     auto d_in = beamform_test::to_device(gpu, in);
     device_memory d_out(gpu, in.size() * sizeof(cf));
     beamform_test::poison(gpu, d_out);
-    engine->execute(d_in.as<cf>(), d_out.as<cf>(), n_items, first_item, mask.data(), nullptr);
+    engine->execute(
+        d_in.as<cf>(), d_out.as<cf>(), n_items, first_item, mask.data(), nullptr);
     gpu_api_for(gpu.kind).synchronize(gpu.index, nullptr);
     const auto got = beamform_test::to_host<cf>(gpu, d_out, in.size());
     ASSERT_EQ(mask, expected_mask);
@@ -80,5 +85,6 @@ TEST(RfiFlaggerGpu, OddSizesNoiseAndOutliers)
 }
 TEST(RfiFlaggerGpu, StationSizeSeveralGroups)
 {
-    check(256, 96, 64, 12, rfi_replacement::noise, 6.0); // 12 MiB per block: groups of one
+    check(
+        256, 96, 64, 12, rfi_replacement::noise, 6.0); // 12 MiB per block: groups of one
 }

@@ -53,15 +53,17 @@ void incoherent_beam_config::validate() const
 }
 
 std::unique_ptr<incoherent_beam_engine>
-incoherent_beam_engine::make(const incoherent_beam_config& config, const device_spec& device)
+incoherent_beam_engine::make(const incoherent_beam_config& config,
+                             const device_spec& device)
 {
     config.validate();
-    return make_for_device("incoherent_beam",
-                           device,
-                           [&] { return make_incoherent_beam_cpu(config); },
-                           BEAMFORM_GPU_MAKERS(make_incoherent_beam_gpu),
-                           config,
-                           device);
+    return make_for_device(
+        "incoherent_beam",
+        device,
+        [&] { return make_incoherent_beam_cpu(config); },
+        BEAMFORM_GPU_MAKERS(make_incoherent_beam_gpu),
+        config,
+        device);
 }
 
 } // namespace beamform

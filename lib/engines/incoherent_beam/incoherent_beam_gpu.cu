@@ -36,7 +36,8 @@ public:
     {
         BF_GPU_CHECK(gpuSetDevice(d_device.index));
         auto s = static_cast<gpuStream_t>(stream);
-        const size_t in_per_out = d_config.n_int * d_config.n_channels * d_config.n_receivers;
+        const size_t in_per_out =
+            d_config.n_int * d_config.n_channels * d_config.n_receivers;
         const size_t out_per_out = d_config.n_stokes() * d_config.n_channels;
         // Chunks of outputs whose partials fit the buffer; a kernel of the
         // next chunk runs after the previous chunk's, in stream order.

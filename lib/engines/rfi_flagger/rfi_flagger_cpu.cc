@@ -5,8 +5,8 @@
  */
 #include "engines/common/thread_pool.h"
 #include "rfi_flagger_receiver_stats.h"
-#include <common/rfi_flagger_math.h>
 #include <gnuradio/beamform/engines/rfi_flagger_engine.h>
+#include <common/rfi_flagger_math.h>
 #include <algorithm>
 #include <vector>
 
@@ -126,9 +126,9 @@ public:
 
 private:
     struct scratch {
-        std::vector<double> s2;     // S2 of one channel's receivers
+        std::vector<double> s2;             // S2 of one channel's receivers
         std::vector<double> seg_s1, seg_s2; // one segment's sums
-        std::vector<double> values; // the receiver step's medians
+        std::vector<double> values;         // the receiver step's medians
     };
 
     const rfi_flagger_config d_config;

@@ -30,7 +30,8 @@ std::string number(double v)
 }
 } // namespace
 
-rfi_replacement rfi_replacement_from_string(const std::string& name, const char* parameter)
+rfi_replacement rfi_replacement_from_string(const std::string& name,
+                                            const char* parameter)
 {
     if (name == "zeros")
         return rfi_replacement::zeros;
@@ -78,16 +79,17 @@ void rfi_flagger_config::validate() const
                                     std::to_string(threads));
 }
 
-std::unique_ptr<rfi_flagger_engine> rfi_flagger_engine::make(const rfi_flagger_config& config,
-                                                             const device_spec& device)
+std::unique_ptr<rfi_flagger_engine>
+rfi_flagger_engine::make(const rfi_flagger_config& config, const device_spec& device)
 {
     config.validate();
-    return make_for_device("rfi_flagger",
-                           device,
-                           [&] { return make_rfi_flagger_cpu(config); },
-                           BEAMFORM_GPU_MAKERS(make_rfi_flagger_gpu),
-                           config,
-                           device);
+    return make_for_device(
+        "rfi_flagger",
+        device,
+        [&] { return make_rfi_flagger_cpu(config); },
+        BEAMFORM_GPU_MAKERS(make_rfi_flagger_gpu),
+        config,
+        device);
 }
 
 } // namespace beamform

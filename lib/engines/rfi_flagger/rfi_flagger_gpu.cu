@@ -24,8 +24,12 @@ public:
           d_n(config.n_channels * config.n_receivers),
           d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
           d_group(rfi_group_blocks(config.block_size, d_n)),
-          d_seg_s1(dev, d_group * rfi_segments(unsigned(config.block_size)) * d_n * sizeof(double)),
-          d_seg_s2(dev, d_group * rfi_segments(unsigned(config.block_size)) * d_n * sizeof(double)),
+          d_seg_s1(dev,
+                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
+                       sizeof(double)),
+          d_seg_s2(dev,
+                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
+                       sizeof(double)),
           d_s1(dev, d_group * d_n * sizeof(double)),
           d_scale(dev, d_group * config.n_receivers * sizeof(double)),
           d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double))
@@ -46,7 +50,8 @@ public:
         if (n_blocks == 0)
             return;
         if (d_flags.size() < n_blocks * d_n)
-            d_flags = device_memory(d_device, n_blocks * d_n); // frees after the device is idle
+            d_flags =
+                device_memory(d_device, n_blocks * d_n); // frees after the device is idle
         rfi_group_args g;
         g.seg_s1 = d_seg_s1.as<double>();
         g.seg_s2 = d_seg_s2.as<double>();

@@ -58,7 +58,8 @@ inline double receiver_step(const double* s1,
                 std::fabs(rfi_math::order_key(s1[c * n_receivers + a]) - median));
         const double mad = median_of(scratch);
         for (size_t c = 0; c < n_channels; c++)
-            if (rfi_math::power_outlier(s1[c * n_receivers + a], median, mad, mad_threshold))
+            if (rfi_math::power_outlier(
+                    s1[c * n_receivers + a], median, mad, mad_threshold))
                 flags[c * n_receivers + a] = 1;
     }
     double sum = 0.0;

@@ -25,8 +25,8 @@
  * where SK is closer to Gaussian anyway.
  * Computed once per (M, pfa) per process.
  */
-#include <common/rfi_flagger_math.h>
 #include <gnuradio/beamform/engines/rfi_flagger_engine.h>
+#include <common/rfi_flagger_math.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -47,7 +47,8 @@ double simulated_sk(size_t m, uint64_t t)
 {
     double s1 = 0.0, s2 = 0.0;
     for (size_t i = 0; i < m; i++) {
-        const uint64_t h = rfi_math::mix64(rfi_math::mix64(t) + i * 0x9e3779b97f4a7c15ULL);
+        const uint64_t h =
+            rfi_math::mix64(rfi_math::mix64(t) + i * 0x9e3779b97f4a7c15ULL);
         // uniform in (0, 1]: 53 bits, never 0
         const double u = (double(h >> 11) + 1.0) * (1.0 / 9007199254740992.0);
         rfi_math::accumulate(s1, s2, -std::log(u));

@@ -60,8 +60,8 @@ public:
                          size_t n_out,
                          stream_handle stream) = 0;
 
-    static std::unique_ptr<incoherent_beam_engine> make(const incoherent_beam_config& config,
-                                                        const device_spec& device);
+    static std::unique_ptr<incoherent_beam_engine>
+    make(const incoherent_beam_config& config, const device_spec& device);
 };
 
 std::unique_ptr<incoherent_beam_engine>

@@ -106,7 +106,8 @@ public:
                                                     const device_spec& device);
 };
 
-std::unique_ptr<rfi_flagger_engine> make_rfi_flagger_cpu(const rfi_flagger_config& config);
+std::unique_ptr<rfi_flagger_engine>
+make_rfi_flagger_cpu(const rfi_flagger_config& config);
 
 } // namespace beamform
 } // namespace gr
