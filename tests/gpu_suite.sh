@@ -25,7 +25,8 @@ case "$part" in
 tests)
     for t in test_convert_engine test_device_buffer test_gpu_handoff test_bad_input_devices \
         test_station_flowgraph test_tensor_beamformer_gpu \
-        test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu; do
+        test_pfb_channelizer_gpu test_phase_shift_gpu test_rca_das_gpu test_rfi_flagger_gpu \
+        test_incoherent_beam_gpu; do
         [ -x ".dev/bundle/bin/$t" ] || continue
         "$t" 2>&1 | quiet >"$out/$t.log" || status=1
         echo "$t: $(grep -E '^\[  (PASSED|FAILED) ' "$out/$t.log" | tr '\n' ' ')"
@@ -46,6 +47,7 @@ sanitize)
 bench-a)
     (cd "$out" && device_buffer_bench --json=device_buffer_bench.json 2>&1 | quiet | tee device_buffer_bench.log)
     (cd "$out" && phase_shift_bench --json=phase_shift_bench.json 2>&1 | quiet | tee phase_shift_bench.log | tail -15)
+    (cd "$out" && rfi_flagger_bench --json=rfi_flagger_bench.json 2>&1 | quiet | tee rfi_flagger_bench.log | tail -12)
     (cd "$out" && station_bench --json=station_bench.json 2>&1 | quiet | tee station_bench.log)
     ;;
 bench-b)

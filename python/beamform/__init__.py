@@ -8,8 +8,8 @@
 
 '''
 gr-beamform: GPU beamforming blocks for GNU Radio (convert, pfb_channelizer,
-phase_shift, tensor_beamformer, bit_packer/bit_unpacker, rca_das, array_source,
-filterbank_sink) and their Python helpers. See README.md and docs/ of the
+phase_shift, rfi_flagger, incoherent_beam, tensor_beamformer, bit_packer/bit_unpacker, rca_das,
+array_source, filterbank_sink) and their Python helpers. See README.md and docs/ of the
 source tree.
 '''
 import os
@@ -25,7 +25,8 @@ except ModuleNotFoundError:
 # generic TypeError.
 from .int_arguments import name_out_of_range_integers as _name_integers
 for _block in ("convert", "pfb_channelizer", "phase_shift", "tensor_beamformer",
-               "bit_packer", "bit_unpacker", "filterbank_sink", "array_source", "rca_das"):
+               "bit_packer", "bit_unpacker", "filterbank_sink", "array_source", "rca_das",
+               "rfi_flagger", "incoherent_beam"):
     if _block in globals():
         _name_integers(globals()[_block])
 del _block, _name_integers

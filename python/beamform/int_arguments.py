@@ -13,7 +13,7 @@ import re
 
 INT_RANGE = (-2**31, 2**31 - 1)  # C++ int
 # Constructor integers that are not a C++ int.
-WIDER = {("array_source", "seed"): (0, 2**64 - 1)}
+WIDER = {("array_source", "seed"): (0, 2**64 - 1), ("rfi_flagger", "seed"): (0, 2**64 - 1)}
 
 # "name: type" or "name: type = default" in pybind11's signature line.
 _PARAMETER = re.compile(r"(\w+): ([^,=]+?)(?: = [^,]*)?(?:, |\) -> )")

@@ -11,7 +11,7 @@ from gnuradio import beamform
 
 HEADERS = os.path.join(os.path.dirname(__file__), "..", "..", "include", "gnuradio", "beamform")
 BLOCKS = ["convert", "pfb_channelizer", "phase_shift", "tensor_beamformer", "filterbank_sink",
-          "rca_das", "bit_packer", "bit_unpacker", "array_source"]
+          "rca_das", "bit_packer", "bit_unpacker", "array_source", "rfi_flagger", "incoherent_beam"]
 
 
 def header_brief(name):

@@ -40,7 +40,8 @@ BASE = {
 BLOCKS = ["beamform_convert", "beamform_pfb_channelizer", "beamform_phase_shift",
           "beamform_tensor_beamformer", "beamform_bit_packer", "beamform_bit_unpacker",
           "beamform_filterbank_sink", "beamform_array_source", "beamform_rca_das",
-          "beamform_rca_volume_views", "beamform_delay_tracker"]
+          "beamform_rca_volume_views", "beamform_delay_tracker", "beamform_rfi_flagger",
+          "beamform_incoherent_beam"]
 
 # (block, parameter values, what the block itself says about them)
 BAD = [
@@ -68,6 +69,13 @@ BAD = [
     ("beamform_delay_tracker", {"interval": "0"}, "interval_s"),
     ("beamform_delay_tracker", {"latitude": "95"}, "latitude_deg"),
     ("beamform_delay_tracker", {"phase_centre": "Cas A"}, "unknown target"),
+    ("beamform_rfi_flagger", {"block_size": "1"}, "block_size"),
+    ("beamform_rfi_flagger", {"pfa": "0.5"}, "pfa"),
+    ("beamform_rfi_flagger", {"mad_threshold": "-1"}, "mad_threshold"),
+    ("beamform_rfi_flagger", {"seed": "-1"}, "seed"),
+    ("beamform_rfi_flagger", {"device": "gpu"}, "device"),
+    ("beamform_incoherent_beam", {"n_int": "0"}, "n_int"),
+    ("beamform_incoherent_beam", {"polarization": "xy_pairs", "n_receivers": "5"}, "even"),
 ]
 
 

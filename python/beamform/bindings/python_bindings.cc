@@ -33,6 +33,8 @@ void bind_bit_unpacker(py::module& m);
 void bind_filterbank_sink(py::module& m);
 void bind_array_geometry(py::module& m);
 void bind_phase_shift(py::module& m);
+void bind_rfi_flagger(py::module& m);
+void bind_incoherent_beam(py::module& m);
 void bind_array_source(py::module& m);
 void bind_rca_das(py::module& m);
 void bind_pfb_channelizer(py::module& m);
@@ -76,6 +78,8 @@ PYBIND11_MODULE(beamform_python, m)
     bind_filterbank_sink(m);
     bind_array_geometry(m);
     bind_phase_shift(m);
+    bind_rfi_flagger(m);
+    bind_incoherent_beam(m);
     bind_array_source(m);
     bind_rca_das(m);
     bind_pfb_channelizer(m);

@@ -1,0 +1,105 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * rfi_flagger on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h).
+ */
+#include <gnuradio/beamform/engines/rfi_flagger_engine.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <gpu/rfi_flagger.cuh>
+#include <algorithm>
+
+namespace gr {
+namespace beamform {
+namespace BF_GPU_NS {
+namespace {
+
+class rfi_flagger_gpu final : public rfi_flagger_engine
+{
+public:
+    rfi_flagger_gpu(const rfi_flagger_config& config, const device_spec& dev)
+        : d_config(config),
+          d_device(dev),
+          d_n(config.n_channels * config.n_receivers),
+          d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
+          d_group(rfi_group_blocks(config.block_size, d_n)),
+          d_seg_s1(dev,
+                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
+                       sizeof(double)),
+          d_seg_s2(dev,
+                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
+                       sizeof(double)),
+          d_s1(dev, d_group * d_n * sizeof(double)),
+          d_scale(dev, d_group * config.n_receivers * sizeof(double)),
+          d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double))
+    {
+    }
+
+    void execute(const std::complex<float>* in,
+                 std::complex<float>* out,
+                 size_t n_items,
+                 uint64_t first_item,
+                 uint8_t* mask,
+                 stream_handle stream) override
+    {
+        BF_GPU_CHECK(gpuSetDevice(d_device.index));
+        auto s = static_cast<gpuStream_t>(stream);
+        const size_t m = d_config.block_size;
+        const size_t n_blocks = n_items / m;
+        if (n_blocks == 0)
+            return;
+        if (d_flags.size() < n_blocks * d_n)
+            d_flags =
+                device_memory(d_device, n_blocks * d_n); // frees after the device is idle
+        rfi_group_args g;
+        g.seg_s1 = d_seg_s1.as<double>();
+        g.seg_s2 = d_seg_s2.as<double>();
+        g.s1 = d_s1.as<double>();
+        g.scale = d_scale.as<double>();
+        g.scratch = d_scratch.as<double>();
+        g.n_channels = unsigned(d_config.n_channels);
+        g.n_receivers = unsigned(d_config.n_receivers);
+        g.block_size = unsigned(m);
+        g.lower = d_thresholds.lower;
+        g.upper = d_thresholds.upper;
+        g.mad_threshold = d_config.mad_threshold;
+        g.seed = d_config.seed;
+        g.noise = d_config.replacement == rfi_replacement::noise;
+        for (size_t b0 = 0; b0 < n_blocks; b0 += d_group) {
+            const size_t nb = std::min(d_group, n_blocks - b0);
+            const size_t offset = b0 * m * d_n;
+            g.in = reinterpret_cast<const float2*>(in) + offset;
+            g.out = reinterpret_cast<float2*>(out) + offset;
+            g.flags = d_flags.as<uint8_t>() + b0 * d_n;
+            g.n_blocks = unsigned(nb);
+            g.first_item = first_item + b0 * m;
+            launch_rfi_flagger_group(g, s);
+        }
+        // Into the caller's (pageable) host memory, in stream order.
+        BF_GPU_CHECK(gpuMemcpyAsync(
+            mask, d_flags.get(), n_blocks * d_n, gpuMemcpyDeviceToHost, s));
+    }
+
+private:
+    const rfi_flagger_config d_config;
+    const device_spec d_device;
+    const size_t d_n; // values per spectrum
+    const sk_thresholds d_thresholds;
+    const size_t d_group; // blocks per group
+    device_memory d_seg_s1, d_seg_s2, d_s1, d_scale, d_scratch;
+    device_memory d_flags; // [block][element] of the call, grown as needed
+};
+
+} // namespace
+
+std::unique_ptr<rfi_flagger_engine> make_rfi_flagger_gpu(const rfi_flagger_config& config,
+                                                         const device_spec& device)
+{
+    config.validate();
+    return std::make_unique<rfi_flagger_gpu>(config, device);
+}
+
+} // namespace BF_GPU_NS
+} // namespace beamform
+} // namespace gr

@@ -1,0 +1,39 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, beamform, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_beamform_incoherent_beam = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_incoherent_beam_0 = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_incoherent_beam_1 = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_make = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_n_int = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_polarization = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_stokes = R"doc()doc";
+
+
+static const char* __doc_gr_beamform_incoherent_beam_n_stokes = R"doc()doc";

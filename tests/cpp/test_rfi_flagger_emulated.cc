@@ -1,0 +1,291 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The rfi_flagger's GPU kernels (kernels/gpu/rfi_flagger.cuh) run on the host
+ * through kernels/emulation/gpu_emulation.h, launched as the GPU engine
+ * launches them (groups of blocks, the same grids), against the CPU engine:
+ * masks and outputs must be bit-identical (both use rfi_flagger_math.h), on
+ * odd sizes, with RFI injected so that both criteria flag, with poisoned
+ * output buffers, in place and not, zeros and noise replacement.
+ */
+#include <emulation/gpu_emulation.h>
+// The kernels, compiled for the emulation (namespace gr::beamform::emulated).
+#include <gpu/rfi_flagger.cuh>
+
+#include <gnuradio/beamform/engines/rfi_flagger_engine.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace gr::beamform;
+using namespace gr::beamform::emulated;
+using cfloat = std::complex<float>;
+
+namespace {
+
+//! The GPU engine's execute(), with host memory and emulated launches.
+void emulated_execute(const rfi_flagger_config& c,
+                      const cfloat* in,
+                      cfloat* out,
+                      size_t n_items,
+                      uint64_t first_item,
+                      uint8_t* mask,
+                      size_t group)
+{
+    const auto th = sk_thresholds_for(c.block_size, c.pfa);
+    const size_t n = c.n_channels * c.n_receivers, m = c.block_size;
+    const size_t n_blocks = n_items / m;
+    const unsigned n_seg = rfi_segments(unsigned(m));
+    std::vector<double> seg_s1(group * n_seg * n, std::nan("")), seg_s2 = seg_s1;
+    std::vector<double> s1(group * n, std::nan("")), scale(group * c.n_receivers, -1.0),
+        scratch(2 * group * c.n_receivers, std::nan(""));
+    const bool noise = c.replacement == rfi_replacement::noise;
+    for (size_t b0 = 0; b0 < n_blocks; b0 += group) {
+        const unsigned nb = unsigned(std::min(group, n_blocks - b0));
+        const auto* x = reinterpret_cast<const float2*>(in) + b0 * m * n;
+        auto* y = reinterpret_cast<float2*>(out) + b0 * m * n;
+        uint8_t* flags = mask + b0 * n;
+        launch(
+            rfi_element_grid(unsigned(n), size_t(nb) * n_seg), dim3(rfi_threads), 0, [&] {
+                rfi_segment_kernel(
+                    x, seg_s1.data(), seg_s2.data(), unsigned(n), unsigned(m), nb);
+            });
+        launch(rfi_element_grid(unsigned(n), nb), dim3(rfi_threads), 0, [&] {
+            rfi_decide_kernel(seg_s1.data(),
+                              seg_s2.data(),
+                              s1.data(),
+                              flags,
+                              unsigned(n),
+                              unsigned(m),
+                              nb,
+                              th.lower,
+                              th.upper);
+        });
+        if (c.mad_threshold > 0.0 || noise)
+            launch(dim3(unsigned(c.n_receivers), nb), dim3(rfi_receiver_threads), 0, [&] {
+                rfi_receiver_kernel(s1.data(),
+                                    flags,
+                                    scale.data(),
+                                    scratch.data(),
+                                    unsigned(c.n_channels),
+                                    unsigned(c.n_receivers),
+                                    unsigned(m),
+                                    c.mad_threshold);
+            });
+        launch(rfi_apply_grid(unsigned(n), nb * m), dim3(rfi_threads), 0, [&] {
+            rfi_apply_kernel(x,
+                             y,
+                             flags,
+                             scale.data(),
+                             unsigned(n),
+                             unsigned(c.n_receivers),
+                             unsigned(m),
+                             nb * m,
+                             first_item + b0 * m,
+                             c.seed,
+                             noise ? 1 : 0);
+        });
+    }
+}
+
+/*!
+ * Gaussian noise of a power that differs per receiver, with a CW tone in one
+ * (channel, receiver), bursts in another, a strong steady-noise channel (a
+ * power outlier that SK does not see), a block of zeros and one NaN.
+ */
+std::vector<cfloat> test_input(const rfi_flagger_config& c, size_t n_items, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    const size_t nc = c.n_channels, na = c.n_receivers, n = nc * na;
+    std::vector<cfloat> x(n_items * n);
+    for (size_t t = 0; t < n_items; t++)
+        for (size_t ch = 0; ch < nc; ch++)
+            for (size_t a = 0; a < na; a++) {
+                float sigma = 1.0f + 0.3f * float(a);
+                if (ch == 4 % nc)
+                    sigma *= 40.0f; // power outlier, Gaussian: SK does not flag it
+                x[t * n + ch * na + a] = cfloat(sigma * g(rng), sigma * g(rng));
+            }
+    for (size_t t = 0; t < n_items; t++) {
+        x[t * n + (1 % nc) * na + 2 % na] += std::polar(30.0f, 0.7f * float(t)); // CW
+        if (t % 13 == 5)
+            x[t * n + (2 % nc) * na + 1 % na] *= 50.0f; // bursts
+    }
+    for (size_t t = 0; t < c.block_size; t++)
+        x[t * n + (3 % nc) * na] = cfloat(0.0f, 0.0f); // a block of zeros
+    x[(c.block_size + 3) * n + n - 1] = cfloat(std::nanf(""), 1.0f);
+    return x;
+}
+
+void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_place)
+{
+    c.validate();
+    const size_t n = c.n_channels * c.n_receivers, n_items = n_blocks * c.block_size;
+    const uint64_t first_item = 1000003;
+    const auto input = test_input(c, n_items, 7);
+    const cfloat poison(std::nanf(""), -1e30f);
+
+    auto cpu = make_rfi_flagger_cpu(c);
+    std::vector<cfloat> expected(n_items * n, poison);
+    std::vector<uint8_t> expected_mask(n_blocks * n, 0xee);
+    cpu->execute(input.data(),
+                 expected.data(),
+                 n_items,
+                 first_item,
+                 expected_mask.data(),
+                 nullptr);
+
+    std::vector<cfloat> got = in_place ? input : std::vector<cfloat>(n_items * n, poison);
+    std::vector<uint8_t> mask(n_blocks * n, 0xee);
+    emulated_execute(c,
+                     in_place ? got.data() : input.data(),
+                     got.data(),
+                     n_items,
+                     first_item,
+                     mask.data(),
+                     group);
+
+    ASSERT_EQ(mask, expected_mask);
+    ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(cfloat)));
+
+    // The injected RFI is flagged in every block, and something stays unflagged.
+    size_t flagged = 0;
+    for (size_t b = 0; b < n_blocks; b++) {
+        const uint8_t* mk = mask.data() + b * n;
+        EXPECT_EQ(mk[(1 % c.n_channels) * c.n_receivers + 2 % c.n_receivers], 1) << b;
+        EXPECT_EQ(mk[(2 % c.n_channels) * c.n_receivers + 1 % c.n_receivers], 1) << b;
+        if (c.mad_threshold > 0)
+            EXPECT_EQ(mk[(4 % c.n_channels) * c.n_receivers], 1) << b;
+        for (size_t j = 0; j < n; j++)
+            flagged += mk[j];
+    }
+    EXPECT_EQ(mask[(3 % c.n_channels) * c.n_receivers], 0); // zeros: not flagged
+    EXPECT_EQ(mask[n + n - 1], 1);                          // the NaN
+    EXPECT_LT(flagged, n_blocks * n / 2);
+    // Unflagged values are copied, flagged ones replaced.
+    for (size_t t = 0; t < n_items; t++)
+        for (size_t j = 0; j < n; j++) {
+            const cfloat y = got[t * n + j], x = input[t * n + j];
+            if (!mask[(t / c.block_size) * n + j])
+                ASSERT_EQ(0, std::memcmp(&y, &x, sizeof y));
+            else if (c.replacement == rfi_replacement::zeros)
+                ASSERT_EQ(y, cfloat(0.0f, 0.0f));
+            else
+                ASSERT_TRUE(std::isfinite(y.real()) && std::isfinite(y.imag()));
+        }
+}
+
+rfi_flagger_config odd_config(rfi_replacement r, double mad)
+{
+    rfi_flagger_config c;
+    c.n_channels = 7;
+    c.n_receivers = 5;
+    c.block_size = 17;
+    c.replacement = r;
+    c.mad_threshold = mad;
+    c.seed = 12345;
+    c.threads = 3;
+    return c;
+}
+
+} // namespace
+
+TEST(RfiFlaggerEmulated, ZerosOddSizes)
+{
+    check_case(odd_config(rfi_replacement::zeros, 0.0), 5, 64, false);
+}
+
+TEST(RfiFlaggerEmulated, NoiseOddSizesSeveralGroups)
+{
+    check_case(odd_config(rfi_replacement::noise, 0.0), 5, 2, false);
+}
+
+TEST(RfiFlaggerEmulated, NoiseAndPowerOutliersInPlace)
+{
+    check_case(odd_config(rfi_replacement::noise, 5.0), 4, 3, true);
+}
+
+TEST(RfiFlaggerEmulated, ZerosAndPowerOutliersEvenChannels)
+{
+    auto c = odd_config(rfi_replacement::zeros, 3.0);
+    c.n_channels = 8; // even count: the median of two middle values
+    c.n_receivers = 3;
+    c.block_size = 32;
+    check_case(c, 3, 1, false);
+}
+
+TEST(RfiFlaggerEmulated, OneChannelOneReceiver)
+{
+    auto c = odd_config(rfi_replacement::noise, 0.0);
+    c.n_channels = 1;
+    c.n_receivers = 1;
+    c.block_size = 2;
+    c.validate();
+    const size_t n_items = 40;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> g;
+    std::vector<cfloat> in(n_items);
+    for (auto& v : in)
+        v = cfloat(g(rng), g(rng));
+    std::vector<cfloat> a(n_items, cfloat(-7.0f, 7.0f)), b = a;
+    std::vector<uint8_t> ma(n_items / 2, 9), mb = ma;
+    make_rfi_flagger_cpu(c)->execute(in.data(), a.data(), n_items, 5, ma.data(), nullptr);
+    emulated_execute(c, in.data(), b.data(), n_items, 5, mb.data(), 4);
+    EXPECT_EQ(ma, mb);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(cfloat)));
+}
+
+TEST(RfiFlaggerEngine, BadConfigurationsNameTheParameter)
+{
+    auto expect_error = [](auto change, const char* word) {
+        rfi_flagger_config c;
+        change(c);
+        try {
+            c.validate();
+            FAIL() << "accepted a bad " << word;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+        }
+    };
+    expect_error([](auto& c) { c.block_size = 1; }, "block_size");
+    expect_error([](auto& c) { c.block_size = 65537; }, "block_size");
+    expect_error([](auto& c) { c.pfa = 0.0; }, "pfa");
+    expect_error([](auto& c) { c.pfa = 0.5; }, "pfa");
+    expect_error([](auto& c) { c.pfa = std::nan(""); }, "pfa");
+    expect_error([](auto& c) { c.mad_threshold = -1.0; }, "mad_threshold");
+    expect_error([](auto& c) { c.mad_threshold = std::nan(""); }, "mad_threshold");
+    expect_error([](auto& c) { c.replacement = static_cast<rfi_replacement>(7); },
+                 "replace");
+    expect_error([](auto& c) { c.n_channels = 0; }, "n_channels");
+    expect_error([](auto& c) { c.n_receivers = 0; }, "n_receivers");
+    expect_error([](auto& c) { c.threads = 5000; }, "threads");
+    EXPECT_THROW(rfi_replacement_from_string("random"), std::invalid_argument);
+}
+
+TEST(RfiFlaggerThresholds, BracketOneAndNarrowWithM)
+{
+    const auto small = sk_thresholds_for(16, 0.0013499);
+    const auto large = sk_thresholds_for(256, 0.0013499);
+    EXPECT_LT(small.lower, 1.0);
+    EXPECT_GT(small.upper, 1.0);
+    EXPECT_LT(small.lower, large.lower);
+    EXPECT_GT(small.upper, large.upper);
+    // Cached: the same values again.
+    const auto again = sk_thresholds_for(16, 0.0013499);
+    EXPECT_EQ(again.lower, small.lower);
+    EXPECT_EQ(again.upper, small.upper);
+}
+
+TEST(RfiFlaggerEmulated, NoiseLongBlocksSeveralSegments)
+{
+    auto c = odd_config(rfi_replacement::noise, 6.0);
+    c.block_size = 61; // 4 segments of the sums, the last one short
+    check_case(c, 3, 2, false);
+}

@@ -1,0 +1,82 @@
+# Copyright 2026 gr-beamform authors.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""GRC: the YAML of rfi_flagger and incoherent_beam compiles with grcc into a
+flowgraph that runs and computes the right numbers.
+
+  constant spectra --> RFI Flagger (zeros) --> Incoherent Beam --> file sink
+                   \\-> Incoherent Beam (X/Y pairs, IQUV) --> file sink
+A constant is the purest CW: SK = 0, so every block is flagged and the beam
+after the flagger is 0; the direct beam is n_int * the receivers' power.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from test_beamform_grc import GRC_DIR, block
+
+N_CH, N_RX, M, N_INT = 3, 4, 16, 4
+N_ITEMS = 8 * M
+X, Y = 1 + 0.5j, 0.25 - 1j  # receivers 2k, 2k+1
+
+
+def flowgraph(out_dir):
+    values = [X, Y] * (N_CH * N_RX // 2)
+    blocks = [
+        block("src", "blocks_vector_source_x", 0, 100, type="complex", vector=repr(values),
+              repeat="True", vlen=N_CH * N_RX, tags="[]"),
+        block("head", "blocks_head", 150, 100, type="complex", num_items=N_ITEMS,
+              vlen=N_CH * N_RX),
+        block("flagger", "beamform_rfi_flagger", 300, 0, n_channels=N_CH, n_receivers=N_RX,
+              block_size=M, pfa=0.0013499, mad_threshold=0, replace="zeros", seed=0,
+              device="cpu", threads=1),
+        block("ib_flagged", "beamform_incoherent_beam", 450, 0, n_channels=N_CH,
+              n_receivers=N_RX, n_int=N_INT, polarization="single", stokes="I",
+              device="cpu", threads=0),
+        block("ib_iquv", "beamform_incoherent_beam", 450, 200, n_channels=N_CH,
+              n_receivers=N_RX, n_int=N_INT, polarization="xy_pairs", stokes="IQUV",
+              device="cpu", threads=0),
+    ]
+    for name, vlen, x in [("flagged_sink", N_CH, 600), ("iquv_sink", 4 * N_CH, 650)]:
+        blocks.append(block(name, "blocks_file_sink", x, 100, type="float", vlen=vlen,
+                            file=os.path.join(out_dir, name + ".bin"), append="False",
+                            unbuffered="False"))
+    connections = [("src", "head"), ("head", "flagger"), ("flagger", "ib_flagged"),
+                   ("ib_flagged", "flagged_sink"), ("head", "ib_iquv"),
+                   ("ib_iquv", "iquv_sink")]
+    return "\n".join([
+        "options:", "  parameters:", "    id: rfi_incoherent_grc_test",
+        "    generate_options: no_gui", "    output_language: python",
+        "    run: 'True'", "    run_options: run", "    title: grc test",
+        "  states:", "    coordinate: [0, 0]", "    rotation: 0", "    state: enabled",
+        "", "blocks:", *blocks, "", "connections:",
+        *[f"- [{a}, '0', {b}, '0']" for a, b in connections],
+        "", "metadata:", "  file_format: 1", ""])
+
+
+@pytest.mark.skipif(shutil.which("grcc") is None, reason="grcc not installed")
+def test_grc_blocks_compile_and_run(tmp_path):
+    grc_file = tmp_path / "rfi_incoherent_grc_test.grc"
+    grc_file.write_text(flowgraph(str(tmp_path)))
+    env = dict(os.environ, GRC_BLOCKS_PATH=os.path.abspath(GRC_DIR))
+    compiled = subprocess.run(["grcc", "-o", str(tmp_path), str(grc_file)], env=env,
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    ran = subprocess.run([sys.executable, str(tmp_path / "rfi_incoherent_grc_test.py")],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+    flagged = np.fromfile(tmp_path / "flagged_sink.bin", np.float32).reshape(-1, N_CH)
+    assert flagged.shape[0] == N_ITEMS // N_INT
+    np.testing.assert_array_equal(flagged, 0.0)
+    iquv = np.fromfile(tmp_path / "iquv_sink.bin", np.float32).reshape(-1, 4, N_CH)
+    assert iquv.shape[0] == N_ITEMS // N_INT
+    pairs = N_RX // 2
+    xy = X * np.conj(Y)
+    want = N_INT * pairs * np.array([abs(X) ** 2 + abs(Y) ** 2, abs(X) ** 2 - abs(Y) ** 2,
+                                     2 * xy.real, 2 * xy.imag])
+    np.testing.assert_allclose(iquv, np.broadcast_to(want[None, :, None], iquv.shape),
+                               rtol=1e-6)
