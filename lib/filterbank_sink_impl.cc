@@ -25,7 +25,8 @@ filterbank_sink::sptr filterbank_sink::make(const std::string& directory,
                                             const std::vector<double>& beam_az_el,
                                             double tstart_mjd,
                                             int telescope_id,
-                                            int machine_id)
+                                            int machine_id,
+                                            const std::vector<double>& beam_ra_dec)
 {
     filterbank_config config;
     config.directory = directory;
@@ -39,6 +40,7 @@ filterbank_sink::sptr filterbank_sink::make(const std::string& directory,
     config.beam_az_el_deg = beam_az_el;
     config.telescope_id = telescope_id;
     config.machine_id = machine_id;
+    config.beam_ra_dec_deg = beam_ra_dec;
     config.validate();
     check_item_bytes("n_stokes * n_beams * n_channels * 4",
                      config.item_floats() * sizeof(float));

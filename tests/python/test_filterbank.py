@@ -47,7 +47,7 @@ def run_sink(directory, data, freqs, beam_az_el, tags=(), runs=1, **kwargs):
     sink = beamform.filterbank_sink(
         str(directory), options["prefix"], n_beams, n_channels, n_stokes,
         list(freqs), options["tsamp"], options["source_name"], list(beam_az_el),
-        options["tstart_mjd"])
+        options["tstart_mjd"], beam_ra_dec=options.get("beam_ra_dec", []))
     source = blocks.vector_source_f(
         data.ravel().tolist(), False, n_stokes * n_beams * n_channels, list(tags))
     tb = gr.top_block()
@@ -247,6 +247,9 @@ GOOD = dict(directory=None, prefix="p", n_beams=2, n_channels=4, n_stokes=1,
         (dict(prefix=""), "prefix"),
         (dict(prefix="a/b"), "prefix"),
         (dict(directory=""), "directory"),
+        (dict(beam_ra_dec=[10.0]), "beam_ra_dec"),
+        (dict(beam_ra_dec=[360.0, 0.0, 10.0, 0.0]), "right ascension"),
+        (dict(beam_ra_dec=[10.0, -91.0, 10.0, 0.0]), "declination"),
     ],
 )
 def test_bad_parameters_raise_value_error(tmp_path, change, message):
@@ -255,6 +258,40 @@ def test_bad_parameters_raise_value_error(tmp_path, change, message):
     with pytest.raises(ValueError, match=message):
         beamform.filterbank_sink(**kwargs)
     assert not any(tmp_path.iterdir()), "no file may be created for bad parameters"
+
+
+def sexagesimal_to_degrees(packed, hours):
+    """SIGPROC's aabbcc.c back to degrees, independently of the writer."""
+    sign = -1.0 if packed < 0 else 1.0
+    packed = abs(packed)
+    units = np.floor(packed / 10000.0)
+    minutes = np.floor((packed - 10000.0 * units) / 100.0)
+    seconds = packed - 10000.0 * units - 100.0 * minutes
+    value = units + minutes / 60.0 + seconds / 3600.0
+    return sign * value * (15.0 if hours else 1.0)
+
+
+def test_src_raj_dej_of_tracked_beams(tmp_path, rng):
+    # Known values: RA 83.63308 deg = 05h34m31.94s, Dec 22.01450 deg = +22d00m52.2s
+    # (the Crab); a southern beam; a beam at RA just below 360.
+    ra_dec = [83.63308, 22.0145, 201.365, -43.0191, 359.9999, -0.5]
+    data = rng.standard_normal((3, 1, 3, 4)).astype(np.float32)
+    run_sink(tmp_path, data, FREQS4, random_directions(rng, 3), beam_ra_dec=ra_dec)
+    for beam in range(3):
+        header, _ = beamform.read_filterbank_header(str(tmp_path / f"obs_beam{beam:04d}.fil"))
+        ra, dec = ra_dec[2 * beam], ra_dec[2 * beam + 1]
+        assert sexagesimal_to_degrees(header["src_raj"], True) == pytest.approx(ra, abs=1e-9)
+        assert sexagesimal_to_degrees(header["src_dej"], False) == pytest.approx(dec, abs=1e-9)
+    crab, _ = beamform.read_filterbank_header(str(tmp_path / "obs_beam0000.fil"))
+    assert crab["src_raj"] == pytest.approx(53431.9392, abs=1e-3)
+    assert crab["src_dej"] == pytest.approx(220052.2, abs=1e-3)
+
+
+def test_no_src_raj_dej_without_beam_ra_dec(tmp_path, rng):
+    data = rng.standard_normal((2, 1, 1, 4)).astype(np.float32)
+    run_sink(tmp_path, data, FREQS4, [10.0, 45.0])
+    header, _ = beamform.read_filterbank_header(str(tmp_path / "obs_beam0000.fil"))
+    assert "src_raj" not in header and "src_dej" not in header
 
 
 def test_unusable_paths_raise_runtime_error_with_path_and_reason(tmp_path):

@@ -32,7 +32,8 @@ namespace beamform {
  * (little-endian) and float32 samples [time][nifs][nchans], channels in
  * descending frequency: fch1 = highest channel frequency (MHz), foff =
  * -spacing (MHz). Header keywords: telescope_id, machine_id, data_type = 1,
- * source_name, az_start, za_start (= 90 - elevation) in degrees, fch1, foff,
+ * source_name, src_raj / src_dej (hhmmss.s / ddmmss.s, only with
+ * beam_ra_dec), az_start, za_start (= 90 - elevation) in degrees, fch1, foff,
  * nchans, nbeams, ibeam (= beam index, 0-based like the file name), nbits =
  * 32, nifs = n_stokes, tsamp (s), tstart (MJD).
  *
@@ -74,6 +75,10 @@ public:
      *        first item
      * \param telescope_id SIGPROC telescope id; 0 = "Fake" (none registered)
      * \param machine_id SIGPROC backend id; 0 = "FAKE" (none registered)
+     * \param beam_ra_dec empty, or 2 * n_beams values: right ascension (deg,
+     *        [0, 360)) and declination (deg, [-90, 90]) of each beam (a tracked
+     *        beam's ICRS position), written as src_raj / src_dej; empty: the
+     *        headers have no src_raj / src_dej (beams fixed on the ground)
      */
     static sptr make(const std::string& directory,
                      const std::string& prefix,
@@ -86,7 +91,8 @@ public:
                      const std::vector<double>& beam_az_el,
                      double tstart_mjd = 0.0,
                      int telescope_id = 0,
-                     int machine_id = 0);
+                     int machine_id = 0,
+                     const std::vector<double>& beam_ra_dec = {});
 
     //! The file of each beam.
     virtual std::vector<std::string> file_paths() const = 0;

@@ -227,6 +227,19 @@ void filterbank_config::validate() const
     }
     require(telescope_id >= 0, "telescope_id must be >= 0 (SIGPROC id; 0 = Fake)");
     require(machine_id >= 0, "machine_id must be >= 0 (SIGPROC id; 0 = FAKE)");
+    require(beam_ra_dec_deg.empty() || beam_ra_dec_deg.size() == 2 * n_beams,
+            "beam_ra_dec must be empty or have 2 * n_beams = " + std::to_string(2 * n_beams) +
+                " values (RA, Dec in degrees per beam), got " +
+                std::to_string(beam_ra_dec_deg.size()));
+    for (size_t b = 0; 2 * b < beam_ra_dec_deg.size(); b++) {
+        const double ra = beam_ra_dec_deg[2 * b], dec = beam_ra_dec_deg[2 * b + 1];
+        require(std::isfinite(ra) && ra >= 0.0 && ra < 360.0,
+                "beam_ra_dec: right ascension of beam " + std::to_string(b) +
+                    " must be in [0, 360) degrees, got " + std::to_string(ra));
+        require(std::isfinite(dec) && dec >= -90.0 && dec <= 90.0,
+                "beam_ra_dec: declination of beam " + std::to_string(b) +
+                    " must be in [-90, 90] degrees, got " + std::to_string(dec));
+    }
 }
 
 filterbank_writer::filterbank_writer(const filterbank_config& config) : d_config(config)
@@ -354,6 +367,27 @@ void filterbank_writer::fail(const std::string& what, size_t beam, int err) cons
                              "': " + std::strerror(err));
 }
 
+namespace {
+//! Sexagesimal as SIGPROC packs it: a value of \p units (hours or degrees) as
+//! aabbcc.c (units, minutes, seconds) in one double.
+double sexagesimal_packed(double units)
+{
+    const double seconds = units * 3600.0;
+    const double whole = std::floor(seconds / 3600.0);
+    const double minutes = std::floor((seconds - 3600.0 * whole) / 60.0);
+    const double rest = seconds - 3600.0 * whole - 60.0 * minutes;
+    return whole * 10000.0 + minutes * 100.0 + rest;
+}
+} // namespace
+
+double sigproc_raj(double ra_deg) { return sexagesimal_packed(ra_deg / 15.0); }
+
+double sigproc_dej(double dec_deg)
+{
+    const double packed = sexagesimal_packed(std::fabs(dec_deg));
+    return dec_deg < 0.0 ? -packed : packed;
+}
+
 std::vector<uint8_t> filterbank_writer::header_bytes(size_t beam, double tstart_mjd) const
 {
     const double az = d_config.beam_az_el_deg[2 * beam];
@@ -367,6 +401,10 @@ std::vector<uint8_t> filterbank_writer::header_bytes(size_t beam, double tstart_
     put_keyword_int(h, "data_type", 1); // 1 = filterbank
     put_string(h, "source_name");
     put_string(h, d_config.source_name);
+    if (!d_config.beam_ra_dec_deg.empty()) {
+        put_keyword_double(h, "src_raj", sigproc_raj(d_config.beam_ra_dec_deg[2 * beam]));
+        put_keyword_double(h, "src_dej", sigproc_dej(d_config.beam_ra_dec_deg[2 * beam + 1]));
+    }
     put_keyword_double(h, "az_start", az_0_360);
     put_keyword_double(h, "za_start", 90.0 - el);
     put_keyword_double(h, "fch1", d_fch1_mhz);

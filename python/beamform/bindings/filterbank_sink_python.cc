@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(filterbank_sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5046fe9e5f17abdac87f6268dec75c99)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1427f52e1adbd5f83ec6c5466c894d4a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_filterbank_sink(py::module& m)
              py::arg("tstart_mjd") = 0.,
              py::arg("telescope_id") = 0,
              py::arg("machine_id") = 0,
+             py::arg("beam_ra_dec") = std::vector<double>(),
              D(filterbank_sink, make))
 
 

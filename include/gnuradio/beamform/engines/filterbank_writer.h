@@ -35,6 +35,8 @@ struct filterbank_config {
     double tsamp_s = 1.0;
     std::string source_name;
     std::vector<double> beam_az_el_deg;
+    //! Empty, or RA and Dec (deg) of each beam, written as src_raj / src_dej.
+    std::vector<double> beam_ra_dec_deg;
     int telescope_id = 0; //!< 0 = "Fake" in SIGPROC's table (no registered telescope)
     int machine_id = 0;   //!< 0 = "FAKE" in SIGPROC's table (no registered backend)
 
@@ -48,6 +50,11 @@ struct filterbank_config {
 
 //! SIGPROC keeps strings in 80-character buffers; longer ones are refused.
 constexpr size_t sigproc_max_string = 80;
+
+//! SIGPROC's src_raj (hhmmss.s) of a right ascension in degrees, [0, 360).
+double sigproc_raj(double ra_deg);
+//! SIGPROC's src_dej (+-ddmmss.s) of a declination in degrees, [-90, 90].
+double sigproc_dej(double dec_deg);
 
 //! MJD of a Unix time given as whole and fractional seconds (rx_time's form).
 double unix_time_to_mjd(uint64_t full_seconds, double fractional_seconds);
