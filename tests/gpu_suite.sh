@@ -37,7 +37,11 @@ sanitize)
     # racecheck (shared-memory hazards inside kernels) on the shorter tests.
     # The bad-input cases (size limits, rejected messages) under memcheck too.
     for run in "memcheck:test_gpu_handoff:*cuda*" "racecheck:test_gpu_handoff:*fast_and_a_slow*cuda*" \
-        "memcheck:test_bad_input_devices:*cuda*"; do
+        "memcheck:test_bad_input_devices:*cuda*" \
+        "memcheck:test_pfb_channelizer_gpu:*EveryInputFormat*:*StateCarries*" \
+        "racecheck:test_pfb_channelizer_gpu:*EveryInputFormat*" \
+        "memcheck:test_rfi_flagger_gpu:*" "racecheck:test_rfi_flagger_gpu:*" \
+        "memcheck:test_incoherent_beam_gpu:*" "racecheck:test_incoherent_beam_gpu:*"; do
         IFS=: read -r tool test filter <<<"$run"
         compute-sanitizer --tool "$tool" --error-exitcode 3 "$test" --gtest_filter="$filter" \
             >"$out/sanitizer_${tool}_$test.log" 2>&1 || status=1
