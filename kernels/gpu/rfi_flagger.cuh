@@ -238,9 +238,14 @@ __global__ void __launch_bounds__(rfi_threads) rfi_apply_kernel(const float2* in
         return;
     constexpr int K = rfi_apply_items_per_thread;
     const size_t n_chunks = (n_items + K - 1) / K;
+    const unsigned receiver = j % n_receivers;
     for (size_t chunk = blockIdx.y; chunk < n_chunks; chunk += gridDim.y) {
         const size_t t0 = chunk * K;
         const size_t t1 = t0 + K < n_items ? t0 + K : n_items;
+        // The block of item t, kept by counting (no 64-bit division per item;
+        // block_size >= 2, so at most one boundary per step).
+        size_t b = t0 / block_size;
+        size_t next_block = (b + 1) * block_size;
         float2 v[K];
 #pragma unroll
         for (int k = 0; k < K; k++)
@@ -251,14 +256,17 @@ __global__ void __launch_bounds__(rfi_threads) rfi_apply_kernel(const float2* in
             const size_t t = t0 + k;
             if (t >= t1)
                 break;
-            const size_t b = t / block_size;
+            if (t == next_block) {
+                b++;
+                next_block += block_size;
+            }
             float2 y = v[k];
             if (flags[b * n_elements + j]) {
                 if (noise) {
                     rfi_math::noise_value(seed,
                                           first_item + t,
                                           j,
-                                          scale[b * n_receivers + j % n_receivers],
+                                          scale[b * n_receivers + receiver],
                                           y.x,
                                           y.y);
                 } else {
