@@ -63,8 +63,9 @@ def test_vega_delays_match_astropy_altaz_within_1ps(rng):
         assert np.max(np.abs(got - expected)) < 1e-12
     # The 100 m east baseline: what aberration alone (~20 arcsec) would change is
     # ~30 ps, so 1 ps tests the apparent direction, not just the catalogue one.
-    sol = model.solution(times[0])
-    assert abs(sol.delays[1]) > 1e-8
+    # (over the random times: at one of them the source may sit near the
+    # baseline's normal plane, where its delay is close to zero)
+    assert max(abs(model.solution(t).delays[1]) for t in times) > 1e-8
 
 
 def test_delays_accept_astropy_time_unix_and_skycoord_alike():
