@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_params.h"
+#include <cstdlib>
 #include <unistd.h>
 #include <algorithm>
 #include <climits>
@@ -64,7 +65,14 @@ size_t gpu_buffer_items(size_t item_size)
 {
     // Large enough that a work call carries several hundred spectra of a
     // station-sized item (96 receivers x 256 channels x 8 B = 192 KiB).
-    constexpr size_t target_bytes = 64u << 20;
+    // BEAMFORM_GPU_BUFFER_MB (1 to 4096) sets another size, for measuring
+    // flowgraphs (apps/station_bench.md).
+    size_t target_bytes = size_t(64) << 20;
+    if (const char* mb = std::getenv("BEAMFORM_GPU_BUFFER_MB")) {
+        const long v = std::atol(mb);
+        if (v >= 1 && v <= 4096)
+            target_bytes = size_t(v) << 20;
+    }
     return std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
 }
 
