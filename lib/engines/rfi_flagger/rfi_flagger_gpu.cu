@@ -23,17 +23,22 @@ public:
           d_device(dev),
           d_n(config.n_channels * config.n_receivers),
           d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
-          d_group(rfi_group_blocks(config.block_size, d_n)),
-          d_seg_s1(dev,
-                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
-                       sizeof(double)),
-          d_seg_s2(dev,
-                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
-                       sizeof(double)),
-          d_s1(dev, d_group * d_n * sizeof(double)),
+          d_path(rfi_path_for(config.block_size)),
+          d_group(rfi_group_blocks(config.block_size, d_n, d_path)),
           d_scale(dev, d_group * config.n_receivers * sizeof(double)),
           d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double))
     {
+        // S1 feeds the receiver step; the fused path with replace=zeros and
+        // no MAD criterion needs none.
+        if (d_path == rfi_path::segments || config.mad_threshold > 0.0 ||
+            config.replacement == rfi_replacement::noise)
+            d_s1 = device_memory(dev, d_group * d_n * sizeof(double));
+        if (d_path == rfi_path::segments) {
+            const size_t seg_bytes = d_group * rfi_segments(unsigned(config.block_size)) *
+                                     d_n * sizeof(double);
+            d_seg_s1 = device_memory(dev, seg_bytes);
+            d_seg_s2 = device_memory(dev, seg_bytes);
+        }
     }
 
     void execute(const std::complex<float>* in,
@@ -66,6 +71,7 @@ public:
         g.mad_threshold = d_config.mad_threshold;
         g.seed = d_config.seed;
         g.noise = d_config.replacement == rfi_replacement::noise;
+        g.path = d_path;
         for (size_t b0 = 0; b0 < n_blocks; b0 += d_group) {
             const size_t nb = std::min(d_group, n_blocks - b0);
             const size_t offset = b0 * m * d_n;
@@ -86,8 +92,11 @@ private:
     const device_spec d_device;
     const size_t d_n; // values per spectrum
     const sk_thresholds d_thresholds;
+    const rfi_path d_path;
     const size_t d_group; // blocks per group
-    device_memory d_seg_s1, d_seg_s2, d_s1, d_scale, d_scratch;
+    device_memory d_scale, d_scratch;
+    device_memory d_s1;               // when there is a receiver step
+    device_memory d_seg_s1, d_seg_s2; // the segment path's only
     device_memory d_flags; // [block][element] of the call, grown as needed
 };
 
