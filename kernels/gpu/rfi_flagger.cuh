@@ -228,10 +228,16 @@ __device__ inline double rfi_median(Key key, unsigned n, double* slots)
     return m;
 }
 
+//! Channels staged in shared memory at a time for the noise power's sum.
+constexpr unsigned rfi_receiver_chunk = 4 * rfi_receiver_threads;
+constexpr size_t rfi_receiver_shared_bytes =
+    rfi_receiver_chunk * (sizeof(double) + sizeof(uint8_t));
+
 /*!
  * Grid: x over receivers, y over the group's blocks; one thread block of
- * rfi_receiver_threads per (block, receiver). \p scratch: 2 doubles per
- * (block, receiver). Writes scale[b][a] (rfi_math::noise_scale).
+ * rfi_receiver_threads per (block, receiver), dynamic shared memory
+ * rfi_receiver_shared_bytes. \p scratch: 2 doubles per (block, receiver).
+ * Writes scale[b][a] (rfi_math::noise_scale).
  */
 __global__ void __launch_bounds__(rfi_receiver_threads)
     rfi_receiver_kernel(const double* s1_all,
@@ -243,6 +249,7 @@ __global__ void __launch_bounds__(rfi_receiver_threads)
                         unsigned block_size,
                         double mad_threshold)
 {
+    extern __shared__ float2 pfb_smem[];
     const unsigned a = blockIdx.x, b = blockIdx.y;
     const size_t n_elements = size_t(n_channels) * n_receivers;
     const double* s1 = s1_all + b * n_elements + a;
@@ -266,15 +273,30 @@ __global__ void __launch_bounds__(rfi_receiver_threads)
                 flags[size_t(c) * n_receivers] = 1;
         __syncthreads();
     }
+    // The noise power: the unflagged channels' S1 added in channel order (the
+    // CPU engine's sum) by one thread, from shared memory that all threads
+    // fill a chunk at a time (the loads in parallel, the additions in order).
+    double* chunk_s1 = reinterpret_cast<double*>(pfb_smem);
+    uint8_t* chunk_flag = reinterpret_cast<uint8_t*>(chunk_s1 + rfi_receiver_chunk);
+    double sum = 0.0;
+    unsigned count = 0;
+    for (unsigned c0 = 0; c0 < n_channels; c0 += rfi_receiver_chunk) {
+        const unsigned len =
+            n_channels - c0 < rfi_receiver_chunk ? n_channels - c0 : rfi_receiver_chunk;
+        for (unsigned c = threadIdx.x; c < len; c += blockDim.x) {
+            chunk_flag[c] = flags[size_t(c0 + c) * n_receivers];
+            chunk_s1[c] = s1[size_t(c0 + c) * n_receivers];
+        }
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (unsigned c = 0; c < len; c++)
+                if (!chunk_flag[c]) {
+                    sum = sum + chunk_s1[c];
+                    count++;
+                }
+        __syncthreads(); // the chunk is rewritten next
+    }
     if (threadIdx.x == 0) {
-        // One thread, channels in order: the same sum as the CPU engine.
-        double sum = 0.0;
-        unsigned count = 0;
-        for (unsigned c = 0; c < n_channels; c++)
-            if (!flags[size_t(c) * n_receivers]) {
-                sum = sum + s1[size_t(c) * n_receivers];
-                count++;
-            }
         const double power = count ? sum / (double(block_size) * double(count)) : 0.0;
         scale[size_t(b) * n_receivers + a] = rfi_math::noise_scale(power);
     }
@@ -605,7 +627,7 @@ inline void launch_rfi_flagger_group(const rfi_group_args& g, rfi_stream stream)
         BF_RFI_LAUNCH(rfi_receiver_kernel,
                       dim3(g.n_receivers, g.n_blocks),
                       rfi_receiver_threads,
-                      0,
+                      rfi_receiver_shared_bytes,
                       stream,
                       g.s1,
                       g.flags,

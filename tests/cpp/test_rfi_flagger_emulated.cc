@@ -379,3 +379,16 @@ TEST(RfiFlaggerEmulated, PathAndTileShapes)
         EXPECT_LE(s.shared_bytes(), size_t(48) << 10) << m;
     }
 }
+
+// More channels than the receiver kernel stages at a time (rfi_receiver_chunk):
+// the noise power's sum runs over two chunks, still in channel order.
+TEST(RfiFlaggerEmulated, NoiseOverMoreChannelsThanOneChunk)
+{
+    for (double mad : { 0.0, 4.0 }) {
+        auto c = odd_config(rfi_replacement::noise, mad);
+        c.n_channels = rfi_receiver_chunk + 77;
+        c.n_receivers = 2;
+        SCOPED_TRACE(mad);
+        check_case(c, 2, 2, false);
+    }
+}
