@@ -87,9 +87,8 @@ inline rfi_path rfi_path_for(size_t block_size)
  */
 inline size_t rfi_group_blocks(size_t block_size, size_t n_elements, rfi_path path)
 {
-    const size_t block_bytes = path == rfi_path::fused
-                                   ? n_elements * sizeof(double)
-                                   : block_size * n_elements * 8;
+    const size_t block_bytes = path == rfi_path::fused ? n_elements * sizeof(double)
+                                                       : block_size * n_elements * 8;
     const size_t target = path == rfi_path::fused ? size_t(16) << 20 : size_t(24) << 20;
     const size_t blocks = block_bytes >= target ? 1 : target / block_bytes;
     return blocks < 65535 ? blocks : 65535;
@@ -378,16 +377,17 @@ __global__ void __launch_bounds__(rfi_threads) rfi_apply_kernel(const float2* in
  * \p zero_flagged, else left for rfi_patch_kernel. in == out is allowed (each
  * thread writes only the values it has read).
  */
-__global__ void __launch_bounds__(rfi_fused_max_threads) rfi_fused_kernel(const float2* in,
-                                                                          float2* out,
-                                                                          double* s1_out,
-                                                                          uint8_t* flags,
-                                                                          unsigned n_elements,
-                                                                          unsigned block_size,
-                                                                          unsigned n_blocks,
-                                                                          double lower,
-                                                                          double upper,
-                                                                          int zero_flagged)
+__global__ void __launch_bounds__(rfi_fused_max_threads)
+    rfi_fused_kernel(const float2* in,
+                     float2* out,
+                     double* s1_out,
+                     uint8_t* flags,
+                     unsigned n_elements,
+                     unsigned block_size,
+                     unsigned n_blocks,
+                     double lower,
+                     double upper,
+                     int zero_flagged)
 {
     extern __shared__ float2 pfb_smem[];
     constexpr unsigned L = rfi_math::sum_segment;
@@ -464,21 +464,22 @@ __global__ void __launch_bounds__(rfi_fused_max_threads) rfi_fused_kernel(const 
  */
 constexpr size_t rfi_patch_shared_bytes = 3 * rfi_patch_threads * sizeof(unsigned);
 
-__global__ void __launch_bounds__(rfi_patch_threads) rfi_patch_kernel(float2* out,
-                                                                      const uint8_t* flags,
-                                                                      const double* scale,
-                                                                      unsigned n_elements,
-                                                                      unsigned n_receivers,
-                                                                      unsigned block_size,
-                                                                      unsigned n_blocks,
-                                                                      uint64_t first_item,
-                                                                      uint64_t seed,
-                                                                      int noise)
+__global__ void __launch_bounds__(rfi_patch_threads)
+    rfi_patch_kernel(float2* out,
+                     const uint8_t* flags,
+                     const double* scale,
+                     unsigned n_elements,
+                     unsigned n_receivers,
+                     unsigned block_size,
+                     unsigned n_blocks,
+                     uint64_t first_item,
+                     uint64_t seed,
+                     int noise)
 {
     extern __shared__ float2 pfb_smem[];
     const unsigned n_chunk = blockDim.x, e = threadIdx.x;
     unsigned* scan = reinterpret_cast<unsigned*>(pfb_smem); // [2][n_chunk]
-    unsigned* list = scan + 2 * n_chunk;                     // [n_chunk]
+    unsigned* list = scan + 2 * n_chunk;                    // [n_chunk]
     const unsigned j0 = blockIdx.x * n_chunk;
     for (unsigned b = blockIdx.y; b < n_blocks; b += gridDim.y) {
         const unsigned f =

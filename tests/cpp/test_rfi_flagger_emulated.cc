@@ -124,11 +124,8 @@ std::vector<cfloat> test_input(const rfi_flagger_config& c, size_t n_items, unsi
     return x;
 }
 
-void check_case(rfi_flagger_config c,
-                size_t n_blocks,
-                size_t group,
-                bool in_place,
-                rfi_path path)
+void check_case(
+    rfi_flagger_config c, size_t n_blocks, size_t group, bool in_place, rfi_path path)
 {
     c.validate();
     const size_t n = c.n_channels * c.n_receivers, n_items = n_blocks * c.block_size;
@@ -174,7 +171,8 @@ void check_case(rfi_flagger_config c,
                     double segment = 0.0;
                     for (size_t t = t0; t < std::min(t0 + 16, c.block_size); t++) {
                         const cfloat x = input[(b * c.block_size + t) * n + j];
-                        segment += double(x.real()) * x.real() + double(x.imag()) * x.imag();
+                        segment +=
+                            double(x.real()) * x.real() + double(x.imag()) * x.imag();
                     }
                     total += segment;
                 }
@@ -337,9 +335,9 @@ TEST(RfiFlaggerEmulated, FusedAndSegmentPathsMatchTheCpuEngine)
     struct shape {
         size_t channels, receivers, block_size, blocks, group;
     };
-    const shape shapes[] = { { 13, 7, 17, 4, 3 },  { 13, 7, 61, 3, 2 },
-                             { 37, 9, 64, 3, 8 },  { 13, 7, 100, 3, 1 },
-                             { 37, 9, 13, 5, 2 },  { 13, 7, 256, 2, 2 },
+    const shape shapes[] = { { 13, 7, 17, 4, 3 }, { 13, 7, 61, 3, 2 },
+                             { 37, 9, 64, 3, 8 }, { 13, 7, 100, 3, 1 },
+                             { 37, 9, 13, 5, 2 }, { 13, 7, 256, 2, 2 },
                              { 13, 7, 257, 2, 1 } };
     for (const auto& sh : shapes)
         for (auto r : { rfi_replacement::zeros, rfi_replacement::noise })
@@ -353,12 +351,12 @@ TEST(RfiFlaggerEmulated, FusedAndSegmentPathsMatchTheCpuEngine)
                         c.n_channels = sh.channels;
                         c.n_receivers = sh.receivers;
                         c.block_size = sh.block_size;
-                        SCOPED_TRACE(testing::Message()
-                                     << sh.channels << "x" << sh.receivers
-                                     << " M=" << sh.block_size << " "
-                                     << gr::beamform::to_string(r) << " mad=" << mad
-                                     << (in_place ? " in place" : "")
-                                     << (path == rfi_path::fused ? " fused" : " segments"));
+                        SCOPED_TRACE(
+                            testing::Message()
+                            << sh.channels << "x" << sh.receivers
+                            << " M=" << sh.block_size << " " << gr::beamform::to_string(r)
+                            << " mad=" << mad << (in_place ? " in place" : "")
+                            << (path == rfi_path::fused ? " fused" : " segments"));
                         check_case(c, sh.blocks, sh.group, in_place, path);
                         if (HasFatalFailure())
                             return;

@@ -88,7 +88,10 @@ TEST(RfiFlaggerGpu, StationSizeNoiseAndOutliers)
     check(256, 96, 64, 12, rfi_replacement::noise, 6.0); // fused path and patch
 }
 // The fused path alone (replace=zeros, no MAD criterion: one kernel).
-TEST(RfiFlaggerGpu, StationSizeZeros) { check(256, 96, 64, 12, rfi_replacement::zeros, 0.0); }
+TEST(RfiFlaggerGpu, StationSizeZeros)
+{
+    check(256, 96, 64, 12, rfi_replacement::zeros, 0.0);
+}
 // The fused path's largest blocks (16 segments, 512 threads), noise patch.
 TEST(RfiFlaggerGpu, LargestFusedBlocksNoise)
 {

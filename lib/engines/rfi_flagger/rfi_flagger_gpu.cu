@@ -81,8 +81,8 @@ public:
         // memory also holds the host until it is done, so the next chunk is
         // enqueued first). Two events, alternating: chunk k's is recorded
         // again at chunk k + 2, after the wait on it has been enqueued.
-        const size_t chunk =
-            std::min(d_group, std::max<size_t>(1, (n_blocks + mask_chunks - 1) / mask_chunks));
+        const size_t chunk = std::min(
+            d_group, std::max<size_t>(1, (n_blocks + mask_chunks - 1) / mask_chunks));
         const stream_handle copy = d_copy_stream.get();
         auto copy_masks = [&](size_t b0, size_t nb, const gpu_event& ready) {
             ready.make_wait(copy);
@@ -126,7 +126,7 @@ private:
     device_memory d_scale, d_scratch;
     device_memory d_s1;               // when there is a receiver step
     device_memory d_seg_s1, d_seg_s2; // the segment path's only
-    device_memory d_flags; // [block][element] of the call, grown as needed
+    device_memory d_flags;            // [block][element] of the call, grown as needed
     static constexpr size_t mask_chunks = 8; // per call, for the copy overlap
     gpu_stream d_copy_stream;                // the masks to the host
     gpu_event d_chunk_done[2];               // a chunk's kernels are done
