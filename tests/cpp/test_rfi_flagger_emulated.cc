@@ -187,8 +187,9 @@ void check_case(
         const uint8_t* mk = mask.data() + b * n;
         EXPECT_EQ(mk[(1 % c.n_channels) * c.n_receivers + 2 % c.n_receivers], 1) << b;
         EXPECT_EQ(mk[(2 % c.n_channels) * c.n_receivers + 1 % c.n_receivers], 1) << b;
-        if (c.mad_threshold > 0)
+        if (c.mad_threshold > 0) {
             EXPECT_EQ(mk[(4 % c.n_channels) * c.n_receivers], 1) << b;
+        }
         for (size_t j = 0; j < n; j++)
             flagged += mk[j];
     }
