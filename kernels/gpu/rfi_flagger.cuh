@@ -7,8 +7,8 @@
  * (the engine's contract: include/gnuradio/beamform/engines/rfi_flagger_engine.h).
  * Two paths, chosen by the block size M (rfi_path_for):
  *
- * The fused path (M <= 16 rfi_fused_max_segments = 256), which reads the
- * input once:
+ * The fused path (M <= 256: at most rfi_fused_max_segments segments of 16
+ * spectra), which reads the input once:
  *   rfi_fused_kernel     one thread block per tile of consecutive (channel,
  *                        receiver) elements x one block of M spectra; each
  *                        thread holds one segment of 16 spectra of one element
@@ -17,8 +17,8 @@
  *                        and every thread writes its values: unflagged ones
  *                        unchanged, flagged ones as zeros (replace=zeros
  *                        without the MAD criterion: this kernel is all) or
- *                        not at all (a patch follows);
- *   rfi_receiver_kernel  (noise or MAD only) as below;
+ *                        not at all (the patch follows);
+ *   rfi_receiver_kernel  (noise or MAD only) as below, which may add flags;
  *   rfi_patch_kernel     (noise or MAD only) writes the replacement of the
  *                        flagged (block, element) entries only, reading the
  *                        flags, not the input.
