@@ -76,13 +76,13 @@ public:
         g.seed = d_config.seed;
         g.noise = d_config.replacement == rfi_replacement::noise;
         g.path = d_path;
-        // Chunks of at most a group: the masks of each chunk go to the host on
+        // Up to mask_chunks chunks of blocks per call, each run as groups of
+        // at most d_group blocks: the masks of a chunk go to the host on
         // d_copy_stream while the next chunk's kernels run (a copy to pageable
         // memory also holds the host until it is done, so the next chunk is
         // enqueued first). Two events, alternating: chunk k's is recorded
         // again at chunk k + 2, after the wait on it has been enqueued.
-        const size_t chunk = std::min(
-            d_group, std::max<size_t>(1, (n_blocks + mask_chunks - 1) / mask_chunks));
+        const size_t chunk = (n_blocks + mask_chunks - 1) / mask_chunks;
         const stream_handle copy = d_copy_stream.get();
         auto copy_masks = [&](size_t b0, size_t nb, const gpu_event& ready) {
             ready.make_wait(copy);
@@ -95,13 +95,15 @@ public:
         size_t previous_b0 = 0, previous_nb = 0;
         for (size_t b0 = 0, k = 0; b0 < n_blocks; b0 += chunk, k++) {
             const size_t nb = std::min(chunk, n_blocks - b0);
-            const size_t offset = b0 * m * d_n;
-            g.in = reinterpret_cast<const float2*>(in) + offset;
-            g.out = reinterpret_cast<float2*>(out) + offset;
-            g.flags = d_flags.as<uint8_t>() + b0 * d_n;
-            g.n_blocks = unsigned(nb);
-            g.first_item = first_item + b0 * m;
-            launch_rfi_flagger_group(g, s);
+            for (size_t g0 = b0; g0 < b0 + nb; g0 += d_group) {
+                const size_t offset = g0 * m * d_n;
+                g.in = reinterpret_cast<const float2*>(in) + offset;
+                g.out = reinterpret_cast<float2*>(out) + offset;
+                g.flags = d_flags.as<uint8_t>() + g0 * d_n;
+                g.n_blocks = unsigned(std::min(d_group, b0 + nb - g0));
+                g.first_item = first_item + g0 * m;
+                launch_rfi_flagger_group(g, s);
+            }
             d_chunk_done[k % 2].record(stream);
             if (k > 0)
                 copy_masks(previous_b0, previous_nb, d_chunk_done[(k + 1) % 2]);
