@@ -4,8 +4,27 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * rfi_flagger: spectral-kurtosis flagging of spectra [item][channel][receiver]
- * (the engine's contract: include/gnuradio/beamform/engines/rfi_flagger_engine.h),
- * in four kernels per group of blocks of M items:
+ * (the engine's contract: include/gnuradio/beamform/engines/rfi_flagger_engine.h).
+ * Two paths, chosen by the block size M (rfi_path_for):
+ *
+ * The fused path (M <= 256: at most rfi_fused_max_segments segments of 16
+ * spectra), which reads the input once:
+ *   rfi_fused_kernel     one thread block per tile of consecutive (channel,
+ *                        receiver) elements x one block of M spectra; each
+ *                        thread holds one segment of 16 spectra of one element
+ *                        in registers, the segments' sums are added in order
+ *                        through shared memory, one thread decides the flag,
+ *                        and every thread writes its values: unflagged ones
+ *                        unchanged, flagged ones as zeros (replace=zeros
+ *                        without the MAD criterion: this kernel is all) or
+ *                        not at all (the patch follows);
+ *   rfi_receiver_kernel  (noise or MAD only) as below, which may add flags;
+ *   rfi_patch_kernel     (noise or MAD only) writes the replacement of the
+ *                        flagged (block, element) entries only, reading the
+ *                        flags, not the input.
+ *
+ * The segment path (longer blocks, whose values do not fit in the registers
+ * of one thread block), in four kernels per group of blocks:
  *   rfi_segment_kernel   the sums of P and P^2 over segments of 16 spectra, one
  *                        thread per (segment, channel, receiver): enough loads
  *                        in flight even when a group is a single block;
@@ -18,8 +37,7 @@
  *   rfi_apply_kernel     the copy, with flagged values replaced.
  * The engine runs them on groups of blocks small enough to stay in L2
  * (rfi_group_blocks), so that the apply kernel's second read of the input
- * comes from L2 and the DRAM traffic is that of a copy (plus the segment
- * sums, 1/8 of the input, which stay in L2 too).
+ * can come from L2 (plus the segment sums, 1/8 of the input).
  *
  * All arithmetic is kernels/common/rfi_flagger_math.h's, shared with the CPU
  * engine: masks and replaced values are bit-identical.
@@ -39,20 +57,65 @@ constexpr int rfi_threads = 256;
 constexpr int rfi_receiver_threads = 128;
 constexpr int rfi_apply_items_per_thread = 8;
 
-//! Blocks of M items per group: input of about 24 MiB (half an H100's L2),
-//! at most 65535 (the receiver kernel's grid y).
-inline size_t rfi_group_blocks(size_t block_size, size_t n_elements)
-{
-    const size_t block_bytes = block_size * n_elements * 8;
-    const size_t target = size_t(24) << 20;
-    const size_t blocks = block_bytes >= target ? 1 : target / block_bytes;
-    return blocks < 65535 ? blocks : 65535;
-}
-
 //! Segments of rfi_math::sum_segment spectra in a block of \p block_size.
 __host__ __device__ inline unsigned rfi_segments(unsigned block_size)
 {
     return (block_size + rfi_math::sum_segment - 1) / rfi_math::sum_segment;
+}
+
+//! The fused path takes blocks of at most this many segments (M <= 256): one
+//! thread per segment of a tile's element, 32 elements at least per tile.
+constexpr unsigned rfi_fused_max_segments = 16;
+constexpr unsigned rfi_fused_max_threads = 32 * rfi_fused_max_segments;
+constexpr unsigned rfi_patch_threads = 256;
+
+enum class rfi_path { fused, segments };
+
+inline rfi_path rfi_path_for(size_t block_size)
+{
+    return block_size <= size_t(rfi_fused_max_segments) * rfi_math::sum_segment
+               ? rfi_path::fused
+               : rfi_path::segments;
+}
+
+/*!
+ * Blocks of M items per group. The segment path: input of about 24 MiB (half
+ * an H100's L2), so that the apply kernel's second read can come from L2. The
+ * fused path reads the input once; its group only bounds the scratch (S1 per
+ * (block, element): 16 MiB) and the number of launches. At most 65535 (the
+ * receiver kernel's grid y).
+ */
+inline size_t rfi_group_blocks(size_t block_size, size_t n_elements, rfi_path path)
+{
+    const size_t block_bytes = path == rfi_path::fused ? n_elements * sizeof(double)
+                                                       : block_size * n_elements * 8;
+    const size_t target = path == rfi_path::fused ? size_t(16) << 20 : size_t(24) << 20;
+    const size_t blocks = block_bytes >= target ? 1 : target / block_bytes;
+    return blocks < 65535 ? blocks : 65535;
+}
+
+/*!
+ * The fused kernel's tile: \p elements consecutive elements (a multiple of
+ * 32: whole warps read 256 contiguous bytes per spectrum) times \p segments
+ * threads each, about 256 threads (up to 512 for 9 to 16 segments).
+ */
+struct rfi_fused_shape {
+    unsigned segments;
+    unsigned elements;
+    __host__ __device__ unsigned threads() const { return segments * elements; }
+    //! S1 and S2 of each (segment, element) in double, one flag per element.
+    __host__ __device__ size_t shared_bytes() const
+    {
+        return 2 * size_t(segments) * elements * sizeof(double) +
+               elements * sizeof(unsigned);
+    }
+};
+
+__host__ __device__ inline rfi_fused_shape rfi_fused_shape_for(unsigned block_size)
+{
+    const unsigned segments = rfi_segments(block_size);
+    const unsigned warps = 256 / (32 * segments);
+    return rfi_fused_shape{ segments, 32 * (warps > 1 ? warps : 1) };
 }
 
 /*!
@@ -164,10 +227,16 @@ __device__ inline double rfi_median(Key key, unsigned n, double* slots)
     return m;
 }
 
+//! Channels staged in shared memory at a time for the noise power's sum.
+constexpr unsigned rfi_receiver_chunk = 4 * rfi_receiver_threads;
+constexpr size_t rfi_receiver_shared_bytes =
+    rfi_receiver_chunk * (sizeof(double) + sizeof(uint8_t));
+
 /*!
  * Grid: x over receivers, y over the group's blocks; one thread block of
- * rfi_receiver_threads per (block, receiver). \p scratch: 2 doubles per
- * (block, receiver). Writes scale[b][a] (rfi_math::noise_scale).
+ * rfi_receiver_threads per (block, receiver), dynamic shared memory
+ * rfi_receiver_shared_bytes. \p scratch: 2 doubles per (block, receiver).
+ * Writes scale[b][a] (rfi_math::noise_scale).
  */
 __global__ void __launch_bounds__(rfi_receiver_threads)
     rfi_receiver_kernel(const double* s1_all,
@@ -179,6 +248,7 @@ __global__ void __launch_bounds__(rfi_receiver_threads)
                         unsigned block_size,
                         double mad_threshold)
 {
+    extern __shared__ float2 pfb_smem[];
     const unsigned a = blockIdx.x, b = blockIdx.y;
     const size_t n_elements = size_t(n_channels) * n_receivers;
     const double* s1 = s1_all + b * n_elements + a;
@@ -202,15 +272,30 @@ __global__ void __launch_bounds__(rfi_receiver_threads)
                 flags[size_t(c) * n_receivers] = 1;
         __syncthreads();
     }
+    // The noise power: the unflagged channels' S1 added in channel order (the
+    // CPU engine's sum) by one thread, from shared memory that all threads
+    // fill a chunk at a time (the loads in parallel, the additions in order).
+    double* chunk_s1 = reinterpret_cast<double*>(pfb_smem);
+    uint8_t* chunk_flag = reinterpret_cast<uint8_t*>(chunk_s1 + rfi_receiver_chunk);
+    double sum = 0.0;
+    unsigned count = 0;
+    for (unsigned c0 = 0; c0 < n_channels; c0 += rfi_receiver_chunk) {
+        const unsigned len =
+            n_channels - c0 < rfi_receiver_chunk ? n_channels - c0 : rfi_receiver_chunk;
+        for (unsigned c = threadIdx.x; c < len; c += blockDim.x) {
+            chunk_flag[c] = flags[size_t(c0 + c) * n_receivers];
+            chunk_s1[c] = s1[size_t(c0 + c) * n_receivers];
+        }
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (unsigned c = 0; c < len; c++)
+                if (!chunk_flag[c]) {
+                    sum = sum + chunk_s1[c];
+                    count++;
+                }
+        __syncthreads(); // the chunk is rewritten next
+    }
     if (threadIdx.x == 0) {
-        // One thread, channels in order: the same sum as the CPU engine.
-        double sum = 0.0;
-        unsigned count = 0;
-        for (unsigned c = 0; c < n_channels; c++)
-            if (!flags[size_t(c) * n_receivers]) {
-                sum = sum + s1[size_t(c) * n_receivers];
-                count++;
-            }
         const double power = count ? sum / (double(block_size) * double(count)) : 0.0;
         scale[size_t(b) * n_receivers + a] = rfi_math::noise_scale(power);
     }
@@ -279,6 +364,158 @@ __global__ void __launch_bounds__(rfi_threads) rfi_apply_kernel(const float2* in
     }
 }
 
+/*!
+ * The fused path's flagger: grid x over tiles of rfi_fused_shape_for(M).elements
+ * consecutive elements, y over the group's blocks (at most 65535), blockDim
+ * rfi_fused_shape::threads(), dynamic shared memory shared_bytes(). Thread
+ * (segment s, element e) = threadIdx.x (s * elements + e) loads its up to 16
+ * values (all loads issued before the sums; a warp reads 32 consecutive
+ * elements of one spectrum), sums them as rfi_segment_kernel does, and the
+ * segment-0 thread adds the segments in order as rfi_decide_kernel does: the
+ * same bits as the CPU engine. Writes the flags, S1 when \p s1_out is not
+ * null, and out: unflagged values unchanged; flagged ones zeros when
+ * \p zero_flagged, else left for rfi_patch_kernel. in == out is allowed (each
+ * thread writes only the values it has read).
+ */
+__global__ void __launch_bounds__(rfi_fused_max_threads)
+    rfi_fused_kernel(const float2* in,
+                     float2* out,
+                     double* s1_out,
+                     uint8_t* flags,
+                     unsigned n_elements,
+                     unsigned block_size,
+                     unsigned n_blocks,
+                     double lower,
+                     double upper,
+                     int zero_flagged)
+{
+    extern __shared__ float2 pfb_smem[];
+    constexpr unsigned L = rfi_math::sum_segment;
+    const rfi_fused_shape shape = rfi_fused_shape_for(block_size);
+    const unsigned n_tile = shape.elements;
+    const unsigned e = threadIdx.x % n_tile, seg = threadIdx.x / n_tile;
+    double* seg_s1 = reinterpret_cast<double*>(pfb_smem); // [segment][element]
+    double* seg_s2 = seg_s1 + shape.segments * n_tile;
+    unsigned* flagged = reinterpret_cast<unsigned*>(seg_s2 + shape.segments * n_tile);
+    const unsigned j = blockIdx.x * n_tile + e;
+    const unsigned b = blockIdx.y;
+    const bool active = j < n_elements;
+    const unsigned t0 = seg * L;
+    const unsigned len = block_size - t0 < L ? block_size - t0 : L; // >= 1
+    const size_t stride = n_elements;
+    const float2* x = in + (size_t(b) * block_size + t0) * stride + j;
+    float2 v[L];
+    double s1 = 0.0, s2 = 0.0;
+    if (active) {
+        if (len == L) {
+#pragma unroll
+            for (unsigned k = 0; k < L; k++)
+                v[k] = x[k * stride];
+        } else {
+#pragma unroll
+            for (unsigned k = 0; k < L; k++)
+                if (k < len)
+                    v[k] = x[k * stride];
+        }
+#pragma unroll
+        for (unsigned k = 0; k < L; k++)
+            if (k < len)
+                rfi_math::accumulate(s1, s2, rfi_math::power(v[k].x, v[k].y));
+    }
+    seg_s1[seg * n_tile + e] = s1;
+    seg_s2[seg * n_tile + e] = s2;
+    __syncthreads();
+    if (seg == 0 && active) {
+        double t1 = 0.0, t2 = 0.0;
+        for (unsigned s = 0; s < shape.segments; s++) {
+            t1 = t1 + seg_s1[s * n_tile + e];
+            t2 = t2 + seg_s2[s * n_tile + e];
+        }
+        const bool f = rfi_math::sk_flagged(t1, t2, double(block_size), lower, upper);
+        flagged[e] = f ? 1u : 0u;
+        const size_t o = size_t(b) * stride + j;
+        flags[o] = f ? 1 : 0;
+        if (s1_out)
+            s1_out[o] = t1;
+    }
+    __syncthreads();
+    if (active) {
+        const bool f = flagged[e] != 0;
+        if (!f || zero_flagged) {
+            float2* y = out + (x - in);
+#pragma unroll
+            for (unsigned k = 0; k < L; k++)
+                if (k < len)
+                    y[k * stride] = f ? make_float2(0.0f, 0.0f) : v[k];
+        }
+    }
+}
+
+/*!
+ * The replacement of the flagged entries, after rfi_fused_kernel (which left
+ * them unwritten) and rfi_receiver_kernel (MAD flags, noise scale): grid x
+ * over chunks of rfi_patch_threads elements, y over the group's blocks
+ * (grid-stride); dynamic shared memory rfi_patch_shared_bytes. The chunk's
+ * flagged elements are listed in order (a prefix sum over the chunk, Hillis
+ * & Steele 1986, "Data parallel algorithms", CACM 29(12)), then the threads
+ * share their (element, item) values, consecutive threads on consecutive
+ * listed elements of one item. Reads only the flags: a chunk without flags
+ * costs one read of 256 bytes.
+ */
+constexpr size_t rfi_patch_shared_bytes = 3 * rfi_patch_threads * sizeof(unsigned);
+
+__global__ void __launch_bounds__(rfi_patch_threads)
+    rfi_patch_kernel(float2* out,
+                     const uint8_t* flags,
+                     const double* scale,
+                     unsigned n_elements,
+                     unsigned n_receivers,
+                     unsigned block_size,
+                     unsigned n_blocks,
+                     uint64_t first_item,
+                     uint64_t seed,
+                     int noise)
+{
+    extern __shared__ float2 pfb_smem[];
+    const unsigned n_chunk = blockDim.x, e = threadIdx.x;
+    unsigned* scan = reinterpret_cast<unsigned*>(pfb_smem); // [2][n_chunk]
+    unsigned* list = scan + 2 * n_chunk;                    // [n_chunk]
+    const unsigned j0 = blockIdx.x * n_chunk;
+    for (unsigned b = blockIdx.y; b < n_blocks; b += gridDim.y) {
+        const unsigned f =
+            (j0 + e < n_elements && flags[size_t(b) * n_elements + j0 + e]) ? 1u : 0u;
+        // Inclusive prefix sum of f over the chunk, double-buffered.
+        unsigned src = 0;
+        scan[e] = f;
+        __syncthreads();
+        for (unsigned d = 1; d < n_chunk; d *= 2) {
+            const unsigned* x = scan + src * n_chunk;
+            scan[(1 - src) * n_chunk + e] = x[e] + (e >= d ? x[e - d] : 0u);
+            src = 1 - src;
+            __syncthreads();
+        }
+        const unsigned count = scan[src * n_chunk + n_chunk - 1];
+        if (f)
+            list[scan[src * n_chunk + e] - 1] = e;
+        __syncthreads();
+        const size_t t_block = size_t(b) * block_size; // the block's first item
+        for (unsigned i = e; i < count * block_size; i += n_chunk) {
+            const unsigned j = j0 + list[i % count];
+            const size_t t = t_block + i / count;
+            float2 y = make_float2(0.0f, 0.0f);
+            if (noise)
+                rfi_math::noise_value(seed,
+                                      first_item + t,
+                                      j,
+                                      scale[size_t(b) * n_receivers + j % n_receivers],
+                                      y.x,
+                                      y.y);
+            out[t * n_elements + j] = y;
+        }
+        __syncthreads(); // scan and list are rewritten for the next block
+    }
+}
+
 //! Launch shapes, shared by the engine and the emulated test.
 inline dim3 rfi_element_grid(unsigned n_elements, size_t n_rows)
 {
@@ -293,13 +530,38 @@ inline dim3 rfi_apply_grid(unsigned n_elements, size_t n_items)
                 unsigned(chunks < 65535 ? chunks : 65535));
 }
 
-#ifndef BF_GPU_EMULATION
-//! What one group needs: device pointers of its input, output, and scratch.
+inline dim3 rfi_fused_grid(unsigned n_elements, unsigned block_size, size_t n_blocks)
+{
+    const unsigned tile = rfi_fused_shape_for(block_size).elements;
+    return dim3((n_elements + tile - 1) / tile, unsigned(n_blocks)); // groups <= 65535
+}
+inline dim3 rfi_patch_grid(unsigned n_elements, size_t n_blocks)
+{
+    return dim3((n_elements + rfi_patch_threads - 1) / rfi_patch_threads,
+                unsigned(n_blocks < 65535 ? n_blocks : 65535));
+}
+
+// One launch sequence for the engine and the emulated test: a launch is a
+// kernel launch on a GPU, a run on the host under the emulation.
+#ifdef BF_GPU_EMULATION
+using rfi_stream = void*;
+#define BF_RFI_LAUNCH(kernel, grid, threads, shared, stream, ...) \
+    launch(grid, dim3(threads), shared, [&] { kernel(__VA_ARGS__); })
+#else
+using rfi_stream = gpuStream_t;
+#define BF_RFI_LAUNCH(kernel, grid, threads, shared, stream, ...) \
+    do {                                                          \
+        kernel<<<grid, threads, shared, stream>>>(__VA_ARGS__);   \
+        BF_GPU_CHECK_LAUNCH(#kernel);                             \
+    } while (0)
+#endif
+
+//! What one group needs: pointers of its input, output, and scratch.
 struct rfi_group_args {
     const float2* in;
     float2* out;
-    double* seg_s1;  //!< [blocks][segments][elements]
-    double* seg_s2;  //!< [blocks][segments][elements]
+    double* seg_s1;  //!< [blocks][segments][elements] (segment path)
+    double* seg_s2;  //!< [blocks][segments][elements] (segment path)
     double* s1;      //!< [blocks][elements]
     uint8_t* flags;  //!< [blocks][elements]
     double* scale;   //!< [blocks][receivers]
@@ -308,50 +570,111 @@ struct rfi_group_args {
     double lower, upper, mad_threshold;
     uint64_t first_item, seed;
     bool noise;
+    rfi_path path; //!< rfi_path_for(block_size) (the test also runs the other)
 };
 
-inline void launch_rfi_flagger_group(const rfi_group_args& g, gpuStream_t stream)
+inline void launch_rfi_flagger_group(const rfi_group_args& g, rfi_stream stream)
 {
     if (g.n_blocks == 0)
         return;
     const unsigned n = g.n_channels * g.n_receivers;
-    const size_t n_segments = size_t(g.n_blocks) * rfi_segments(g.block_size);
-    rfi_segment_kernel<<<rfi_element_grid(n, n_segments), rfi_threads, 0, stream>>>(
-        g.in, g.seg_s1, g.seg_s2, n, g.block_size, g.n_blocks);
-    BF_GPU_CHECK_LAUNCH("rfi_segment_kernel");
-    rfi_decide_kernel<<<rfi_element_grid(n, g.n_blocks), rfi_threads, 0, stream>>>(
-        g.seg_s1, g.seg_s2, g.s1, g.flags, n, g.block_size, g.n_blocks, g.lower, g.upper);
-    BF_GPU_CHECK_LAUNCH("rfi_decide_kernel");
-    if (g.mad_threshold > 0.0 || g.noise) {
-        rfi_receiver_kernel<<<dim3(g.n_receivers, g.n_blocks),
-                              rfi_receiver_threads,
-                              0,
-                              stream>>>(g.s1,
-                                        g.flags,
-                                        g.scale,
-                                        g.scratch,
-                                        g.n_channels,
-                                        g.n_receivers,
-                                        g.block_size,
-                                        g.mad_threshold);
-        BF_GPU_CHECK_LAUNCH("rfi_receiver_kernel");
+    const bool receiver_step = g.mad_threshold > 0.0 || g.noise;
+    if (g.path == rfi_path::fused) {
+        const rfi_fused_shape shape = rfi_fused_shape_for(g.block_size);
+        BF_RFI_LAUNCH(rfi_fused_kernel,
+                      rfi_fused_grid(n, g.block_size, g.n_blocks),
+                      shape.threads(),
+                      shape.shared_bytes(),
+                      stream,
+                      g.in,
+                      g.out,
+                      receiver_step ? g.s1 : nullptr,
+                      g.flags,
+                      n,
+                      g.block_size,
+                      g.n_blocks,
+                      g.lower,
+                      g.upper,
+                      receiver_step ? 0 : 1);
+    } else {
+        const size_t n_segments = size_t(g.n_blocks) * rfi_segments(g.block_size);
+        BF_RFI_LAUNCH(rfi_segment_kernel,
+                      rfi_element_grid(n, n_segments),
+                      rfi_threads,
+                      0,
+                      stream,
+                      g.in,
+                      g.seg_s1,
+                      g.seg_s2,
+                      n,
+                      g.block_size,
+                      g.n_blocks);
+        BF_RFI_LAUNCH(rfi_decide_kernel,
+                      rfi_element_grid(n, g.n_blocks),
+                      rfi_threads,
+                      0,
+                      stream,
+                      g.seg_s1,
+                      g.seg_s2,
+                      g.s1,
+                      g.flags,
+                      n,
+                      g.block_size,
+                      g.n_blocks,
+                      g.lower,
+                      g.upper);
     }
-    const size_t n_items = size_t(g.n_blocks) * g.block_size;
-    rfi_apply_kernel<<<rfi_apply_grid(n, n_items), rfi_threads, 0, stream>>>(
-        g.in,
-        g.out,
-        g.flags,
-        g.scale,
-        n,
-        g.n_receivers,
-        g.block_size,
-        n_items,
-        g.first_item,
-        g.seed,
-        g.noise ? 1 : 0);
-    BF_GPU_CHECK_LAUNCH("rfi_apply_kernel");
+    if (receiver_step)
+        BF_RFI_LAUNCH(rfi_receiver_kernel,
+                      dim3(g.n_receivers, g.n_blocks),
+                      rfi_receiver_threads,
+                      rfi_receiver_shared_bytes,
+                      stream,
+                      g.s1,
+                      g.flags,
+                      g.scale,
+                      g.scratch,
+                      g.n_channels,
+                      g.n_receivers,
+                      g.block_size,
+                      g.mad_threshold);
+    if (g.path == rfi_path::fused) {
+        if (receiver_step)
+            BF_RFI_LAUNCH(rfi_patch_kernel,
+                          rfi_patch_grid(n, g.n_blocks),
+                          rfi_patch_threads,
+                          rfi_patch_shared_bytes,
+                          stream,
+                          g.out,
+                          g.flags,
+                          g.scale,
+                          n,
+                          g.n_receivers,
+                          g.block_size,
+                          g.n_blocks,
+                          g.first_item,
+                          g.seed,
+                          g.noise ? 1 : 0);
+    } else {
+        const size_t n_items = size_t(g.n_blocks) * g.block_size;
+        BF_RFI_LAUNCH(rfi_apply_kernel,
+                      rfi_apply_grid(n, n_items),
+                      rfi_threads,
+                      0,
+                      stream,
+                      g.in,
+                      g.out,
+                      g.flags,
+                      g.scale,
+                      n,
+                      g.n_receivers,
+                      g.block_size,
+                      n_items,
+                      g.first_item,
+                      g.seed,
+                      g.noise ? 1 : 0);
+    }
 }
-#endif
 
 } // namespace BF_GPU_NS
 } // namespace beamform

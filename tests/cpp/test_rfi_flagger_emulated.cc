@@ -29,14 +29,23 @@ using cfloat = std::complex<float>;
 
 namespace {
 
-//! The GPU engine's execute(), with host memory and emulated launches.
+/*!
+ * The GPU engine's execute(), with host memory and emulated launches: the
+ * engine's own launch sequence (launch_rfi_flagger_group) on groups of
+ * \p group blocks, on \p path (the engine takes rfi_path_for(M); the test
+ * also runs the segment path on short blocks). Scratch starts as NaN. When
+ * \p s1_record is given, the S1 of every (block, element) that the kernels
+ * computed is appended to it (what the receiver step reads).
+ */
 void emulated_execute(const rfi_flagger_config& c,
                       const cfloat* in,
                       cfloat* out,
                       size_t n_items,
                       uint64_t first_item,
                       uint8_t* mask,
-                      size_t group)
+                      size_t group,
+                      rfi_path path,
+                      std::vector<double>* s1_record = nullptr)
 {
     const auto th = sk_thresholds_for(c.block_size, c.pfa);
     const size_t n = c.n_channels * c.n_receivers, m = c.block_size;
@@ -45,53 +54,44 @@ void emulated_execute(const rfi_flagger_config& c,
     std::vector<double> seg_s1(group * n_seg * n, std::nan("")), seg_s2 = seg_s1;
     std::vector<double> s1(group * n, std::nan("")), scale(group * c.n_receivers, -1.0),
         scratch(2 * group * c.n_receivers, std::nan(""));
-    const bool noise = c.replacement == rfi_replacement::noise;
+    rfi_group_args g;
+    g.seg_s1 = seg_s1.data();
+    g.seg_s2 = seg_s2.data();
+    g.s1 = s1.data();
+    g.scale = scale.data();
+    g.scratch = scratch.data();
+    g.n_channels = unsigned(c.n_channels);
+    g.n_receivers = unsigned(c.n_receivers);
+    g.block_size = unsigned(m);
+    g.lower = th.lower;
+    g.upper = th.upper;
+    g.mad_threshold = c.mad_threshold;
+    g.seed = c.seed;
+    g.noise = c.replacement == rfi_replacement::noise;
+    g.path = path;
     for (size_t b0 = 0; b0 < n_blocks; b0 += group) {
-        const unsigned nb = unsigned(std::min(group, n_blocks - b0));
-        const auto* x = reinterpret_cast<const float2*>(in) + b0 * m * n;
-        auto* y = reinterpret_cast<float2*>(out) + b0 * m * n;
-        uint8_t* flags = mask + b0 * n;
-        launch(
-            rfi_element_grid(unsigned(n), size_t(nb) * n_seg), dim3(rfi_threads), 0, [&] {
-                rfi_segment_kernel(
-                    x, seg_s1.data(), seg_s2.data(), unsigned(n), unsigned(m), nb);
-            });
-        launch(rfi_element_grid(unsigned(n), nb), dim3(rfi_threads), 0, [&] {
-            rfi_decide_kernel(seg_s1.data(),
-                              seg_s2.data(),
-                              s1.data(),
-                              flags,
-                              unsigned(n),
-                              unsigned(m),
-                              nb,
-                              th.lower,
-                              th.upper);
-        });
-        if (c.mad_threshold > 0.0 || noise)
-            launch(dim3(unsigned(c.n_receivers), nb), dim3(rfi_receiver_threads), 0, [&] {
-                rfi_receiver_kernel(s1.data(),
-                                    flags,
-                                    scale.data(),
-                                    scratch.data(),
-                                    unsigned(c.n_channels),
-                                    unsigned(c.n_receivers),
-                                    unsigned(m),
-                                    c.mad_threshold);
-            });
-        launch(rfi_apply_grid(unsigned(n), nb * m), dim3(rfi_threads), 0, [&] {
-            rfi_apply_kernel(x,
-                             y,
-                             flags,
-                             scale.data(),
-                             unsigned(n),
-                             unsigned(c.n_receivers),
-                             unsigned(m),
-                             nb * m,
-                             first_item + b0 * m,
-                             c.seed,
-                             noise ? 1 : 0);
-        });
+        const size_t nb = std::min(group, n_blocks - b0);
+        g.in = reinterpret_cast<const float2*>(in) + b0 * m * n;
+        g.out = reinterpret_cast<float2*>(out) + b0 * m * n;
+        g.flags = mask + b0 * n;
+        g.n_blocks = unsigned(nb);
+        g.first_item = first_item + b0 * m;
+        launch_rfi_flagger_group(g, nullptr);
+        if (s1_record)
+            s1_record->insert(s1_record->end(), s1.begin(), s1.begin() + nb * n);
     }
+}
+
+void emulated_execute(const rfi_flagger_config& c,
+                      const cfloat* in,
+                      cfloat* out,
+                      size_t n_items,
+                      uint64_t first_item,
+                      uint8_t* mask,
+                      size_t group)
+{
+    emulated_execute(
+        c, in, out, n_items, first_item, mask, group, rfi_path_for(c.block_size));
 }
 
 /*!
@@ -115,8 +115,8 @@ std::vector<cfloat> test_input(const rfi_flagger_config& c, size_t n_items, unsi
             }
     for (size_t t = 0; t < n_items; t++) {
         x[t * n + (1 % nc) * na + 2 % na] += std::polar(30.0f, 0.7f * float(t)); // CW
-        if (t % 13 == 5)
-            x[t * n + (2 % nc) * na + 1 % na] *= 50.0f; // bursts
+        if (t % 13 == 5) // bursts: added pulses (a scaled noise sample can be small)
+            x[t * n + (2 % nc) * na + 1 % na] += cfloat(60.0f, -20.0f);
     }
     for (size_t t = 0; t < c.block_size; t++)
         x[t * n + (3 % nc) * na] = cfloat(0.0f, 0.0f); // a block of zeros
@@ -124,7 +124,8 @@ std::vector<cfloat> test_input(const rfi_flagger_config& c, size_t n_items, unsi
     return x;
 }
 
-void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_place)
+void check_case(
+    rfi_flagger_config c, size_t n_blocks, size_t group, bool in_place, rfi_path path)
 {
     c.validate();
     const size_t n = c.n_channels * c.n_receivers, n_items = n_blocks * c.block_size;
@@ -144,16 +145,41 @@ void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_pla
 
     std::vector<cfloat> got = in_place ? input : std::vector<cfloat>(n_items * n, poison);
     std::vector<uint8_t> mask(n_blocks * n, 0xee);
+    std::vector<double> s1;
     emulated_execute(c,
                      in_place ? got.data() : input.data(),
                      got.data(),
                      n_items,
                      first_item,
                      mask.data(),
-                     group);
+                     group,
+                     path,
+                     &s1);
 
     ASSERT_EQ(mask, expected_mask);
     ASSERT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(cfloat)));
+    // S1, where the kernels keep it (the receiver step's input), equals a sum
+    // written here in the documented order: segments of 16 spectra, each from
+    // 0, added in order (the last bits of a sum depend on its order).
+    if (path == rfi_path::segments || c.mad_threshold > 0.0 ||
+        c.replacement == rfi_replacement::noise) {
+        ASSERT_EQ(s1.size(), n_blocks * n);
+        for (size_t b = 0; b < n_blocks; b++)
+            for (size_t j = 0; j < n; j++) {
+                double total = 0.0;
+                for (size_t t0 = 0; t0 < c.block_size; t0 += 16) {
+                    double segment = 0.0;
+                    for (size_t t = t0; t < std::min(t0 + 16, c.block_size); t++) {
+                        const cfloat x = input[(b * c.block_size + t) * n + j];
+                        segment +=
+                            double(x.real()) * x.real() + double(x.imag()) * x.imag();
+                    }
+                    total += segment;
+                }
+                const double k = s1[b * n + j];
+                ASSERT_EQ(0, std::memcmp(&total, &k, sizeof k)) << b << " " << j;
+            }
+    }
 
     // The injected RFI is flagged in every block, and something stays unflagged.
     size_t flagged = 0;
@@ -161,8 +187,9 @@ void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_pla
         const uint8_t* mk = mask.data() + b * n;
         EXPECT_EQ(mk[(1 % c.n_channels) * c.n_receivers + 2 % c.n_receivers], 1) << b;
         EXPECT_EQ(mk[(2 % c.n_channels) * c.n_receivers + 1 % c.n_receivers], 1) << b;
-        if (c.mad_threshold > 0)
+        if (c.mad_threshold > 0) {
             EXPECT_EQ(mk[(4 % c.n_channels) * c.n_receivers], 1) << b;
+        }
         for (size_t j = 0; j < n; j++)
             flagged += mk[j];
     }
@@ -180,6 +207,11 @@ void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_pla
             else
                 ASSERT_TRUE(std::isfinite(y.real()) && std::isfinite(y.imag()));
         }
+}
+
+void check_case(rfi_flagger_config c, size_t n_blocks, size_t group, bool in_place)
+{
+    check_case(c, n_blocks, group, in_place, rfi_path_for(c.block_size));
 }
 
 rfi_flagger_config odd_config(rfi_replacement r, double mad)
@@ -288,4 +320,74 @@ TEST(RfiFlaggerEmulated, NoiseLongBlocksSeveralSegments)
     auto c = odd_config(rfi_replacement::noise, 6.0);
     c.block_size = 61; // 4 segments of the sums, the last one short
     check_case(c, 3, 2, false);
+}
+
+/*!
+ * Both paths against the CPU engine: block sizes with a short last segment
+ * (17, 61, 100), whole segments (64), the fused path's extremes (13: one
+ * segment, tiles of 256 elements; 256: 16 segments, 512 threads) and the
+ * first size past it (257, the segment path); element counts that fill no
+ * tile (91 = 13 x 7; 333 = 37 x 9, two chunks of the patch kernel); zeros and
+ * noise, with and without the MAD criterion, in place and into a poisoned
+ * buffer.
+ */
+TEST(RfiFlaggerEmulated, FusedAndSegmentPathsMatchTheCpuEngine)
+{
+    struct shape {
+        size_t channels, receivers, block_size, blocks, group;
+    };
+    const shape shapes[] = { { 13, 7, 17, 4, 3 }, { 13, 7, 61, 3, 2 },
+                             { 37, 9, 64, 3, 8 }, { 13, 7, 100, 3, 1 },
+                             { 37, 9, 13, 5, 2 }, { 13, 7, 256, 2, 2 },
+                             { 13, 7, 257, 2, 1 } };
+    for (const auto& sh : shapes)
+        for (auto r : { rfi_replacement::zeros, rfi_replacement::noise })
+            for (double mad : { 0.0, 4.0 })
+                for (bool in_place : { false, true })
+                    for (auto path : { rfi_path::fused, rfi_path::segments }) {
+                        if (path == rfi_path::fused &&
+                            rfi_path_for(sh.block_size) != rfi_path::fused)
+                            continue; // blocks too long for one thread block
+                        auto c = odd_config(r, mad);
+                        c.n_channels = sh.channels;
+                        c.n_receivers = sh.receivers;
+                        c.block_size = sh.block_size;
+                        SCOPED_TRACE(
+                            testing::Message()
+                            << sh.channels << "x" << sh.receivers
+                            << " M=" << sh.block_size << " " << gr::beamform::to_string(r)
+                            << " mad=" << mad << (in_place ? " in place" : "")
+                            << (path == rfi_path::fused ? " fused" : " segments"));
+                        check_case(c, sh.blocks, sh.group, in_place, path);
+                        if (HasFatalFailure())
+                            return;
+                    }
+}
+
+TEST(RfiFlaggerEmulated, PathAndTileShapes)
+{
+    EXPECT_EQ(rfi_path_for(2), rfi_path::fused);
+    EXPECT_EQ(rfi_path_for(256), rfi_path::fused);
+    EXPECT_EQ(rfi_path_for(257), rfi_path::segments);
+    for (unsigned m = 2; m <= 256; m++) {
+        const auto s = rfi_fused_shape_for(m);
+        EXPECT_EQ(s.segments, (m + 15) / 16) << m;
+        EXPECT_EQ(s.elements % 32, 0u) << m;
+        EXPECT_GE(s.threads(), 128u) << m;
+        EXPECT_LE(s.threads(), rfi_fused_max_threads) << m;
+        EXPECT_LE(s.shared_bytes(), size_t(48) << 10) << m;
+    }
+}
+
+// More channels than the receiver kernel stages at a time (rfi_receiver_chunk):
+// the noise power's sum runs over two chunks, still in channel order.
+TEST(RfiFlaggerEmulated, NoiseOverMoreChannelsThanOneChunk)
+{
+    for (double mad : { 0.0, 4.0 }) {
+        auto c = odd_config(rfi_replacement::noise, mad);
+        c.n_channels = rfi_receiver_chunk + 77;
+        c.n_receivers = 2;
+        SCOPED_TRACE(mad);
+        check_case(c, 2, 2, false);
+    }
 }

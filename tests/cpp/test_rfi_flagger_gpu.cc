@@ -83,8 +83,23 @@ TEST(RfiFlaggerGpu, OddSizesNoiseAndOutliers)
 {
     check(7, 5, 17, 9, rfi_replacement::noise, 4.0);
 }
-TEST(RfiFlaggerGpu, StationSizeSeveralGroups)
+TEST(RfiFlaggerGpu, StationSizeNoiseAndOutliers)
 {
-    check(
-        256, 96, 64, 12, rfi_replacement::noise, 6.0); // 12 MiB per block: groups of one
+    check(256, 96, 64, 12, rfi_replacement::noise, 6.0); // fused path and patch
+}
+// The fused path alone (replace=zeros, no MAD criterion: one kernel).
+TEST(RfiFlaggerGpu, StationSizeZeros)
+{
+    check(256, 96, 64, 12, rfi_replacement::zeros, 0.0);
+}
+// The fused path's largest blocks (16 segments, 512 threads), noise patch.
+TEST(RfiFlaggerGpu, LargestFusedBlocksNoise)
+{
+    check(37, 9, 256, 4, rfi_replacement::noise, 0.0);
+}
+// Blocks past the fused path's limit: the segment path (four kernels, groups
+// of about 24 MiB: 300 x 24576 x 8 bytes per block, groups of one).
+TEST(RfiFlaggerGpu, LongBlocksSegmentPath)
+{
+    check(256, 96, 300, 3, rfi_replacement::noise, 5.0);
 }

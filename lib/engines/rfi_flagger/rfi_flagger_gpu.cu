@@ -23,17 +23,26 @@ public:
           d_device(dev),
           d_n(config.n_channels * config.n_receivers),
           d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
-          d_group(rfi_group_blocks(config.block_size, d_n)),
-          d_seg_s1(dev,
-                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
-                       sizeof(double)),
-          d_seg_s2(dev,
-                   d_group * rfi_segments(unsigned(config.block_size)) * d_n *
-                       sizeof(double)),
-          d_s1(dev, d_group * d_n * sizeof(double)),
+          d_path(rfi_path_for(config.block_size)),
+          d_group(rfi_group_blocks(config.block_size, d_n, d_path)),
           d_scale(dev, d_group * config.n_receivers * sizeof(double)),
-          d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double))
+          d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double)),
+          d_copy_stream(dev),
+          d_chunk_done{ gpu_event(dev, gpu_event::use::ordering),
+                        gpu_event(dev, gpu_event::use::ordering) },
+          d_masks_done(dev, gpu_event::use::ordering)
     {
+        // S1 feeds the receiver step; the fused path with replace=zeros and
+        // no MAD criterion needs none.
+        if (d_path == rfi_path::segments || config.mad_threshold > 0.0 ||
+            config.replacement == rfi_replacement::noise)
+            d_s1 = device_memory(dev, d_group * d_n * sizeof(double));
+        if (d_path == rfi_path::segments) {
+            const size_t seg_bytes = d_group * rfi_segments(unsigned(config.block_size)) *
+                                     d_n * sizeof(double);
+            d_seg_s1 = device_memory(dev, seg_bytes);
+            d_seg_s2 = device_memory(dev, seg_bytes);
+        }
     }
 
     void execute(const std::complex<float>* in,
@@ -66,19 +75,47 @@ public:
         g.mad_threshold = d_config.mad_threshold;
         g.seed = d_config.seed;
         g.noise = d_config.replacement == rfi_replacement::noise;
-        for (size_t b0 = 0; b0 < n_blocks; b0 += d_group) {
-            const size_t nb = std::min(d_group, n_blocks - b0);
-            const size_t offset = b0 * m * d_n;
-            g.in = reinterpret_cast<const float2*>(in) + offset;
-            g.out = reinterpret_cast<float2*>(out) + offset;
-            g.flags = d_flags.as<uint8_t>() + b0 * d_n;
-            g.n_blocks = unsigned(nb);
-            g.first_item = first_item + b0 * m;
-            launch_rfi_flagger_group(g, s);
+        g.path = d_path;
+        // Up to mask_chunks chunks of blocks per call, each run as groups of
+        // at most d_group blocks: the masks of a chunk go to the host on
+        // d_copy_stream while the next chunk's kernels run (a copy to pageable
+        // memory also holds the host until it is done, so the next chunk is
+        // enqueued first). Two events, alternating: chunk k's is recorded
+        // again at chunk k + 2, after the wait on it has been enqueued.
+        const size_t chunk = (n_blocks + mask_chunks - 1) / mask_chunks;
+        const stream_handle copy = d_copy_stream.get();
+        auto copy_masks = [&](size_t b0, size_t nb, const gpu_event& ready) {
+            ready.make_wait(copy);
+            BF_GPU_CHECK(gpuMemcpyAsync(mask + b0 * d_n,
+                                        d_flags.as<uint8_t>() + b0 * d_n,
+                                        nb * d_n,
+                                        gpuMemcpyDeviceToHost,
+                                        static_cast<gpuStream_t>(copy)));
+        };
+        size_t previous_b0 = 0, previous_nb = 0;
+        for (size_t b0 = 0, k = 0; b0 < n_blocks; b0 += chunk, k++) {
+            const size_t nb = std::min(chunk, n_blocks - b0);
+            for (size_t g0 = b0; g0 < b0 + nb; g0 += d_group) {
+                const size_t offset = g0 * m * d_n;
+                g.in = reinterpret_cast<const float2*>(in) + offset;
+                g.out = reinterpret_cast<float2*>(out) + offset;
+                g.flags = d_flags.as<uint8_t>() + g0 * d_n;
+                g.n_blocks = unsigned(std::min(d_group, b0 + nb - g0));
+                g.first_item = first_item + g0 * m;
+                launch_rfi_flagger_group(g, s);
+            }
+            d_chunk_done[k % 2].record(stream);
+            if (k > 0)
+                copy_masks(previous_b0, previous_nb, d_chunk_done[(k + 1) % 2]);
+            previous_b0 = b0;
+            previous_nb = nb;
         }
-        // Into the caller's (pageable) host memory, in stream order.
-        BF_GPU_CHECK(gpuMemcpyAsync(
-            mask, d_flags.get(), n_blocks * d_n, gpuMemcpyDeviceToHost, s));
+        const size_t n_chunks = (n_blocks + chunk - 1) / chunk;
+        copy_masks(previous_b0, previous_nb, d_chunk_done[(n_chunks - 1) % 2]);
+        // The caller's stream: after the copies (its next call's kernels
+        // rewrite d_flags; the masks are written once the stream is synchronized).
+        d_masks_done.record(copy);
+        d_masks_done.make_wait(stream);
     }
 
 private:
@@ -86,9 +123,16 @@ private:
     const device_spec d_device;
     const size_t d_n; // values per spectrum
     const sk_thresholds d_thresholds;
+    const rfi_path d_path;
     const size_t d_group; // blocks per group
-    device_memory d_seg_s1, d_seg_s2, d_s1, d_scale, d_scratch;
-    device_memory d_flags; // [block][element] of the call, grown as needed
+    device_memory d_scale, d_scratch;
+    device_memory d_s1;               // when there is a receiver step
+    device_memory d_seg_s1, d_seg_s2; // the segment path's only
+    device_memory d_flags;            // [block][element] of the call, grown as needed
+    static constexpr size_t mask_chunks = 8; // per call, for the copy overlap
+    gpu_stream d_copy_stream;                // the masks to the host
+    gpu_event d_chunk_done[2];               // a chunk's kernels are done
+    gpu_event d_masks_done;                  // the copies are done
 };
 
 } // namespace
