@@ -336,8 +336,9 @@ class Station:
         phase centre (with --track: a delay_tracker, self.tracker, to be connected
         to the head's output, keeps it on the target)."""
         a = self.args
-        src = self._source_block()
-        chain = [src]
+        # Kept in self: a Python source (GUPPI RAW, SigMF) must outlive the run.
+        self.source = self._source_block()
+        chain = [self.source]
         self.convert = self.pfb = self.flagger = self.tracker = None
         if a.input_kind == "guppi":
             self.head = blocks.head(8 * self.n_ch * self.n_rx, a.spectra)
