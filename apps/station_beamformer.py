@@ -871,13 +871,14 @@ def _check_recording_size(p, args, spectra_given):
     RAW and SigMF --spectra defaults to all of it (whole integrations)."""
     if args.input_kind is None:
         return
+    if args.input_kind == "sc16":
+        cli.check_recording(p, "--input", args.input, args.receivers, 4, "sc16",
+                            min_items=args.n_int * args.channels)
     if args.tstart_mjd is None:
         p.error("argument --tstart-mjd: --input needs the recording's start time "
                 "(MJD, UTC, a number >= 0) where the file has none; the simulated default "
                 "would be wrong")
     if args.input_kind == "sc16":
-        cli.check_recording(p, "--input", args.input, args.receivers, 4, "sc16",
-                            min_items=args.n_int * args.channels)
         return
     rec = args.recording
     available = (len(rec.blocks) * rec.n_time if args.input_kind == "guppi"
@@ -990,7 +991,7 @@ def _check_geometry(p, args):
         if args.positions_frame is not None:
             p.error("argument --positions-frame: only with --positions")
         if args.site is not None and args.track is None:
-            p.error("argument --site: only with --track or ITRF --positions")
+            p.error("argument --site: only with --positions (ITRF) or --track")
         if _recording_positions(p, args):
             return
         if args.spacing is None:
@@ -1005,7 +1006,7 @@ def _check_geometry(p, args):
     except (OSError, UnicodeDecodeError, ValueError) as e:
         p.error(f"argument --positions: {e}")
     if args.site is not None and args.positions_frame != "itrf" and args.track is None:
-        p.error(f"argument --site: only with --track or for itrf positions ({args.positions} "
+        p.error(f"argument --site: only for itrf positions or with --track ({args.positions} "
                 f"is read as {args.positions_frame}: east, north, up about its own origin)")
     positions = antenna_positions.positions_to_enu(
         table, args.positions_frame, args.site if args.positions_frame == "itrf" else None)

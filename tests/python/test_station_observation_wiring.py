@@ -269,7 +269,7 @@ def usage_error(capsys, argv):
     (["--track", "azel:10,50", "--site", SITE], "--track", "sky position"),
     (["--track", "nowhere", "--site", SITE], "--track", "unknown target"),
     (["--track", TARGET, "--site", SITE, "--field-l", "0.1"], "--field-l", "sets the phase"),
-    (["--site", SITE], "--site", "only with --track"),
+    (["--site", SITE], "--site", "or --track"),
     (["--iers-a", __file__], "--iers-a", "only with --track"),
     (["--track", TARGET, "--site", SITE, "--iers-a", __file__], "--iers-a", "cannot read"),
     (["--track", TARGET, "--site", SITE, "--track-interval", "0"], "--track-interval", ""),
