@@ -311,3 +311,49 @@ def test_recordings_that_do_not_match_are_usage_errors(capsys, tmp_path):
     err = usage_error(capsys, [*base, "--input", meta, "--channels", "32", "--sample-rate",
                                "1e6"])
     assert "argument --sample-rate" in err and "2000000" in err
+
+
+def load_pulsar_script():
+    spec = importlib.util.spec_from_file_location(
+        "make_pulsar_recording", os.path.join(os.path.dirname(APP), "make_pulsar_recording.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tracked_pulsar_recording_through_rfi_and_incoherent(tmp_path):
+    """docs/station_beamformer.md's tracked observation, smaller: the pulses are
+    in the centre beam (folded at the period: on-pulse far above off-pulse),
+    weaker in the incoherent beam and absent from a corner beam; the carrier's
+    channel is flagged and zero."""
+    pulsar = load_pulsar_script()
+    base = str(tmp_path / "psr")
+    assert pulsar.main(["--out", base, "--site", SITE, "--target", TARGET, "--spacing", "3",
+                        "--samples", str(2 ** 17), "--period", "0.02", "--duty-cycle", "0.1",
+                        "--channels", "32", "--rfi-channel", "20"]) == 0
+    args = app.parse_args(["--input", base + ".sigmf-meta", "--channels", "32", "--n-int", "16",
+                           "--beams-per-side", "5", "--field-half-width", "0.2",
+                           "--track", TARGET, "--site", SITE, "--track-interval", "0.05",
+                           "--rfi", "--rfi-block-size", "32", "--incoherent",
+                           "--device", "cpu", "--out", str(tmp_path / "beams")])
+    assert args.spectra == 2 ** 17 // 32 and abs(args.tstart_mjd - 61000.0) < 1e-9
+    station = app.Station(args)
+    s = station.run(progress=False)
+    assert s["brightest_beam"] == CENTRE_BEAM
+    assert station.tracker.updates_sent == 3  # 0.131 s in 0.05 s intervals
+
+    def on_off(name):
+        header, data = beamform.read_filterbank(str(tmp_path / "beams" / name))
+        power = data[1:, 0, :]  # the first integration holds the channelizer's start
+        t = (np.arange(1, len(data)) + 0.5) * header["tsamp"]
+        on = (t / 0.02) % 1 < 0.1
+        row = int(np.argmin(np.abs(np.sort(station.frequencies)[::-1]
+                                   - station.frequencies[20])))
+        assert np.all(power[2:, row] == 0)  # the carrier, flagged
+        total = np.delete(power, row, axis=1).sum(axis=1)
+        return total[on].mean() / total[~on].mean()
+
+    centre, corner, incoherent = (on_off(f"station_beam{CENTRE_BEAM:04d}.fil"),
+                                  on_off("station_beam0000.fil"),
+                                  on_off("station_incoherent_beam0000.fil"))
+    assert centre > 4 and 1.2 < incoherent < 2 and corner < incoherent
