@@ -281,10 +281,10 @@ class Station:
         tb.connect(*front, self.beamformer, *self.stokes_convention(range(self.n_ch)),
                    self.sink)
         if self.tracked:
-            # The tracker counts the host-side items of the head (raw samples, or
+            # The tracker counts host-side items beside the head (raw samples, or
             # GUPPI spectra): a Python block reads host buffers, and on a GPU the
             # channelized stream stays in device memory.
-            tb.connect(self.head, self.tracker)
+            tb.connect(self.source, *self.tap, self.tracker)
             tb.msg_connect(self.tracker, "delays", self.phase, "delays")
             if a.track_model.beams:
                 self.beamformer.set_geometry(self.positions.tolist(),
@@ -340,10 +340,13 @@ class Station:
         self.source = self._source_block()
         chain = [self.source]
         self.convert = self.pfb = self.flagger = self.tracker = None
+        self.tap = []
         if a.input_kind == "guppi":
             self.head = blocks.head(8 * self.n_ch * self.n_rx, a.spectra)
             chain.append(self.head)
-            tap_item, tap_rate = 8 * self.n_ch * self.n_rx, a.sample_rate / self.n_ch
+            # The tracker's tap: one spectrum in n_int.
+            tap_item, tap_rate, tap_keep = 8 * self.n_ch * self.n_rx, a.sample_rate / self.n_ch, \
+                a.n_int
         else:
             n_in = a.spectra * self.n_ch  # raw samples per receiver
             fmt = a.recording.item_format if a.input_kind == "sigmf" else "sc16"
@@ -357,7 +360,8 @@ class Station:
                                                 self.n_rx, 1, False, a.center_freq,
                                                 a.sample_rate, device)
             chain.append(self.pfb)
-            tap_item, tap_rate = RAW_BYTES[fmt] * self.n_rx, a.sample_rate
+            # The tracker's tap: raw sample n C, where spectrum n starts.
+            tap_item, tap_rate, tap_keep = RAW_BYTES[fmt] * self.n_rx, a.sample_rate, self.n_ch
         if a.rfi:
             self.flagger = beamform.rfi_flagger(self.n_ch, self.n_rx, a.rfi_block_size,
                                                 a.rfi_pfa, 0.0, a.rfi_replace, a.seed, device, 0)
@@ -366,8 +370,15 @@ class Station:
         if self.tracked:
             # The phase centre follows the target: delays and rates from the model,
             # updated every --track-interval s of stream time (docs/tracking.md).
+            # The tracker (a Python block) reads a host stream: one item in tap_keep
+            # of the source's output, as many as the head passes. Not the head's
+            # output: GNU Radio gives an output buffer one transfer type, and a head
+            # feeding a GPU block cannot feed a host block too.
+            self.tap = [blocks.keep_one_in_n(tap_item, tap_keep),
+                        blocks.head(tap_item, a.spectra * (self.n_ch if a.input_kind != "guppi"
+                                                           else 1) // tap_keep)]
             self.tracker = beamform.delay_tracker(
-                a.track_model, tap_item, tap_rate, start_time=a.track_start_unix,
+                a.track_model, tap_item, tap_rate / tap_keep, start_time=a.track_start_unix,
                 interval_s=a.track_interval, pointing_mode="offset_lm")
             init = self.tracker.initial_delays()
             self.phase = beamform.phase_shift(self.n_ch, self.n_rx, list(self.frequencies),
@@ -822,6 +833,7 @@ def _check_recording(p, args):
     frequency, start time; GUPPI RAW also channels, polarizations, source name
     and position (the default --track target when --site is given)."""
     args.input_kind = args.recording = args.recording_name = args.recording_receivers = None
+    args.recording_start_unix = None
     if not args.input:
         return
     kind = args.input_format
@@ -850,7 +862,7 @@ def _check_recording(p, args):
             except argparse.ArgumentTypeError:
                 pass  # not a SIGPROC string: --source-name or 'unknown'
         if args.track is None and args.site is not None and ra is not None:
-            args.track = f"radec:{ra!r},{dec!r}"
+            args.track = f"radec:{ra:.10g},{dec:.10g}"
     else:
         _recording_sets(p, args, "--sample-rate", "sample_rate", rec.sample_rate)
     _recording_sets(p, args, "--center-freq", "center_freq", rec.center_freq)
@@ -859,7 +871,8 @@ def _check_recording(p, args):
         p.error(f"argument --receivers: the --input recording {args.input} holds "
                 f"{rec.n_receivers} receivers, got {args.receivers} (leave --receivers out)")
     if rec.start_time is not None:
-        mjd = UNIX_EPOCH_MJD + (rec.start_time[0] + rec.start_time[1]) / 86400.0
+        args.recording_start_unix = rec.start_time[0] + rec.start_time[1]
+        mjd = UNIX_EPOCH_MJD + args.recording_start_unix / 86400.0
         if args.tstart_mjd is not None and abs(args.tstart_mjd - mjd) > 1e-9:
             p.error(f"argument --tstart-mjd: the --input recording {args.input} starts at "
                     f"MJD {mjd:.9f}, got {args.tstart_mjd} (leave --tstart-mjd out)")
@@ -901,7 +914,10 @@ def _check_tracking(p, args):
     (args.track_start), checked above the horizon for the whole run. Without
     it, the fixed field centre."""
     args.track_model = args.track_start = args.track_centre_lm = None
-    args.track_start_unix = (args.tstart_mjd - UNIX_EPOCH_MJD) * 86400.0
+    # The recording's own start where it has one (the MJD round trip would move it by
+    # up to a microsecond, and the tracker would take its rx_time tag for a jump).
+    args.track_start_unix = (args.recording_start_unix if args.recording_start_unix is not None
+                             else (args.tstart_mjd - UNIX_EPOCH_MJD) * 86400.0)
     if args.track is None:
         for option, value in (("--iers-a", args.iers_a), ("--catalogue", args.catalogue)):
             if value is not None:

@@ -357,3 +357,22 @@ def test_tracked_pulsar_recording_through_rfi_and_incoherent(tmp_path):
                                   on_off("station_beam0000.fil"),
                                   on_off("station_incoherent_beam0000.fil"))
     assert centre > 4 and 1.2 < incoherent < 2 and corner < incoherent
+
+
+def test_gpu_style_buffers_give_the_cpu_results(tmp_path):
+    """On emu:0 (the GPU blocks' buffers and copies, on the host) the tracker's tap
+    and the incoherent beam beside the beamformer work as on the CPU: the same
+    flags, the same incoherent beam, the source in the same beam."""
+    runs = {}
+    for device in ("cpu", "emu:0"):
+        station, s = run_station(tmp_path / device.replace(":", ""),
+                                 ["--track", TARGET, "--site", SITE, "--rfi", "--rfi-block-size",
+                                  "16", "--inject-rfi", "9", "--incoherent", "--device", device])
+        _, incoherent = beamform.read_filterbank(
+            str(tmp_path / device.replace(":", "") / "obs_incoherent_beam0000.fil"))
+        runs[device] = (s["brightest_beam"], station.flagger.flagged_count(),
+                        station.tracker.updates_sent, incoherent)
+        assert station.phase.device() == device
+    cpu, emu = runs["cpu"], runs["emu:0"]
+    assert cpu[:3] == emu[:3] and cpu[0] == CENTRE_BEAM
+    np.testing.assert_allclose(emu[3], cpu[3], rtol=1e-5)
