@@ -88,8 +88,12 @@ def parse_args(argv=None):
         p.error(f"argument --rfi-channel: must be from 0 to {args.channels - 1} "
                 f"(--channels {args.channels}), got {args.rfi_channel}")
     try:
+        site = tracking.Site(*args.site)
+    except ValueError as e:
+        p.error(f"argument --site: {e}")
+    try:
         args.model = tracking.DelayModel(
-            tracking.Site(*args.site), station_beamformer.grid_positions(args.receivers,
+            site, station_beamformer.grid_positions(args.receivers,
                                                                          args.spacing),
             args.target)
         args.start_unix = (args.tstart_mjd - station_beamformer.UNIX_EPOCH_MJD) * 86400.0
