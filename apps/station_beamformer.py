@@ -334,7 +334,7 @@ class Station:
         -> phase_shift, its spectra need no channelizer; fc32 SigMF needs no convert).
         Its output items are spectra [channel][receiver] complex, pointed at the
         phase centre (with --track: a delay_tracker, self.tracker, to be connected
-        to the head's output, keeps it on the target)."""
+        beside the head through self.tap, keeps it on the target)."""
         a = self.args
         # Kept in self: a Python source (GUPPI RAW, SigMF) must outlive the run.
         self.source = self._source_block()

@@ -225,22 +225,26 @@ def test_guppi_ra_dec_is_the_default_track_target(tmp_path):
 
 
 def write_sigmf(base, rng, positions, source_az_el, channel, n_ch=32, fs=2e6, fc=150e6,
-                n=32768, start_unix=1.7e9 + 0.25):
-    """ci16 SigMF samples: a tone at the centre of `channel` from source_az_el plus noise."""
+                n=32768, start_unix=1.7e9 + 0.25, datatype="ci16_le", scale=2000.0):
+    """SigMF samples: a tone at the centre of `channel` from source_az_el plus noise."""
     offset = (channel if channel < n_ch // 2 else channel - n_ch) * fs / n_ch
     t = np.arange(n) / fs
     tone = 0.5 * np.exp(2j * np.pi * offset * t)
     x = steering_helpers.plane_wave(positions, [fc + offset], source_az_el, tone[:, None])[:, 0]
     x = x + (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)) / math.sqrt(2)
-    return write_sigmf_array(str(base), 2000 * x, fs, fc, datatype="ci16_le",
+    return write_sigmf_array(str(base), scale * x, fs, fc, datatype=datatype,
                              positions=positions, start_time=start_unix)[0]
 
 
-def test_sigmf_input_positions_rate_and_start_from_the_file(tmp_path):
+@pytest.mark.parametrize("datatype, scale", [("ci16_le", 2000.0), ("ci8", 20.0),
+                                             ("cf32_le", 1.0)])
+def test_sigmf_input_positions_rate_and_start_from_the_file(tmp_path, datatype, scale):
     rng = np.random.default_rng(5)
     positions = np.column_stack([rng.uniform(-2, 2, (12, 2)), np.zeros(12)])
-    meta = write_sigmf(tmp_path / "rec", rng, positions, (60.0, 70.0), channel=20)
-    args = app.parse_args(["--input", meta, "--channels", "32", "--n-int", "16",
+    meta = write_sigmf(tmp_path / "rec", rng, positions, (60.0, 70.0), channel=20,
+                       datatype=datatype, scale=scale)
+    args = app.parse_args(["--input", meta, "--adc-scale", str(scale), "--channels", "32",
+                           "--n-int", "16",
                            "--device", "cpu", "--beams-per-side", "7", "--field-l", "0",
                            "--field-m", "0", "--out", str(tmp_path / "out")])
     assert (args.receivers, args.sample_rate, args.center_freq, args.spectra) == \
@@ -376,3 +380,32 @@ def test_gpu_style_buffers_give_the_cpu_results(tmp_path):
     cpu, emu = runs["cpu"], runs["emu:0"]
     assert cpu[:3] == emu[:3] and cpu[0] == CENTRE_BEAM
     np.testing.assert_allclose(emu[3], cpu[3], rtol=1e-5)
+
+
+def test_dual_polarization_guppi_sets_pol_and_incoherent_stokes(tmp_path):
+    """NPOL = 2: --pol dual from the file; the incoherent beam's I, Q, U, V (V in
+    the beamformer's convention, 2 Im(X Y*)) against numpy on the file's spectra."""
+    rng = np.random.default_rng(8)
+    n_ant, n = 4, GUPPI_BLOCKS * GUPPI_TIME
+    x = 8 * (rng.standard_normal((n, GUPPI_CHANNELS, 2 * n_ant))
+             + 1j * rng.standard_normal((n, GUPPI_CHANNELS, 2 * n_ant)))
+    x[:, 5, 1::2] += 6j * x[:, 5, 0::2] / 8  # Y correlated with X in channel 5: V < 0
+    x = np.clip(x.real, -127, 127) + 1j * np.clip(x.imag, -127, 127)
+    path = str(tmp_path / "dual.raw")
+    write_guppi_raw(path, [x[k * GUPPI_TIME:(k + 1) * GUPPI_TIME] for k in range(GUPPI_BLOCKS)],
+                    GUPPI_HEADER, n_antennas=n_ant)
+    args = app.parse_args(["--input", path, "--stokes", "IQUV", "--n-int", "16", "--device",
+                           "cpu", "--beams-per-side", "2", "--incoherent",
+                           "--out", str(tmp_path / "out")])
+    assert (args.pol, args.receivers) == ("dual", 8)
+    app.Station(args).run(progress=False)
+    header, got = beamform.read_filterbank(str(tmp_path / "out" /
+                                               "station_incoherent_beam0000.fil"))
+    assert header["nifs"] == 4
+    s = GuppiRawFile(path).read().astype(np.complex128)
+    X, Y = s[:, :, 0::2], s[:, :, 1::2]
+    stokes = [np.abs(X) ** 2 + np.abs(Y) ** 2, np.abs(X) ** 2 - np.abs(Y) ** 2,
+              2 * (X * np.conj(Y)).real, 2 * (X * np.conj(Y)).imag]
+    for k, plane in enumerate(stokes):
+        want = plane.sum(axis=2).reshape(-1, 16, GUPPI_CHANNELS).sum(axis=1)[:, ::-1]
+        np.testing.assert_allclose(got[:, k, :], want, rtol=1e-4, atol=1e-3 * np.abs(want).max())
