@@ -11,7 +11,7 @@ does not move during the recording (the sky turns 0.004 deg per second, a
 hundredth of the beam of the default 4 x 4 m station). The recording holds the
 antenna positions and the start time, so that
 
-    /usr/bin/python3 apps/station_beamformer.py --input BASE.sigmf-meta --track TARGET --site SITE ...
+    apps/station_beamformer.py --input BASE.sigmf-meta --track TARGET --site SITE ...
 
 observes it (docs/station_beamformer.md, "A tracked observation").
 """

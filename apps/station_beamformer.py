@@ -682,7 +682,8 @@ def parse_args(argv=None):
                    "antennas' X, Y, Z)")
     p.add_argument("--pol", choices=("single", "dual"),
                    help="receivers per antenna: single, or dual (X, Y: receivers 2k and "
-                   "2k+1 of antenna k, beams in Stokes; default single, or a GUPPI RAW --input's NPOL)")
+                   "2k+1 of antenna k, beams in Stokes; default single, or a GUPPI RAW "
+                   "--input's NPOL)")
     p.add_argument("--stokes", choices=("I", "IQUV"), default="I",
                    help="--pol dual: Stokes I, or IQUV (nifs = 4 in each beam's file)")
     p.add_argument("--stokes-v-convention", choices=tuple(V_SIGN), default="beamformer",
@@ -1057,7 +1058,8 @@ def _recording_positions(p, args):
         p.error(f"argument --spacing: {args.input} gives the element positions (leave "
                 "--spacing out, or replace them with --positions)")
     n_pol = polarizations(args)
-    if len(positions) % n_pol or np.abs(positions[0::n_pol] - positions[n_pol - 1::n_pol]).max() > 1e-6:
+    pairs_apart = np.abs(positions[0::n_pol] - positions[n_pol - 1::n_pol])
+    if len(positions) % n_pol or pairs_apart.max() > 1e-6:
         p.error(f"argument --pol: dual needs X/Y receiver pairs at one place, but the element "
                 f"positions of {args.input} differ within a pair (or are odd in number)")
     args.antenna_enu = positions[0::n_pol].tolist()
