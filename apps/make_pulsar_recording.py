@@ -7,8 +7,8 @@ A periodically pulsed noise source (no dispersion) at an RA/Dec, seen by a
 station of antennas on a square grid at --site from --tstart-mjd on, plus
 receiver noise and, with --rfi-channel, a strong carrier from the horizon in
 one channel. The source sits where the sky puts the target at the start; it
-does not move during the recording (the sky turns 0.004 deg per second, a
-hundredth of the beam of the default 4 x 4 m station). The recording holds the
+does not move during the recording (the sky turns 0.004 deg per second; a
+station of a few metres has beams tens of degrees wide). The recording holds the
 antenna positions and the start time, so that
 
     apps/station_beamformer.py --input BASE.sigmf-meta --track TARGET --site SITE ...
