@@ -33,11 +33,16 @@ import time
 
 import numpy as np
 from gnuradio import beamform, blocks, gr
-from gnuradio.beamform import antenna_positions, beam_list, cli, steering_helpers
+from gnuradio.beamform import antenna_positions, beam_list, cli, steering_helpers, tracking
+from gnuradio.beamform.guppi_raw import GuppiRawFile
+from gnuradio.beamform.sigmf_array import read_sigmf_array
 
 C = beamform.speed_of_light
 UNIX_EPOCH_MJD = 40587.0
 SIMULATED_TSTART_MJD = 61000.0
+RFI_AMPLITUDE = 5.0  # --inject-rfi's carrier, volts (the default noise is 1 V rms)
+# Bytes of one raw sample of one receiver, by sample format.
+RAW_BYTES = {"sc8": 2, "sc16": 4, "fc32": 8}
 # Stokes V as the beamformer computes it (docs/tensor_beamformer.md), and the
 # sign each --stokes-v-convention multiplies it by.
 V_SIGN = {"beamformer": 1.0, "psr-ieee": -1.0}
@@ -84,12 +89,33 @@ def antenna_layout(args):
 
 
 def beam_pointing(args):
-    """(l, m) of every beam, shape (beams, 2): the fixed beams of a --beams file
-    (azel or lm; parse_args refuses radec beams until a tracker steers them) or
-    the square grid around the field centre."""
+    """(l, m) of every beam at the start, shape (beams, 2): the beams of a --beams
+    file (with --track where the delay model puts them at the start: RA/Dec
+    beams follow the sky, azel and lm beams stay where they are in the station
+    frame) or the square grid around the phase centre (with --track: fixed
+    offsets around the tracked centre, which move with it)."""
     if args.beam_list is not None:
+        if args.track_model is not None:
+            return np.array(args.track_start.beams_lm)
         return np.array([beam_list.beam_lm(b) for b in args.beam_list])
-    return beam_grid(args.beams_per_side, (args.field_l, args.field_m), args.field_half_width)
+    centre = args.track_centre_lm if args.track_model is not None else (args.field_l, args.field_m)
+    return beam_grid(args.beams_per_side, centre, args.field_half_width)
+
+
+def ra_dec_of(model, az_el, unix):
+    """ICRS (RA, Dec) degrees of observed directions (az, el) degrees at one UNIX
+    time, the inverse of the model's RA/Dec -> az/el (erfa.atoc13 with the same
+    Earth orientation, no refraction)."""
+    import erfa
+    jd1, jd2, _ = tracking.as_unix_seconds(float(unix))
+    dut1, xp, yp = model.earth.at(jd1, jd2)
+    az_el = np.radians(np.asarray(az_el, float).reshape(-1, 2))
+    site = model.site
+    ra, dec = erfa.atoc13("A", az_el[:, 0], np.pi / 2 - az_el[:, 1], jd1, jd2, dut1,
+                          math.radians(site.longitude_deg), math.radians(site.latitude_deg),
+                          site.height_m, xp, yp, model.pressure_hpa, model.temperature_c,
+                          model.relative_humidity, 1.0e4)
+    return np.stack([np.degrees(ra) % 360.0, np.degrees(dec)], axis=1)
 
 
 def jones_vector(q, u, v):
@@ -170,14 +196,31 @@ class Station:
         self.n_rx = len(self.positions)
         self.n_stokes = 4 if args.stokes == "IQUV" else 1
         self.n_ch = args.channels
-        self.channel_spacing = args.sample_rate / self.n_ch
-        self.frequencies = steering_helpers.channel_frequencies(
-            args.center_freq, self.n_ch, sample_rate=args.sample_rate)
-        self.centre_lm = (args.field_l, args.field_m)
+        if args.input_kind == "guppi":  # channelized already: the file's channels, its order
+            self.frequencies = args.recording.channel_frequencies()
+            self.channel_spacing = abs(float(self.frequencies[1] - self.frequencies[0]))
+        else:
+            self.channel_spacing = args.sample_rate / self.n_ch
+            self.frequencies = steering_helpers.channel_frequencies(
+                args.center_freq, self.n_ch, sample_rate=args.sample_rate)
+        self.tracked = args.track_model is not None
+        self.centre_lm = args.track_centre_lm if self.tracked else (args.field_l, args.field_m)
+        self.centre_az_el = (tuple(args.track_start.centre_az_el) if self.tracked
+                             else lm_to_az_el(*self.centre_lm))
         self.beams_lm = beam_pointing(args)
         self.n_beams = len(self.beams_lm)
+        # RA/Dec at the start of every beam and of the phase centre (tracked runs only).
+        self.beams_ra_dec = self.centre_ra_dec = None
+        if self.tracked:
+            model, t0 = args.track_model, args.track_start_unix
+            self.beams_ra_dec = ra_dec_of(model, [lm_to_az_el(l, m) for l, m in self.beams_lm], t0)
+            for k, b in enumerate(model.beams):
+                if b.kind == "radec":  # exactly the listed ones
+                    self.beams_ra_dec[k] = b.a, b.b
+            self.centre_ra_dec = (model.phase_centre.a, model.phase_centre.b)
         self.sources = [dict(zip(("l", "m", "channel", "amplitude"), s)) for s in args.source]
         self.out_dir = args.out
+        self.incoherent = self.incoherent_sink = None
         self.tb = self._build() if build else None
 
     def _weights(self):
@@ -196,12 +239,22 @@ class Station:
         return w
 
     def _source_block(self):
-        """The input: the recording (--input, a plain sc16 file; other readers
-        plug in here) or the simulated sky."""
+        """The input: the recording (--input: a plain sc16 file, SigMF raw samples,
+        or GUPPI RAW spectra; checked against the receivers by parse_args) or the
+        simulated sky."""
         a = self.args
-        if a.input:  # its size was checked against the receivers by parse_args
+        if a.input_kind == "sc16":
             return blocks.file_source(4 * self.n_rx, a.input, False)
+        if a.input_kind == "sigmf":
+            return beamform.sigmf_array_source(a.input, self.n_rx, a.recording.item_format)
+        if a.input_kind == "guppi":
+            return beamform.guppi_raw_source(a.input, self.n_ch, self.n_rx)
         tones_x, tones_y = [], []
+        if a.inject_rfi is not None:  # a strong carrier low in the east, on every receiver
+            k = a.inject_rfi
+            offset = (k if k < self.n_ch // 2 else k - self.n_ch) * self.channel_spacing
+            tones_x.append((90.0, 10.0, offset, RFI_AMPLITUDE, 0.0))
+            tones_y.append((90.0, 10.0, offset, RFI_AMPLITUDE, 0.0))
         for s in self.sources:
             az, el = lm_to_az_el(s["l"], s["m"])
             # Centre of the requested channel (channels above n/2 are negative offsets).
@@ -220,40 +273,124 @@ class Station:
 
     def _build(self):
         tb = gr.top_block("station_beamformer")
-        front = self.front_chain(self.args.device)
-        self.prepare_outputs(self.args.prefix)
-        self.beamformer, self.sink = self.beam_chain(range(self.n_ch), self.args.device,
-                                                     self.out_dir, self.args.prefix)
+        a = self.args
+        front = self.front_chain(a.device)
+        self.prepare_outputs(a.prefix)
+        self.beamformer, self.sink = self.beam_chain(range(self.n_ch), a.device,
+                                                     self.out_dir, a.prefix)
         tb.connect(*front, self.beamformer, *self.stokes_convention(range(self.n_ch)),
                    self.sink)
-        if self.args.gui:
+        if self.tracked:
+            # The tracker counts host-side items beside the head (raw samples, or
+            # GUPPI spectra): a Python block reads host buffers, and on a GPU the
+            # channelized stream stays in device memory.
+            tb.connect(self.source, *self.tap, self.tracker)
+            tb.msg_connect(self.tracker, "delays", self.phase, "delays")
+            if a.track_model.beams:
+                self.beamformer.set_geometry(self.positions.tolist(),
+                                             [float(f) for f in self.frequencies])
+                tb.msg_connect(self.tracker, "pointing", self.beamformer, "pointing")
+        if a.incoherent:
+            self.incoherent, self.incoherent_sink, chain = self.incoherent_chain(a.device)
+            tb.connect(front[-1], self.incoherent, *chain, self.incoherent_sink)
+        if a.gui:
             self._add_gui(tb)
         return tb
 
+    def incoherent_chain(self, device):
+        """incoherent_beam on the spectra the beamformer gets (after the flagger
+        with --rfi) -> its own filterbank file, <prefix>_incoherent_beam0000.fil,
+        one beam at the phase centre; the Stokes V sign as for the beams."""
+        a = self.args
+        beam = beamform.incoherent_beam(
+            self.n_ch, self.n_rx, a.n_int,
+            beamform.polarization_layout.xy_pairs if self.n_pol == 2
+            else beamform.polarization_layout.single,
+            beamform.stokes_mode.IQUV if self.n_stokes == 4 else beamform.stokes_mode.I,
+            device, 0)
+        sink = self.filterbank_sink(range(self.n_ch), self.out_dir, a.prefix + "_incoherent",
+                                    beams_az_el=[self.centre_az_el],
+                                    beams_ra_dec=None if self.centre_ra_dec is None
+                                    else [self.centre_ra_dec])
+        chain = []
+        sign = V_SIGN[a.stokes_v_convention]
+        if self.n_stokes == 4 and sign != 1.0:
+            self.incoherent_v_sign = blocks.multiply_const_vff([1.0] * (3 * self.n_ch)
+                                                               + [sign] * self.n_ch)
+            chain = [self.incoherent_v_sign]
+        return beam, sink, chain
+
     def prepare_outputs(self, prefix):
         """Create the output folder and remove an earlier run's <prefix>_beamNNNN.fil
-        files there (saying how many), so that a new run's files do not mix with them."""
+        and <prefix>_incoherent_beamNNNN.fil files there (saying how many), so that
+        a new run's files do not mix with them."""
         os.makedirs(self.out_dir, exist_ok=True)
-        cli.clean_outputs(self.out_dir, re.escape(prefix) + r"_beam\d{4}\.fil",
+        cli.clean_outputs(self.out_dir, re.escape(prefix) + r"(_incoherent)?_beam\d{4}\.fil",
                           log=lambda text: print(text, file=sys.stderr))
 
     def front_chain(self, device):
-        """source -> head -> convert -> pfb_channelizer -> phase_shift, not yet connected.
-        Its output items are spectra [channel][receiver] complex, pointed at the field centre."""
+        """source -> head -> convert -> pfb_channelizer [-> rfi_flagger] -> phase_shift,
+        not yet connected (a GUPPI RAW recording: source -> head [-> rfi_flagger]
+        -> phase_shift, its spectra need no channelizer; fc32 SigMF needs no convert).
+        Its output items are spectra [channel][receiver] complex, pointed at the
+        phase centre (with --track: a delay_tracker, self.tracker, to be connected
+        beside the head through self.tap, keeps it on the target)."""
         a = self.args
-        n_in = a.spectra * self.n_ch  # raw samples per receiver
-        src = self._source_block()
-        self.head = blocks.head(4 * self.n_rx, n_in)
-        self.convert = beamform.convert(beamform.sc16, self.n_rx, [1.0 / a.adc_scale], device)
-        self.pfb = beamform.pfb_channelizer(self.n_ch, [], a.taps, beamform.fc32, self.n_rx, 1,
-                                            False, a.center_freq, a.sample_rate, device)
-        # Point the station at the field centre: delays are the geometric delays.
-        centre_az, centre_el = lm_to_az_el(*self.centre_lm)
-        delays = beamform.geometric_delays(self.positions, centre_az, centre_el)
-        self.phase = beamform.phase_shift(self.n_ch, self.n_rx, list(self.frequencies),
-                                          self.n_ch / a.sample_rate, list(delays), [], [], 0.0,
-                                          device)
-        return [src, self.head, self.convert, self.pfb, self.phase]
+        # Kept in self: a Python source (GUPPI RAW, SigMF) must outlive the run.
+        self.source = self._source_block()
+        chain = [self.source]
+        self.convert = self.pfb = self.flagger = self.tracker = None
+        self.tap = []
+        if a.input_kind == "guppi":
+            self.head = blocks.head(8 * self.n_ch * self.n_rx, a.spectra)
+            chain.append(self.head)
+            # The tracker's tap: one spectrum in n_int.
+            tap_item, tap_rate, tap_keep = 8 * self.n_ch * self.n_rx, a.sample_rate / self.n_ch, \
+                a.n_int
+        else:
+            n_in = a.spectra * self.n_ch  # raw samples per receiver
+            fmt = a.recording.item_format if a.input_kind == "sigmf" else "sc16"
+            self.head = blocks.head(RAW_BYTES[fmt] * self.n_rx, n_in)
+            chain.append(self.head)
+            if fmt != "fc32":
+                self.convert = beamform.convert(getattr(beamform, fmt), self.n_rx,
+                                                [1.0 / a.adc_scale], device)
+                chain.append(self.convert)
+            self.pfb = beamform.pfb_channelizer(self.n_ch, [], a.taps, beamform.fc32,
+                                                self.n_rx, 1, False, a.center_freq,
+                                                a.sample_rate, device)
+            chain.append(self.pfb)
+            # The tracker's tap: raw sample n C, where spectrum n starts.
+            tap_item, tap_rate, tap_keep = RAW_BYTES[fmt] * self.n_rx, a.sample_rate, self.n_ch
+        if a.rfi:
+            self.flagger = beamform.rfi_flagger(self.n_ch, self.n_rx, a.rfi_block_size,
+                                                a.rfi_pfa, 0.0, a.rfi_replace, a.seed, device, 0)
+            chain.append(self.flagger)
+        item_period = self.n_ch / a.sample_rate
+        if self.tracked:
+            # The phase centre follows the target: delays and rates from the model,
+            # updated every --track-interval s of stream time (docs/tracking.md).
+            # The tracker (a Python block) reads a host stream: one item in tap_keep
+            # of the source's output, as many as the head passes. Not the head's
+            # output: GNU Radio gives an output buffer one transfer type, and a head
+            # feeding a GPU block cannot feed a host block too.
+            self.tap = [blocks.keep_one_in_n(tap_item, tap_keep),
+                        blocks.head(tap_item, a.spectra * (self.n_ch if a.input_kind != "guppi"
+                                                           else 1) // tap_keep)]
+            self.tracker = beamform.delay_tracker(
+                a.track_model, tap_item, tap_rate / tap_keep, start_time=a.track_start_unix,
+                interval_s=a.track_interval, pointing_mode="offset_lm")
+            init = self.tracker.initial_delays()
+            self.phase = beamform.phase_shift(self.n_ch, self.n_rx, list(self.frequencies),
+                                              item_period, init["delays"], init["rates"], [],
+                                              init["t0"], device)
+        else:
+            # Point the station at the field centre: delays are the geometric delays.
+            delays = beamform.geometric_delays(self.positions, *self.centre_az_el)
+            self.phase = beamform.phase_shift(self.n_ch, self.n_rx, list(self.frequencies),
+                                              item_period, list(delays), [], [], 0.0, device)
+        chain.append(self.phase)
+        return chain
 
     def beam_chain(self, channels, device, out_dir, prefix):
         """tensor_beamformer (power) -> filterbank_sink for a contiguous range of
@@ -287,17 +424,26 @@ class Station:
         self.v_sign = blocks.multiply_const_vff([1.0] * (3 * plane) + [sign] * plane)
         return [self.v_sign]
 
-    def filterbank_sink(self, channels, out_dir, prefix):
-        """One SIGPROC file per beam (<prefix>_beamNNNN.fil) over the given channels."""
+    def filterbank_sink(self, channels, out_dir, prefix, beams_az_el=None, beams_ra_dec=None):
+        """One SIGPROC file per beam (<prefix>_beamNNNN.fil) over the given channels;
+        by default the beams of the station (az/el, and with --track RA/Dec, at
+        the start)."""
         a = self.args
         frequencies = [float(self.frequencies[c]) for c in channels]
-        beam_az_el = [v for l, m in self.beams_lm for v in lm_to_az_el(l, m)]
-        # tstart: the rx_time tag of the simulated stream; without one (a
-        # recording) the --tstart-mjd that parse_args demands with --input.
+        if beams_az_el is None:
+            beams_az_el = [lm_to_az_el(l, m) for l, m in self.beams_lm]
+            beams_ra_dec = self.beams_ra_dec
+        # tstart: the rx_time tag of the simulated stream or of a GUPPI/SigMF
+        # recording; without one (a plain recording) the --tstart-mjd that
+        # parse_args demands with --input.
+        extra = {}
+        if beams_ra_dec is not None:  # src_raj / src_dej in the headers
+            extra["beam_ra_dec"] = [float(v) for pair in beams_ra_dec for v in pair]
         return beamform.filterbank_sink(
-            out_dir, prefix, self.n_beams, len(frequencies), self.n_stokes, frequencies,
-            a.n_int * self.n_ch / a.sample_rate, a.source_name, beam_az_el, a.tstart_mjd,
-            a.telescope_id, a.machine_id)
+            out_dir, prefix, len(beams_az_el), len(frequencies), self.n_stokes, frequencies,
+            a.n_int * self.n_ch / a.sample_rate, a.source_name,
+            [float(v) for pair in beams_az_el for v in pair], a.tstart_mjd,
+            a.telescope_id, a.machine_id, **extra)
 
     def _add_gui(self, tb):
         """Live views of the beamformer's output in a QT window that run() shows,
@@ -382,9 +528,10 @@ class Station:
             self.tb.run()
         self.seconds = time.perf_counter() - t0
         done.set()
-        if self.sink.error():  # a write error ended the flowgraph early
-            raise RuntimeError(f"filterbank files incomplete ({self.sink.items_written()} "
-                               f"of {total} spectra written): {self.sink.error()}")
+        for sink in (self.sink, self.incoherent_sink):
+            if sink is not None and sink.error():  # a write error ended the flowgraph early
+                raise RuntimeError(f"filterbank files incomplete ({sink.items_written()} "
+                                   f"of {total} spectra written): {sink.error()}")
         return self.summarize()
 
     def _run_with_window(self):
@@ -446,7 +593,7 @@ class Station:
         channel = int(np.argmin(np.abs(self.frequencies - freq)))
         others = np.delete(power[:, ch_desc], beam)
         return dict(
-            device=self.convert.device(),
+            device=self.phase.device(),
             beams=self.n_beams, channels=self.n_ch, receivers=self.n_rx,
             samples=self.args.spectra * self.n_ch, seconds=self.seconds,
             samples_per_second=self.n_rx * self.args.spectra * self.n_ch / self.seconds,
@@ -516,9 +663,11 @@ def parse_args(argv=None):
                    help="filter taps per channelizer branch")
     p.add_argument("--device", type=cli.device, default="auto",
                    help="auto (first GPU, else the CPU), cpu, cuda:N, hip:N")
-    p.add_argument("--center-freq", type=cli.number(0, low_open=True), default=150e6,
-                   help="sky frequency of the band centre, Hz")
-    p.add_argument("--sample-rate", type=cli.number(0, low_open=True), default=10e6, help="Hz")
+    p.add_argument("--center-freq", type=cli.number(0, low_open=True),
+                   help="sky frequency of the band centre, Hz (default 150e6; a SigMF or "
+                   "GUPPI RAW --input sets it)")
+    p.add_argument("--sample-rate", type=cli.number(0, low_open=True),
+                   help="Hz (default 10e6; a SigMF or GUPPI RAW --input sets it)")
     p.add_argument("--spacing", type=cli.number(0, low_open=True),
                    help="antenna grid spacing, metres (default 1.0; not with --positions)")
     p.add_argument("--positions", type=cli.existing_file,
@@ -531,24 +680,36 @@ def parse_args(argv=None):
                    help="itrf positions: WGS84 geodetic latitude, longitude (degrees) and "
                    "height (m) of the origin of east, north, up (default: the mean of the "
                    "antennas' X, Y, Z)")
-    p.add_argument("--pol", choices=("single", "dual"), default="single",
+    p.add_argument("--pol", choices=("single", "dual"),
                    help="receivers per antenna: single, or dual (X, Y: receivers 2k and "
-                   "2k+1 of antenna k, beams in Stokes)")
+                   "2k+1 of antenna k, beams in Stokes; default single, or a GUPPI RAW "
+                   "--input's NPOL)")
     p.add_argument("--stokes", choices=("I", "IQUV"), default="I",
                    help="--pol dual: Stokes I, or IQUV (nifs = 4 in each beam's file)")
     p.add_argument("--stokes-v-convention", choices=tuple(V_SIGN), default="beamformer",
                    help="sign of Stokes V: beamformer (V = 2 Im(X Y*)) or psr-ieee "
                    "(V = -2 Im(X Y*), van Straten et al. 2010)")
-    p.add_argument("--field-l", type=cli.number(-1, 1), default=0.1,
-                   help="field centre, direction cosine east")
-    p.add_argument("--field-m", type=cli.number(-1, 1), default=0.2,
-                   help="field centre, direction cosine north")
+    p.add_argument("--field-l", type=cli.number(-1, 1),
+                   help="field centre, direction cosine east (default 0.1; not with --track)")
+    p.add_argument("--field-m", type=cli.number(-1, 1),
+                   help="field centre, direction cosine north (default 0.2; not with --track)")
+    p.add_argument("--track", metavar="TARGET",
+                   help="phase centre that follows the sky: 'radec:RA,DEC' (ICRS, degrees or "
+                   "hh:mm:ss,+dd:mm:ss) or a --catalogue name; needs --site (default: a GUPPI "
+                   "RAW --input's RA_STR/DEC_STR when --site is given)")
+    p.add_argument("--track-interval", type=cli.number(0, 3600, low_open=True), default=1.0,
+                   help="--track: seconds of stream time between delay updates")
+    p.add_argument("--iers-a", type=cli.existing_file,
+                   help="--track: a local IERS finals2000A file (default: astropy's bundled "
+                   "IERS-B table; docs/tracking.md)")
+    p.add_argument("--catalogue", type=cli.existing_file,
+                   help="--track: source names, one 'NAME RA DEC' per line")
     p.add_argument("--field-half-width", type=cli.number(0, 1, low_open=True),
                    help="beam grid half width in direction cosines (default 0.45; not with "
                    "--beams)")
     p.add_argument("--beams", type=cli.existing_file,
                    help="beam directions instead of the grid, one per line: '[frame] a b', "
-                   "frame azel (degrees), lm (direction cosines) or radec (needs tracking)")
+                   "frame azel (degrees), lm (direction cosines) or radec (needs --track)")
     p.add_argument("--beams-frame", choices=beam_list.FRAMES, default="azel",
                    help="frame of the --beams lines that name none")
     p.add_argument("--source", action="append",
@@ -564,9 +725,30 @@ def parse_args(argv=None):
     p.add_argument("--adc-scale", type=cli.number(0, low_open=True), default=2000.0,
                    help="int16 counts per unit voltage")
     p.add_argument("--seed", type=cli.integer(0, 2**64 - 1), default=1, help="noise seed")
+    p.add_argument("--inject-rfi", type=cli.integer(0), metavar="CHANNEL",
+                   help="simulated sky: add a strong carrier (amplitude 5, 25 times the "
+                   "default noise power) at the centre of this channel, from azimuth 90, "
+                   "elevation 10 deg, for --rfi to flag")
+    p.add_argument("--rfi", action="store_true",
+                   help="flag RFI by spectral kurtosis after the channelizer (rfi_flagger, "
+                   "docs/rfi_flagger.md); the flagged fraction is printed at the end")
+    p.add_argument("--rfi-block-size", type=cli.integer(2, 65536), default=64,
+                   help="--rfi: spectra per estimate M (--spectra must be a multiple)")
+    p.add_argument("--rfi-pfa", type=cli.number(0, 0.5, low_open=True), default=0.0013499,
+                   help="--rfi: false-alarm probability per side")
+    p.add_argument("--rfi-replace", choices=("zeros", "noise"), default="zeros",
+                   help="--rfi: what replaces flagged values")
+    p.add_argument("--incoherent", action="store_true",
+                   help="also write the incoherent beam (the receivers' powers summed) to "
+                   "<prefix>_incoherent_beam0000.fil")
     p.add_argument("--input", type=cli.existing_file,
-                   help="raw sc16 samples [receivers] instead of the simulated sky "
-                   "(needs --tstart-mjd)")
+                   help="a recording instead of the simulated sky: raw sc16 samples "
+                   "[receivers] (needs --tstart-mjd), GUPPI RAW (*.raw) or SigMF "
+                   "(*.sigmf-meta / *.sigmf-data); see --input-format")
+    p.add_argument("--input-format", choices=("auto", "sc16", "guppi", "sigmf"),
+                   default="auto",
+                   help="--input's format; auto: by the file name (.raw: guppi, .sigmf-meta "
+                   "or .sigmf-data: sigmf, else sc16)")
     p.add_argument("--out", default="station_beams",
                    help="folder for the filterbank files (an earlier run's files with the same "
                    "--prefix are removed first)")
@@ -588,20 +770,35 @@ def parse_args(argv=None):
     args = cli.parse(p, argv)
     if args.input and args.source_pol is not None:
         p.error("argument --source-pol: only for the simulated sky, not with --input")
+    if args.input and args.inject_rfi is not None:
+        p.error("argument --inject-rfi: only for the simulated sky, not with --input")
+    spectra_given = args.spectra is not None
+    _check_recording(p, args)
     _check_geometry(p, args)
     _check_beams(p, args)
     for key, value in SIZES[args.size].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    for key, value in (("sample_rate", 10e6), ("center_freq", 150e6)):
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    _check_recording_size(p, args, spectra_given)
     _check_polarization(p, args)
-    if not args.source:
-        args.source = [(0.25, 0.05, 5, 0.5)]
     if args.spectra % args.n_int:
         p.error(f"argument --spectra: must be a multiple of --n-int ({args.n_int}), "
                 f"got {args.spectra}")
-    if math.hypot(args.field_l, args.field_m) > 1:
-        p.error(f"argument --field-l/--field-m: the field centre must lie above the horizon "
-                f"(l^2 + m^2 <= 1), got l={args.field_l}, m={args.field_m}")
+    if args.rfi and args.spectra % args.rfi_block_size:
+        p.error(f"argument --rfi-block-size: --spectra ({args.spectra}) must be a multiple "
+                f"of it (the flagger works in whole blocks), got {args.rfi_block_size}")
+    if args.inject_rfi is not None and args.inject_rfi >= args.channels:
+        p.error(f"argument --inject-rfi: the channel must be from 0 to {args.channels - 1} "
+                f"(--channels {args.channels}), got {args.inject_rfi}")
+    if args.tstart_mjd is None:
+        args.tstart_mjd = SIMULATED_TSTART_MJD
+    _check_tracking(p, args)
+    if not args.source:
+        # With --track the default source sits at the tracked target at the start.
+        args.source = [(*args.track_centre_lm, 5, 0.5) if args.track else (0.25, 0.05, 5, 0.5)]
     for l, m, channel, amplitude in args.source:
         text = f"{l:g},{m:g},{channel:g},{amplitude:g}"
         if l * l + m * m > 1:
@@ -612,19 +809,178 @@ def parse_args(argv=None):
                     f"{args.channels - 1} (--channels {args.channels}), got {text}")
         if amplitude < 0:
             p.error(f"argument --source: the amplitude must be >= 0, got {text}")
-    if args.input:
-        cli.check_recording(p, "--input", args.input, args.receivers, 4, "sc16",
-                            min_items=args.n_int * args.channels)
-        if args.tstart_mjd is None:
-            p.error("argument --tstart-mjd: --input needs the recording's start time "
-                    "(MJD, UTC, a number >= 0); the simulated default would be wrong")
-    if args.tstart_mjd is None:
-        args.tstart_mjd = SIMULATED_TSTART_MJD
     if args.source_name is None:
-        args.source_name = "unknown" if args.input else "simulated sky"
+        args.source_name = (args.recording_name or "unknown") if args.input else "simulated sky"
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"argument --out: {args.out} exists and is not a folder")
     return args
+
+
+def _recording_sets(p, args, option, key, value):
+    """A value the --input recording fixes: an option given with another value
+    is a usage error; left out, it takes the recording's."""
+    given = getattr(args, key)
+    same = (given == value if isinstance(value, str) or isinstance(given, str)
+            else math.isclose(given, value, rel_tol=1e-9)) if given is not None else True
+    if not same:
+        p.error(f"argument {option}: the --input recording {args.input} sets it to {value}, "
+                f"got {given} (leave {option} out)")
+    setattr(args, key, value)
+
+
+def _check_recording(p, args):
+    """--input: its format (args.input_kind None, 'sc16', 'guppi' or 'sigmf') and,
+    for GUPPI RAW and SigMF, what the file sets: receivers, sample rate, centre
+    frequency, start time; GUPPI RAW also channels, polarizations, source name
+    and position (the default --track target when --site is given)."""
+    args.input_kind = args.recording = args.recording_name = args.recording_receivers = None
+    args.recording_start_unix = None
+    if not args.input:
+        return
+    kind = args.input_format
+    if kind == "auto":
+        name = args.input.lower()
+        kind = ("guppi" if name.endswith(".raw") else
+                "sigmf" if name.endswith((".sigmf-meta", ".sigmf-data")) else "sc16")
+    args.input_kind = kind
+    if kind == "sc16":
+        return
+    try:
+        rec = GuppiRawFile(args.input) if kind == "guppi" else read_sigmf_array(args.input)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        p.error(f"argument --input: not a readable {kind} recording: {e}")
+    args.recording = rec
+    if kind == "guppi":
+        # Already channelized: one spectrum per TBIN. sample_rate = channels / TBIN
+        # keeps channels / sample_rate the item period, as after the channelizer.
+        _recording_sets(p, args, "--channels", "channels", rec.n_channels)
+        _recording_sets(p, args, "--pol", "pol", "dual" if rec.n_pols == 2 else "single")
+        _recording_sets(p, args, "--sample-rate", "sample_rate", rec.n_channels / rec.tbin)
+        name, ra, dec = rec.sky_position()
+        if name:
+            try:
+                args.recording_name = sigproc_string(str(name))
+            except argparse.ArgumentTypeError:
+                pass  # not a SIGPROC string: --source-name or 'unknown'
+        if args.track is None and args.site is not None and ra is not None:
+            args.track = f"radec:{ra:.10g},{dec:.10g}"
+    else:
+        _recording_sets(p, args, "--sample-rate", "sample_rate", rec.sample_rate)
+    _recording_sets(p, args, "--center-freq", "center_freq", rec.center_freq)
+    args.recording_receivers = rec.n_receivers
+    if args.receivers is not None and args.receivers != rec.n_receivers:
+        p.error(f"argument --receivers: the --input recording {args.input} holds "
+                f"{rec.n_receivers} receivers, got {args.receivers} (leave --receivers out)")
+    if rec.start_time is not None:
+        args.recording_start_unix = rec.start_time[0] + rec.start_time[1]
+        mjd = UNIX_EPOCH_MJD + args.recording_start_unix / 86400.0
+        if args.tstart_mjd is not None and abs(args.tstart_mjd - mjd) > 1e-9:
+            p.error(f"argument --tstart-mjd: the --input recording {args.input} starts at "
+                    f"MJD {mjd:.9f}, got {args.tstart_mjd} (leave --tstart-mjd out)")
+        args.tstart_mjd = mjd
+
+
+def _check_recording_size(p, args, spectra_given):
+    """The recording holds the receivers' samples and enough of them; for GUPPI
+    RAW and SigMF --spectra defaults to all of it (whole integrations)."""
+    if args.input_kind is None:
+        return
+    if args.input_kind == "sc16":
+        cli.check_recording(p, "--input", args.input, args.receivers, 4, "sc16",
+                            min_items=args.n_int * args.channels)
+    if args.tstart_mjd is None:
+        p.error("argument --tstart-mjd: --input needs the recording's start time "
+                "(MJD, UTC, a number >= 0) where the file has none; the simulated default "
+                "would be wrong")
+    if args.input_kind == "sc16":
+        return
+    rec = args.recording
+    available = (len(rec.blocks) * rec.n_time if args.input_kind == "guppi"
+                 else rec.n_samples // args.channels)
+    step = math.lcm(args.n_int, args.rfi_block_size if args.rfi else 1)
+    if spectra_given:
+        if args.spectra > available:
+            p.error(f"argument --spectra: the --input recording {args.input} holds "
+                    f"{available} spectra of {args.channels} channels, got {args.spectra}")
+        return
+    args.spectra = available - available % step
+    if args.spectra == 0:
+        p.error(f"argument --input: {args.input} holds {available} spectra of "
+                f"{args.channels} channels, fewer than one integration ({step})")
+
+
+def _check_tracking(p, args):
+    """--track: the delay model (args.track_model; the phase centre and, with a
+    --beams file, every listed beam) and its solution at the start
+    (args.track_start), checked above the horizon for the whole run. Without
+    it, the fixed field centre."""
+    args.track_model = args.track_start = args.track_centre_lm = None
+    # The recording's own start where it has one (the MJD round trip would move it by
+    # up to a microsecond, and the tracker would take its rx_time tag for a jump).
+    args.track_start_unix = (args.recording_start_unix if args.recording_start_unix is not None
+                             else (args.tstart_mjd - UNIX_EPOCH_MJD) * 86400.0)
+    if args.track is None:
+        for option, value in (("--iers-a", args.iers_a), ("--catalogue", args.catalogue)):
+            if value is not None:
+                p.error(f"argument {option}: only with --track")
+        args.field_l = 0.1 if args.field_l is None else args.field_l
+        args.field_m = 0.2 if args.field_m is None else args.field_m
+        if math.hypot(args.field_l, args.field_m) > 1:
+            p.error(f"argument --field-l/--field-m: the field centre must lie above the "
+                    f"horizon (l^2 + m^2 <= 1), got l={args.field_l}, m={args.field_m}")
+        return
+    if args.field_l is not None or args.field_m is not None:
+        p.error("argument --field-l/--field-m: --track sets the phase centre (leave them out)")
+    if args.site is None:
+        p.error("argument --track: needs --site (latitude,longitude,height of the station)")
+    catalogue = None
+    if args.catalogue:
+        try:
+            catalogue = tracking.load_catalogue(args.catalogue)
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            p.error(f"argument --catalogue: {e}")
+    try:
+        target = tracking.Target.parse(args.track, catalogue)
+    except ValueError as e:
+        p.error(f"argument --track: {e}")
+    if target.kind != "radec":
+        p.error(f"argument --track: give a sky position ('radec:RA,DEC' or a catalogue "
+                f"name); {args.track!r} is fixed in the station frame, use --field-l/--field-m")
+    if args.iers_a:
+        try:
+            tracking.EarthOrientation(args.iers_a)
+        except Exception as e:  # astropy's reader raises several kinds
+            p.error(f"argument --iers-a: cannot read {args.iers_a}: {e}")
+    positions = np.repeat(antenna_layout(args), polarizations(args), axis=0)
+    beams = [f"{b.frame}:{b.a!r},{b.b!r}" for b in args.beam_list or []]
+    heights = np.abs(positions[:, 2] - positions[0, 2])
+    if beams and heights.max() > 0.01:
+        p.error(f"argument --beams: with --track the listed beams are steered as offsets "
+                f"from the tracked phase centre, exact only for a planar array; receiver "
+                f"{int(np.argmax(heights))} is {heights.max():.3f} m above/below receiver 0")
+    model = tracking.DelayModel(tracking.Site(*args.site), positions, target, beams=beams,
+                                iers_a_file=args.iers_a)
+    duration = args.spectra * args.channels / args.sample_rate
+    try:
+        model.az_el(target, np.array([args.track_start_unix,
+                                      args.track_start_unix + duration]))
+    except ValueError as e:
+        p.error(f"argument --track: {e}")
+    try:
+        args.track_start = model.solution(args.track_start_unix)
+    except ValueError as e:
+        p.error(f"argument --beams: {e}")
+    args.track_model = model
+    args.track_centre_lm = tuple(float(v) for v in args.track_start.centre_lm)
+    if args.beam_list is None:
+        offsets = np.linspace(-args.field_half_width, args.field_half_width, args.beams_per_side)
+        corner = max(math.hypot(args.track_centre_lm[0] + dl, args.track_centre_lm[1] + dm)
+                     for dl in offsets[[0, -1]] for dm in offsets[[0, -1]])
+        if corner > 1:
+            p.error(f"argument --field-half-width: around the tracked centre (l, m) = "
+                    f"({args.track_centre_lm[0]:.3f}, {args.track_centre_lm[1]:.3f}) the beam "
+                    f"grid reaches l^2 + m^2 = {corner ** 2:.3f} > 1 (below the horizon); "
+                    "give a smaller --field-half-width")
 
 
 def sigproc_string(text):
@@ -636,41 +992,78 @@ def sigproc_string(text):
 
 
 def _check_geometry(p, args):
-    """--positions (read into args.antenna_enu, the receivers following it) or
-    the grid (args.antenna_enu = None, --spacing defaulting to 1 m)."""
+    """--positions (read into args.antenna_enu, the receivers following it), a
+    SigMF recording's element positions, or the grid (args.antenna_enu = None,
+    --spacing defaulting to 1 m). --site: the origin of ITRF positions and the
+    station's place on Earth for --track."""
     args.antenna_enu = None
+    if args.pol is None:
+        args.pol = "single"
+    if args.site is not None:
+        latitude, longitude, height = args.site
+        if not (-90 <= latitude <= 90 and -180 <= longitude <= 360 and math.isfinite(height)):
+            p.error(f"argument --site: latitude must be in [-90, 90], longitude in [-180, 360] "
+                    f"degrees and the height finite, got {args.site}")
     if args.positions is None:
-        for option, value in (("--positions-frame", args.positions_frame),
-                              ("--site", args.site)):
-            if value is not None:
-                p.error(f"argument {option}: only with --positions")
+        if args.positions_frame is not None:
+            p.error("argument --positions-frame: only with --positions")
+        if args.site is not None and args.track is None:
+            p.error("argument --site: only with --positions (ITRF) or --track")
+        if _recording_positions(p, args):
+            return
         if args.spacing is None:
             args.spacing = 1.0
         return
     if args.spacing is not None:
         p.error("argument --spacing: sets the square grid's spacing; --positions replaces the "
                 "grid (leave out one of them)")
-    if args.site is not None:
-        latitude, longitude, height = args.site
-        if not (-90 <= latitude <= 90 and -180 <= longitude <= 360 and math.isfinite(height)):
-            p.error(f"argument --site: latitude must be in [-90, 90], longitude in [-180, 360] "
-                    f"degrees and the height finite, got {args.site}")
     try:
         table, args.positions_frame = antenna_positions.read_positions_table(
             args.positions, args.positions_frame)
     except (OSError, UnicodeDecodeError, ValueError) as e:
         p.error(f"argument --positions: {e}")
-    if args.site is not None and args.positions_frame != "itrf":
-        p.error(f"argument --site: only for itrf positions ({args.positions} is read as "
-                f"{args.positions_frame}: east, north, up about its own origin)")
-    positions = antenna_positions.positions_to_enu(table, args.positions_frame, args.site)
+    if args.site is not None and args.positions_frame != "itrf" and args.track is None:
+        p.error(f"argument --site: only for itrf positions or with --track ({args.positions} "
+                f"is read as {args.positions_frame}: east, north, up about its own origin)")
+    positions = antenna_positions.positions_to_enu(
+        table, args.positions_frame, args.site if args.positions_frame == "itrf" else None)
     receivers = len(positions) * polarizations(args)
     if args.receivers is not None and args.receivers != receivers:
         p.error(f"argument --receivers: {args.positions} lists {len(positions)} antennas, "
                 f"that is {receivers} receivers with --pol {args.pol}; got {args.receivers} "
                 "(leave --receivers out with --positions)")
+    if args.recording_receivers is not None and args.recording_receivers != receivers:
+        p.error(f"argument --positions: {args.positions} lists {len(positions)} antennas, "
+                f"that is {receivers} receivers with --pol {args.pol}, but the --input "
+                f"recording {args.input} holds {args.recording_receivers}")
     args.receivers = receivers
     args.antenna_enu = positions.tolist()
+
+
+def _recording_positions(p, args):
+    """A SigMF recording's element positions as the antennas (one per receiver,
+    X and Y of an antenna at one place with --pol dual). False where the
+    recording gives none (the grid then)."""
+    if args.recording_receivers is not None:
+        if args.receivers is None:
+            args.receivers = args.recording_receivers
+    positions = getattr(args.recording, "positions", None) if args.input_kind == "sigmf" else None
+    if positions is None:
+        return False
+    positions = np.asarray(positions, float)
+    if not np.isfinite(positions).all():
+        p.error(f"argument --input: {args.input} marks some element positions unknown; "
+                "give the antennas with --positions")
+    if args.spacing is not None:
+        p.error(f"argument --spacing: {args.input} gives the element positions (leave "
+                "--spacing out, or replace them with --positions)")
+    n_pol = polarizations(args)
+    pairs_apart = np.abs(positions[0::n_pol] - positions[n_pol - 1::n_pol])
+    if len(positions) % n_pol or pairs_apart.max() > 1e-6:
+        p.error(f"argument --pol: dual needs X/Y receiver pairs at one place, but the element "
+                f"positions of {args.input} differ within a pair (or are odd in number)")
+    args.antenna_enu = positions[0::n_pol].tolist()
+    return True
 
 
 def _check_beams(p, args):
@@ -690,9 +1083,10 @@ def _check_beams(p, args):
     except (OSError, UnicodeDecodeError, ValueError) as e:
         p.error(f"argument --beams: {e}")
     tracked = [b for b in beams if b.frame == "radec"]
-    if tracked:
-        p.error(f"argument --beams: RA/Dec beams need tracking (--track), which this app "
-                f"does not do yet ({args.beams}:{tracked[0].line}); list azel or lm beams")
+    if tracked and args.track is None:
+        p.error(f"argument --beams: RA/Dec beams need tracking (--track) "
+                f"({args.beams}:{tracked[0].line}); list azel or lm beams, or add --track "
+                "and --site")
     if len(beams) > 65536:
         p.error(f"argument --beams: at most 65536 beams (one file each), got {len(beams)}")
     args.beam_list = beams
@@ -728,7 +1122,7 @@ def main(argv=None):
     station = Station(args)
     print(f"station: {len(station.antennas)} antennas, {station.n_rx} receivers, "
           f"{station.n_ch} channels, {station.n_beams} beams, "
-          f"{args.spectra * station.n_ch} samples per receiver, device {station.convert.device()}",
+          f"{args.spectra * station.n_ch} samples per receiver, device {station.phase.device()}",
           flush=True)
     s = station.run()
     layout = (f"listed in {args.beams}" if args.beam_list is not None
@@ -743,6 +1137,23 @@ def main(argv=None):
           + (f" (nifs 4: I, Q, U, V with V in the {args.stokes_v_convention} convention)"
              if station.n_stokes == 4 else ""))
     print(f"figures           {', '.join(station.write_figures(s))}")
+    if station.incoherent is not None:
+        print(f"incoherent beam   {s['out_dir']}/{args.prefix}_incoherent_beam0000.fil "
+              f"(the receivers' powers summed, {station.incoherent_sink.items_written()} spectra)")
+    if station.flagger is not None:
+        f = station.flagger
+        total = max(f.total_count(), 1)
+        print(f"rfi flagged       {f.flagged_count()} of {f.total_count()} values "
+              f"({100 * f.flagged_count() / total:.3f} %; blocks of {f.block_size()} spectra, "
+              f"SK outside [{f.lower_threshold():.3f}, {f.upper_threshold():.3f}], "
+              f"2 pfa = {200 * args.rfi_pfa:.3f} %)")
+    if station.tracked:
+        t = station.tracker
+        az, el = station.centre_az_el
+        ra, dec = station.centre_ra_dec
+        print(f"tracking          {args.track} (RA {ra:.5f}, Dec {dec:.5f} deg): at the start "
+              f"az {az:.3f}, el {el:.3f} deg; {t.updates_sent} delay updates, "
+              f"{t.pointing_updates_sent} beam pointings, {t.failures} failed")
     l, m = s["brightest_lm"]
     az, el = lm_to_az_el(l, m)
     print(f"brightest source  beam {s['brightest_beam']} (l={l:.3f}, m={m:.3f}; az {az:.1f}, "

@@ -379,6 +379,12 @@ def parse_args(argv=None):
                    help="multi role: one device string per sub-band, e.g. cuda:0,cuda:1")
     split_args, station_argv = cli.parse(p, argv, known=True)
     station_args = station_beamformer.parse_args(station_argv)
+    # Side branches of the station's flowgraph that the split does not carry yet.
+    for option, value in (("--track", station_args.track), ("--incoherent",
+                                                            station_args.incoherent)):
+        if value:
+            p.error(f"argument {option}: not in the split station yet (use "
+                    "apps/station_beamformer.py)")
     try:
         subband_channels(station_args.channels, split_args.subbands,
                          split_args.subband if split_args.role == "beams" else 0)

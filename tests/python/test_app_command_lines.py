@@ -85,6 +85,17 @@ BAD_VALUES = [
     ("computational_ultrasound.py", ["--volume", "4,4"],
      ["argument --volume:", "3 comma-separated numbers x,y,z"]),
     ("station_split.py", ["--role", "multi", "--n-int", "0"], ["argument --n-int:"]),
+    ("station_split.py", ["--role", "multi", "--incoherent"], ["argument --incoherent:"]),
+    ("station_beamformer.py", ["--track", "radec:10,50"], ["argument --track:", "needs --site"]),
+    ("station_beamformer.py", ["--rfi", "--rfi-block-size", "1"],
+     ["argument --rfi-block-size:", "from 2 to 65536"]),
+    ("station_beamformer.py", ["--input", "{1000}", "--input-format", "guppi"],
+     ["argument --input:", "not a readable guppi recording"]),
+    ("make_pulsar_recording.py", ["--site", "52.9,6.6,16", "--target", "radec:10,-80",
+                                  "--tstart-mjd", "59000"],
+     ["argument --target:", "below"]),
+    ("make_pulsar_recording.py", ["--site", "95,6.6,16", "--target", "radec:10,50"],
+     ["argument --site:"]),
 ]
 
 
@@ -104,7 +115,8 @@ def test_bad_value_is_a_usage_error(app, args, fragments, tmp_path):
 
 @pytest.mark.parametrize("app", ["station_beamformer.py", "direction_finding.py",
                                  "phase_shift_demo.py", "rca_volume.py",
-                                 "computational_ultrasound.py", "station_split.py"])
+                                 "computational_ultrasound.py", "station_split.py",
+                                 "make_pulsar_recording.py"])
 def test_help_shows_defaults_and_starts_nothing(app, tmp_path):
     ran = run_app(app, ["--help"], tmp_path)
     assert ran.returncode == 0, ran.stderr
