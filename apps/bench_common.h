@@ -16,6 +16,7 @@
 #include <common/gpu_portable.h>
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -164,6 +165,34 @@ inline std::string option(int argc, char** argv, const std::string& name, const 
             return "1";
     }
     return fallback;
+}
+
+//! "a,b,c" as numbers (list-valued options such as --channels=256,1024).
+inline std::vector<size_t> parse_list(const std::string& text)
+{
+    std::vector<size_t> out;
+    std::stringstream s(text);
+    std::string part;
+    while (std::getline(s, part, ','))
+        out.push_back(std::stoul(part));
+    return out;
+}
+
+//! Median wall time in ms of \p fn over \p runs calls (after one warm-up): the
+//! CPU engines' and GNU Radio blocks' side of a benchmark.
+template <typename F>
+double time_cpu_ms(F&& fn, int runs)
+{
+    fn();
+    std::vector<double> ms;
+    for (int i = 0; i < runs; i++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
 }
 
 } // namespace bench

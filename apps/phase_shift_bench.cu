@@ -29,16 +29,6 @@ using gr::beamform::phase_shift_config;
 using gr::beamform::phase_shift_delays;
 using gr::beamform::phase_shift_engine;
 
-std::vector<size_t> parse_list(const std::string& text)
-{
-    std::vector<size_t> out;
-    std::stringstream s(text);
-    std::string part;
-    while (std::getline(s, part, ','))
-        out.push_back(std::stoul(part));
-    return out;
-}
-
 phase_shift_config make_config(size_t channels, size_t receivers)
 {
     phase_shift_config c;
@@ -65,29 +55,13 @@ phase_shift_delays make_delays(size_t receivers, bool with_rates)
     return d;
 }
 
-//! Median wall time in ms of \p fn over \p runs calls (after one warm-up).
-template <typename F>
-double time_cpu_ms(F&& fn, int runs)
-{
-    fn();
-    std::vector<double> ms;
-    for (int i = 0; i < runs; i++) {
-        const auto t0 = std::chrono::steady_clock::now();
-        fn();
-        const auto t1 = std::chrono::steady_clock::now();
-        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
 } // namespace
 
 int main(int argc, char** argv)
 {
     const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
     const auto channel_list =
-        parse_list(bench::option(argc, argv, "channels", "256,1024"));
+        bench::parse_list(bench::option(argc, argv, "channels", "256,1024"));
     const size_t target_bytes =
         std::stoull(bench::option(argc, argv, "bytes", "805306368"));
     const int runs = std::stoi(bench::option(argc, argv, "runs", "50"));
@@ -178,13 +152,13 @@ int main(int argc, char** argv)
         const double rel_err = std::sqrt(num / den);
 
         const int cpu_runs = 5;
-        const double static_ms = time_cpu_ms(
+        const double static_ms = bench::time_cpu_ms(
             [&] {
                 cpu_static->execute(
                     host_in.data(), host_out.data(), cpu_items, first_item, nullptr);
             },
             cpu_runs);
-        const double tracking_ms = time_cpu_ms(
+        const double tracking_ms = bench::time_cpu_ms(
             [&] {
                 cpu_tracking->execute(
                     host_in.data(), host_out.data(), cpu_items, first_item, nullptr);
@@ -199,7 +173,7 @@ int main(int argc, char** argv)
         gr_vector_const_void_star gr_in{ host_in.data() };
         gr_vector_void_star gr_out{ host_out.data() };
         const double gr_ms =
-            time_cpu_ms([&] { gr_mult->work(int(cpu_items), gr_in, gr_out); }, cpu_runs);
+            bench::time_cpu_ms([&] { gr_mult->work(int(cpu_items), gr_in, gr_out); }, cpu_runs);
         const double cpu_bytes = 2.0 * cpu_items * item_bytes;
         auto cpu_gbps = [&](double ms) { return cpu_bytes / (ms * 1e-3) / 1e9; };
 

@@ -30,32 +30,6 @@ using gr::beamform::rfi_flagger_config;
 using gr::beamform::rfi_flagger_engine;
 using gr::beamform::rfi_replacement;
 
-std::vector<size_t> parse_list(const std::string& text)
-{
-    std::vector<size_t> out;
-    std::stringstream s(text);
-    std::string part;
-    while (std::getline(s, part, ','))
-        out.push_back(std::stoul(part));
-    return out;
-}
-
-//! Median wall time in ms of \p fn over \p runs calls (after one warm-up).
-template <typename F>
-double time_cpu_ms(F&& fn, int runs)
-{
-    fn();
-    std::vector<double> ms;
-    for (int i = 0; i < runs; i++) {
-        const auto t0 = std::chrono::steady_clock::now();
-        fn();
-        const auto t1 = std::chrono::steady_clock::now();
-        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
 /*!
  * Gaussian noise with a CW tone in every 17th (channel, receiver), generated
  * for \p tile_items on the host and repeated over the device buffer.
@@ -85,7 +59,7 @@ int main(int argc, char** argv)
 {
     const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
     const auto channel_list =
-        parse_list(bench::option(argc, argv, "channels", "256,1024"));
+        bench::parse_list(bench::option(argc, argv, "channels", "256,1024"));
     const size_t block = std::stoul(bench::option(argc, argv, "block", "64"));
     const size_t target_bytes =
         std::stoull(bench::option(argc, argv, "bytes", "805306368"));
@@ -195,7 +169,7 @@ int main(int argc, char** argv)
                                     gpu_slice.size() * sizeof(cf),
                                     cudaMemcpyDeviceToHost));
             auto cpu = gr::beamform::make_rfi_flagger_cpu(config);
-            const double cpu_ms = time_cpu_ms(
+            const double cpu_ms = bench::time_cpu_ms(
                 [&] {
                     cpu->execute(host_in.data(),
                                  host_out.data(),

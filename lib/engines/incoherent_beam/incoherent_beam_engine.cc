@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/spectrum_shape.h"
 #include "runtime/backends.h"
 #include <gnuradio/beamform/engines/incoherent_beam_engine.h>
 #include <stdexcept>
@@ -18,18 +19,8 @@ BEAMFORM_DECLARE_GPU_MAKER(incoherent_beam_engine,
 
 void incoherent_beam_config::validate() const
 {
-    constexpr size_t max_count = size_t(1) << 20;
-    if (n_channels < 1 || n_channels > max_count)
-        throw std::invalid_argument("n_channels must be in [1, 1048576], got " +
-                                    std::to_string(n_channels));
-    if (n_receivers < 1 || n_receivers > max_count)
-        throw std::invalid_argument("n_receivers must be in [1, 1048576], got " +
-                                    std::to_string(n_receivers));
-    if (n_channels * n_receivers > (size_t(1) << 26))
-        throw std::invalid_argument(
-            "n_channels * n_receivers must be at most 67108864 (item of 512 MiB), got " +
-            std::to_string(n_channels * n_receivers));
-    if (n_int < 1 || n_int > max_count)
+    validate_spectrum_shape(n_channels, n_receivers);
+    if (n_int < 1 || n_int > max_spectrum_count)
         throw std::invalid_argument("n_int must be in [1, 1048576], got " +
                                     std::to_string(n_int));
     if (polarization != polarization_layout::single &&

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/spectrum_shape.h"
 #include "runtime/backends.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
 #include <algorithm>
@@ -22,7 +23,6 @@ BEAMFORM_DECLARE_GPU_MAKER(phase_shift_engine,
 
 namespace {
 
-constexpr size_t max_count = size_t(1) << 20;
 
 void check_per_receiver(const char* name, size_t got, size_t n_receivers)
 {
@@ -65,16 +65,7 @@ double fraction_of_product(double a, double b, double c)
 
 void phase_shift_config::validate() const
 {
-    if (n_channels < 1 || n_channels > max_count)
-        throw std::invalid_argument("n_channels must be in [1, 1048576], got " +
-                                    std::to_string(n_channels));
-    if (n_receivers < 1 || n_receivers > max_count)
-        throw std::invalid_argument("n_receivers must be in [1, 1048576], got " +
-                                    std::to_string(n_receivers));
-    if (n_channels * n_receivers > (size_t(1) << 26))
-        throw std::invalid_argument(
-            "n_channels * n_receivers must be at most 67108864 (item of 512 MiB), got " +
-            std::to_string(n_channels * n_receivers));
+    validate_spectrum_shape(n_channels, n_receivers);
     if (channel_frequencies.size() != n_channels)
         throw std::invalid_argument(
             "channel_frequencies must have n_channels = " + std::to_string(n_channels) +

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/spectrum_shape.h"
 #include "runtime/backends.h"
 #include <gnuradio/beamform/engines/rfi_flagger_engine.h>
 #include <cmath>
@@ -19,7 +20,6 @@ BEAMFORM_DECLARE_GPU_MAKER(rfi_flagger_engine,
                            const device_spec&)
 
 namespace {
-constexpr size_t max_count = size_t(1) << 20;
 
 //! A double as %g (std::to_string prints 1e-9 as 0.000000).
 std::string number(double v)
@@ -48,16 +48,7 @@ const char* to_string(rfi_replacement r)
 
 void rfi_flagger_config::validate() const
 {
-    if (n_channels < 1 || n_channels > max_count)
-        throw std::invalid_argument("n_channels must be in [1, 1048576], got " +
-                                    std::to_string(n_channels));
-    if (n_receivers < 1 || n_receivers > max_count)
-        throw std::invalid_argument("n_receivers must be in [1, 1048576], got " +
-                                    std::to_string(n_receivers));
-    if (n_channels * n_receivers > (size_t(1) << 26))
-        throw std::invalid_argument(
-            "n_channels * n_receivers must be at most 67108864 (item of 512 MiB), got " +
-            std::to_string(n_channels * n_receivers));
+    validate_spectrum_shape(n_channels, n_receivers);
     if (block_size < 2 || block_size > 65536)
         throw std::invalid_argument(
             "block_size (M, spectra per SK estimate) must be in [2, 65536], got " +
