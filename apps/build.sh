@@ -37,6 +37,7 @@ python=/usr/bin/python3
 packages=(cmake make g++ pkg-config git gnuradio-dev libvolk2-dev libopenblas-dev pybind11-dev
     libgtest-dev libspdlog-dev libfmt-dev python3-numpy python3-scipy
     python3-astropy python3-erfa
+    gr-osmosdr # direction_finding --source osmosdr (Soapy and UHD come with GNU Radio)
     python3-pytest python3-hypothesis python3-matplotlib xvfb doxygen
     gir1.2-gtk-3.0) # GNU Radio Companion's window (a Recommends of Debian's gnuradio)
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
