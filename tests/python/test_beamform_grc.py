@@ -12,27 +12,17 @@ Flowgraph (4 receivers in a line 1 m apart, 2 channels, 150 / 151 MHz):
 """
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-GRC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grc")
+from grc_flowgraphs import block, compile_and_run, flowgraph
 
 N_CH, N_RX, N_ITEMS = 2, 4, 64
 
 
-def block(name, block_id, x, y, **params):
-    lines = [f"- name: {name}", f"  id: {block_id}", "  parameters:"]
-    lines += [f"    {k}: {v!r}" if isinstance(v, str) else f"    {k}: '{v}'"
-              for k, v in params.items()]
-    lines += ["  states:", f"    coordinate: [{x}, {y}]", "    rotation: 0",
-              "    state: enabled"]
-    return "\n".join(lines)
 
-
-def flowgraph(out_dir):
+def beamformer_flowgraph(out_dir):
     positions = "[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]"
     blocks = [
         block("src", "blocks_vector_source_x", 0, 100, type="complex",
@@ -65,28 +55,12 @@ def flowgraph(out_dir):
     connections = [("src", "head"), ("head", "steered"), ("steered", "power_sink"),
                    ("head", "packer"), ("packer", "bf1"), ("bf1", "int1_sink"),
                    ("packer", "unpacker"), ("unpacker", "unpack_sink")]
-    return "\n".join([
-        "options:", "  parameters:", "    id: beamform_grc_test",
-        "    generate_options: no_gui", "    output_language: python",
-        "    run: 'True'", "    run_options: run", "    title: grc test",
-        "  states:", "    coordinate: [0, 0]", "    rotation: 0", "    state: enabled",
-        "", "blocks:", *blocks, "", "connections:",
-        *[f"- [{a}, '0', {b}, '0']" for a, b in connections],
-        "", "metadata:", "  file_format: 1", ""])
+    return flowgraph("beamform_grc_test", blocks, connections)
 
 
 @pytest.mark.skipif(shutil.which("grcc") is None, reason="grcc not installed")
 def test_grc_blocks_compile_and_run(tmp_path):
-    grc_file = tmp_path / "beamform_grc_test.grc"
-    grc_file.write_text(flowgraph(str(tmp_path)))
-    env = dict(os.environ, GRC_BLOCKS_PATH=os.path.abspath(GRC_DIR))
-    compiled = subprocess.run(["grcc", "-o", str(tmp_path), str(grc_file)], env=env,
-                              capture_output=True, text=True)
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    script = tmp_path / "beamform_grc_test.py"
-    ran = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                         text=True, timeout=120)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    compile_and_run(tmp_path, "beamform_grc_test", beamformer_flowgraph(str(tmp_path)))
 
     x = np.complex64(1 + 0.5j)
     power = np.fromfile(tmp_path / "power_sink.bin", np.float32).reshape(-1, 2, N_CH)

@@ -10,20 +10,18 @@ after the flagger is 0; the direct beam is n_int * the receivers' power.
 """
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from test_beamform_grc import GRC_DIR, block
+from grc_flowgraphs import block, compile_and_run, flowgraph
 
 N_CH, N_RX, M, N_INT = 3, 4, 16, 4
 N_ITEMS = 8 * M
 X, Y = 1 + 0.5j, 0.25 - 1j  # receivers 2k, 2k+1
 
 
-def flowgraph(out_dir):
+def rfi_flowgraph(out_dir):
     values = [X, Y] * (N_CH * N_RX // 2)
     blocks = [
         block("src", "blocks_vector_source_x", 0, 100, type="complex", vector=repr(values),
@@ -47,27 +45,12 @@ def flowgraph(out_dir):
     connections = [("src", "head"), ("head", "flagger"), ("flagger", "ib_flagged"),
                    ("ib_flagged", "flagged_sink"), ("head", "ib_iquv"),
                    ("ib_iquv", "iquv_sink")]
-    return "\n".join([
-        "options:", "  parameters:", "    id: rfi_incoherent_grc_test",
-        "    generate_options: no_gui", "    output_language: python",
-        "    run: 'True'", "    run_options: run", "    title: grc test",
-        "  states:", "    coordinate: [0, 0]", "    rotation: 0", "    state: enabled",
-        "", "blocks:", *blocks, "", "connections:",
-        *[f"- [{a}, '0', {b}, '0']" for a, b in connections],
-        "", "metadata:", "  file_format: 1", ""])
+    return flowgraph("rfi_incoherent_grc_test", blocks, connections)
 
 
 @pytest.mark.skipif(shutil.which("grcc") is None, reason="grcc not installed")
 def test_grc_blocks_compile_and_run(tmp_path):
-    grc_file = tmp_path / "rfi_incoherent_grc_test.grc"
-    grc_file.write_text(flowgraph(str(tmp_path)))
-    env = dict(os.environ, GRC_BLOCKS_PATH=os.path.abspath(GRC_DIR))
-    compiled = subprocess.run(["grcc", "-o", str(tmp_path), str(grc_file)], env=env,
-                              capture_output=True, text=True)
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    ran = subprocess.run([sys.executable, str(tmp_path / "rfi_incoherent_grc_test.py")],
-                         env=env, capture_output=True, text=True, timeout=120)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    compile_and_run(tmp_path, "rfi_incoherent_grc_test", rfi_flowgraph(str(tmp_path)))
 
     flagged = np.fromfile(tmp_path / "flagged_sink.bin", np.float32).reshape(-1, N_CH)
     assert flagged.shape[0] == N_ITEMS // N_INT
