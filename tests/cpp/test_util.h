@@ -18,6 +18,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,23 @@ double relative_error(const std::vector<T>& a, const std::vector<T>& b)
         den += std::norm(std::complex<double>(b[i]));
     }
     return std::sqrt(num / den);
+}
+
+/*!
+ * A default Config changed by \p change must fail validate() with a
+ * std::invalid_argument whose message names \p word (the parameter).
+ */
+template <typename Config, typename Change>
+void expect_invalid_config(Change change, const char* word)
+{
+    Config c;
+    change(c);
+    try {
+        c.validate();
+        ADD_FAILURE() << "accepted a bad " << word;
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
 }
 
 } // namespace beamform_test
