@@ -28,6 +28,9 @@ using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
 
+// The plan (host only) and the kernel's launch bound name the same block size.
+static_assert(two_pass_threads == pfb_two_pass_threads, "pass 1's block size");
+
 //! Column workspace of one two-pass chunk (BEAMFORM_PFB_CHUNK_MB overrides it,
 //! for apps/channelizer_bench). Chunks that stay in L2 (8, 24 MB) measured
 //! slower than 96 and 256 MB: more steps per chunk fill the GPU better.
