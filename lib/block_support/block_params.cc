@@ -76,6 +76,19 @@ size_t gpu_buffer_items(size_t item_size)
     return std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
 }
 
+int gpu_calls_in_flight()
+{
+    // Two: a block enqueues one call while the GPU runs the previous one.
+    // BEAMFORM_GPU_CALLS_IN_FLIGHT (2 to 8) sets another depth, for measuring
+    // flowgraphs (apps/station_bench.md).
+    if (const char* n = std::getenv("BEAMFORM_GPU_CALLS_IN_FLIGHT")) {
+        const long v = std::atol(n);
+        if (v >= 2 && v <= 8)
+            return int(v);
+    }
+    return 2;
+}
+
 size_t host_buffer_items(size_t item_size, size_t page_size)
 {
     // GNU Radio's default: 2 x 32 KiB of items (flat_flowgraph::allocate_buffer).

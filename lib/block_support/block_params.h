@@ -44,6 +44,9 @@ size_t check_item_bytes(const std::string& parameters, uint64_t bytes);
 //! Items of \p item_size in a GPU-side buffer: at least 64 MiB, and 2 items.
 size_t gpu_buffer_items(size_t item_size);
 
+//! How many work calls a GPU block may have on the GPU at once (2).
+int gpu_calls_in_flight();
+
 /*!
  * Items of \p item_size in a host buffer that GNU Radio's double-mapped buffers
  * allocate without rounding up more than twofold: a mapped buffer holds a whole

@@ -32,6 +32,7 @@ device_block::device_block(const device_spec& dev) : d_device(dev)
     if (dev.uses_device_buffers()) {
         d_stream = std::make_shared<gpu_stream>(dev);
         d_trace = std::make_shared<gpu_trace>(dev);
+        d_calls.resize(size_t(gpu_calls_in_flight()));
         for (auto& call : d_calls)
             call.done = std::make_unique<gpu_event>(dev, gpu_event::use::ordering);
     }
@@ -55,43 +56,60 @@ const gpu_event* device_block::work_done() const
     return d_calls[d_latest].done.get();
 }
 
+const gpu_event* device_block::call_that_handled(uint64_t end,
+                                                 std::vector<uint64_t> call_record::*before,
+                                                 int port) const
+{
+    if (end == 0)
+        return nullptr; // nothing handled yet
+    // Newest first: the first call that started at or before item end - 1
+    // handled it. finish_work() of the oldest recorded call waited for the
+    // call before it, so an item handled before the oldest started is done with.
+    const size_t n = d_calls.size();
+    for (size_t age = 0; age < n; age++) {
+        const call_record& call = d_calls[(d_latest + n - age) % n];
+        if (!call.recorded)
+            return nullptr;
+        if ((call.*before)[port] < end)
+            return call.done.get();
+    }
+    return nullptr;
+}
+
 void device_block::wait_for_reads_before(int port, uint64_t end, stream_handle s) const
 {
     std::lock_guard<std::mutex> lock(d_calls_mutex);
-    const call_record& latest = d_calls[d_latest];
-    const call_record& previous = d_calls[1 - d_latest];
-    if (!latest.recorded || end == 0)
-        return; // nothing read yet
-    // finish_work() of the previous call waited for the call before it, so
-    // everything consumed before the previous call started has been read.
-    if (previous.recorded && end <= previous.read_before[port])
-        return;
-    // Consumed before the latest call started: read by the previous call.
-    if (previous.recorded && end <= latest.read_before[port]) {
-        previous.done->make_wait(s);
-        return;
-    }
-    latest.done->make_wait(s);
+    if (const gpu_event* e = call_that_handled(end, &call_record::read_before, port))
+        e->make_wait(s);
+}
+
+void device_block::wait_for_writes_before(int port, uint64_t end, stream_handle s) const
+{
+    std::lock_guard<std::mutex> lock(d_calls_mutex);
+    if (const gpu_event* e = call_that_handled(end, &call_record::written_before, port))
+        e->make_wait(s);
 }
 
 void device_block::finish_work()
 {
     if (!d_stream)
         return;
+    const size_t n = d_calls.size();
     {
         // Under the lock: neighbours read the records and wait on the events.
         std::lock_guard<std::mutex> lock(d_calls_mutex);
-        call_record& current = d_calls[1 - d_latest];
+        d_latest = (d_latest + 1) % n;
+        call_record& current = d_calls[d_latest];
         current.done->record(d_stream->get());
         current.read_before = d_read_before_now;
+        current.written_before = d_written_before_now;
         current.recorded = true;
-        d_latest = 1 - d_latest;
     }
     // Not under the lock, so that the neighbours go on meanwhile. Only this
-    // thread re-records the events.
-    const call_record& previous = d_calls[1 - d_latest];
-    if (previous.recorded)
-        previous.done->synchronize();
+    // thread re-records the events; the oldest call's slot is the next one.
+    const call_record& oldest = d_calls[(d_latest + 1) % n];
+    if (oldest.recorded)
+        oldest.done->synchronize();
 }
 
 namespace {
@@ -113,27 +131,44 @@ void device_block::wait_for_neighbours(int noutput_items)
     for (int i = 0; i < detail->ninputs(); i++) {
         const gr::buffer_reader_sptr& in = detail->input(i);
         d_read_before_now[i] = in->nitems_read();
-        if (const device_block* writer = gpu_block(in->buffer()->link()))
-            writer->work_done()->make_wait(s);
+        // This call reads at most the items published now (GNU Radio counted
+        // its input before calling work()): the writer's call that wrote the
+        // newest of them is the one to wait for.
+        const uint64_t end = in->nitems_read() + uint64_t(in->items_available());
+        const gr::buffer_sptr& buf = in->buffer();
+        if (const device_block* writer = gpu_block(buf->link())) {
+            auto writer_detail = buf->link()->detail();
+            for (int p = 0; p < writer_detail->noutputs(); p++)
+                if (writer_detail->output(p) == buf)
+                    writer->wait_for_writes_before(p, end, s);
+        } else if (auto* copied = dynamic_cast<device_buffer*>(buf.get())) {
+            copied->make_wait_for_copies(s);
+        }
     }
+    d_written_before_now.resize(detail->noutputs());
     for (int o = 0; o < detail->noutputs(); o++) {
         const gr::buffer_sptr& out = detail->output(o);
+        d_written_before_now[o] = out->nitems_written();
         // Item W + k lands in the slot of item W + k - bufsize (a ring; a move
         // of unread items keeps that, and waits for every reader first).
         const uint64_t last_end = out->nitems_written() + uint64_t(noutput_items);
         if (last_end <= out->bufsize())
             continue; // first lap: no slot has been read yet
-        const uint64_t end = last_end - out->bufsize();
-        for (size_t r = 0; r < out->nreaders(); r++) {
-            const gr::block_sptr reader_block = out->reader(r)->link();
-            const device_block* reader = gpu_block(reader_block);
-            if (!reader)
-                continue;
-            auto reader_detail = reader_block->detail();
-            for (int p = 0; p < reader_detail->ninputs(); p++)
-                if (reader_detail->input(p)->buffer() == out)
-                    reader->wait_for_reads_before(p, end, s);
-        }
+        wait_for_readers(*out, last_end - out->bufsize(), s);
+    }
+}
+
+void device_block::wait_for_readers(gr::buffer& out, uint64_t end, stream_handle s)
+{
+    for (size_t r = 0; r < out.nreaders(); r++) {
+        const gr::block_sptr reader_block = out.reader(r)->link();
+        const device_block* reader = gpu_block(reader_block);
+        if (!reader)
+            continue;
+        auto reader_detail = reader_block->detail();
+        for (int p = 0; p < reader_detail->ninputs(); p++)
+            if (reader_detail->input(p)->buffer().get() == &out)
+                reader->wait_for_reads_before(p, end, s);
     }
 }
 

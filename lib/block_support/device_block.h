@@ -59,6 +59,17 @@ public:
      * event of the call that consumed item end - 1, else the latest call's.
      */
     void wait_for_reads_before(int port, uint64_t end, stream_handle s) const;
+    /*!
+     * Make \p s wait until this block has written the items before \p end on
+     * output \p port: the event of the work call that wrote item end - 1, not
+     * of its latest call. Waiting for the latest call would chain every block
+     * to the newest work of the blocks before it, and the whole flowgraph
+     * would run in lockstep, its copies and kernels one after the other.
+     */
+    void wait_for_writes_before(int port, uint64_t end, stream_handle s) const;
+    //! Make \p s wait until the GPU blocks reading \p out have read its items
+    //! before \p end (absolute item number): before their slots are rewritten.
+    static void wait_for_readers(gr::buffer& out, uint64_t end, stream_handle s);
     //! The host waits for everything this block enqueued.
     void synchronize() const
     {
@@ -77,18 +88,19 @@ protected:
      * The first thing a GPU work() enqueues: this block's stream waits (on the
      * GPU, the host goes on) until
      *  - every GPU block that wrote the items on its inputs has written them
-     *    (that writer's work_done), and
+     *    (the writer's call that wrote the newest of them), and
      *  - every GPU block that reads its outputs has finished reading the items
      *    whose slots this call may overwrite (the next \p noutput_items items
      *    of a ring of bufsize items overwrite those bufsize items older).
-     * Items from a host block need no wait: their copy runs on this stream.
+     * Items from a host block: their host -> GPU copies (device_buffer).
      */
     void wait_for_neighbours(int noutput_items);
 
     /*!
      * The last thing a GPU work() does: records this call's work_done, which
      * the neighbours wait on, then lets the host wait for the PREVIOUS work
-     * call's GPU work only (at most two calls in flight per block). Without
+     * call's GPU work only (at most two calls in flight per block;
+     * gpu_calls_in_flight() sets another depth for measuring). Without
      * that bound the host runs ahead of the GPU, GNU Radio wakes each block
      * for every few items, and the GPU drowns in tiny launches; with it, items
      * accumulate while a block waits, so work calls stay large, and each
@@ -100,20 +112,31 @@ private:
     const gr::block& as_block() const;
 
     //! One work call as its neighbours need it: its work_done event and, per
-    //! input port, the items consumed before it (so it read items from there on).
+    //! input port, the items consumed before it (so it read items from there
+    //! on), and per output port the items written before it (so it wrote
+    //! items from there on).
     struct call_record {
         std::unique_ptr<gpu_event> done;
         std::vector<uint64_t> read_before;
+        std::vector<uint64_t> written_before;
         bool recorded = false;
     };
+    //! The event to wait on for the call that handled item \p end - 1, where
+    //! \p before gives each call's first item: null if that call is complete.
+    const gpu_event* call_that_handled(uint64_t end,
+                                       std::vector<uint64_t> call_record::*before,
+                                       int port) const;
 
     device_spec d_device;
     std::shared_ptr<gpu_stream> d_stream;
     std::shared_ptr<gpu_trace> d_trace;
     mutable std::mutex d_calls_mutex;
-    call_record d_calls[2]; // used in turn: the latest call and the one before
-    int d_latest = 0;
-    std::vector<uint64_t> d_read_before_now; // this call's, until finish_work()
+    //! The latest calls, used in turn (gpu_calls_in_flight of them): a call
+    //! older than all of them is complete.
+    std::vector<call_record> d_calls;
+    size_t d_latest = 0;
+    std::vector<uint64_t> d_read_before_now;    // this call's, until finish_work()
+    std::vector<uint64_t> d_written_before_now; // this call's, until finish_work()
 };
 
 } // namespace beamform

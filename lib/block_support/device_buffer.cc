@@ -121,6 +121,12 @@ device_buffer::device_buffer(int nitems,
 
 device_buffer::~device_buffer()
 {
+    // Copies still running write or read pinned memory freed below.
+    try {
+        wait_for_copies_from(0);
+    } catch (...) {
+        // Already reported by the reader or the block that met the error.
+    }
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     g_registry.erase(this);
 }
@@ -165,6 +171,11 @@ void* device_buffer::write_pointer()
 const void* device_buffer::_read_pointer(unsigned int read_index)
 {
     const size_t offset = static_cast<size_t>(read_index) * d_sizeof_item;
+    // GNU Radio asks for the read pointer after counting the items available,
+    // and every published item's copy was enqueued before it was published:
+    // waiting for every copy enqueued so far covers the items this call reads.
+    if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
+        wait_for_device_to_host_copies();
     return (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ? host_base()
                                                                  : device_base()) +
            offset;
@@ -178,24 +189,44 @@ void device_buffer::post_work(int nitems)
     const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
     const size_t bytes = static_cast<size_t>(nitems) * d_sizeof_item;
     switch (d_transfer_type) {
-    case gr::transfer_type::HOST_TO_DEVICE:
-        // Ordered before the GPU reader's kernels: they run on the same stream.
-        copy_on_stream(device_base() + offset,
-                       host_base() + offset,
-                       bytes,
-                       copy_kind::host_to_device);
-        note_copy_in_flight(d_write_index, d_write_index + static_cast<size_t>(nitems));
+    case gr::transfer_type::HOST_TO_DEVICE: {
+        // On the buffer's copy stream, so that the copy runs on the copy
+        // engine while the GPU reader's kernels run; the reader's stream
+        // waits for it (make_wait_for_copies).
+        gpu_stream& copies = copy_stream();
+        // The slots it fills held items bufsize older: the reader's kernels
+        // must have read them first (a ring, as in wait_for_neighbours).
+        const uint64_t end = nitems_written() + uint64_t(nitems);
+        if (end > d_bufsize)
+            device_block::wait_for_readers(*this, end - d_bufsize, copies.get());
+        copy_on(copies,
+                device_base() + offset,
+                host_base() + offset,
+                bytes,
+                copy_kind::host_to_device);
+        note_copy_in_flight(
+            d_write_index, d_write_index + static_cast<size_t>(nitems), copies);
         d_h2d_bytes += bytes;
         break;
-    case gr::transfer_type::DEVICE_TO_HOST:
-        // The host reader sees the items as soon as this returns.
-        copy_on_stream(host_base() + offset,
-                       device_base() + offset,
-                       bytes,
-                       copy_kind::device_to_host);
-        d_stream->synchronize();
+    }
+    case gr::transfer_type::DEVICE_TO_HOST: {
+        // Published at once, copied in the background: the copy runs on the
+        // buffer's copy stream after the writer's work that filled the items,
+        // so the writer's next kernels overlap it; the host reader waits for
+        // it in _read_pointer(), where it must see the data.
+        gpu_stream& copies = copy_stream();
+        d_written->record(d_stream->get());
+        d_written->make_wait(copies.get());
+        copy_on(copies,
+                host_base() + offset,
+                device_base() + offset,
+                bytes,
+                copy_kind::device_to_host);
+        note_copy_in_flight(
+            d_write_index, d_write_index + static_cast<size_t>(nitems), copies);
         d_d2h_bytes += bytes;
         break;
+    }
     case gr::transfer_type::DEVICE_TO_DEVICE:
         break;
     default:
@@ -203,17 +234,15 @@ void device_buffer::post_work(int nitems)
     }
 }
 
-void device_buffer::copy_on_stream(void* dst,
-                                   const void* src,
-                                   size_t bytes,
-                                   copy_kind kind)
+void device_buffer::copy_on(
+    const gpu_stream& s, void* dst, const void* src, size_t bytes, copy_kind kind)
 {
-    d_trace->start(d_stream->get());
-    d_api->copy_async(d_device.index, dst, src, bytes, kind, d_stream->get());
-    d_trace->end(d_stream->get());
+    d_trace->start(s.get());
+    d_api->copy_async(d_device.index, dst, src, bytes, kind, s.get());
+    d_trace->end(s.get());
 }
 
-void device_buffer::note_copy_in_flight(size_t first, size_t end)
+void device_buffer::note_copy_in_flight(size_t first, size_t end, const gpu_stream& s)
 {
     std::lock_guard<std::mutex> lock(d_copies_mutex);
     std::unique_ptr<gpu_event> done;
@@ -223,7 +252,7 @@ void device_buffer::note_copy_in_flight(size_t first, size_t end)
         done = std::move(d_spare_events.back());
         d_spare_events.pop_back();
     }
-    done->record(d_stream->get());
+    done->record(s.get());
     d_copies.push_back({ first, end, std::move(done) });
 }
 
@@ -243,6 +272,40 @@ void device_buffer::wait_for_copies_from(size_t first)
     for (size_t i = 0; i <= newest; i++) {
         d_spare_events.push_back(std::move(d_copies.front().done));
         d_copies.pop_front();
+    }
+}
+
+gpu_stream& device_buffer::copy_stream()
+{
+    if (!d_copy_stream) {
+        d_copy_stream = std::make_unique<gpu_stream>(d_device);
+        d_written = std::make_unique<gpu_event>(d_device, gpu_event::use::ordering);
+    }
+    return *d_copy_stream;
+}
+
+void device_buffer::make_wait_for_copies(stream_handle s)
+{
+    std::lock_guard<std::mutex> lock(d_copies_mutex);
+    // Copies complete in order (one copy stream): the newest covers the rest.
+    // An event retired to the spare pool has completed, so waiting on the
+    // newest one still listed is enough.
+    if (!d_copies.empty())
+        d_copies.back().done->make_wait(s);
+}
+
+void device_buffer::wait_for_device_to_host_copies()
+{
+    try {
+        wait_for_copies_from(0);
+    } catch (const std::exception& e) {
+        // On the host reader's thread: GNU Radio 3.10 ends that thread on an
+        // exception; the error is logged first, naming the GPU writer.
+        d_logger->error("the copy of '{:s}''s output to the host failed, ending the "
+                        "flowgraph: {:s}",
+                        d_owner_alias,
+                        e.what());
+        throw;
     }
 }
 

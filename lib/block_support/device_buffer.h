@@ -29,20 +29,22 @@ class device_block;
  * A beamform block that runs on a GPU declares this buffer type in its input
  * and output signatures. The runtime then picks a transfer type per edge:
  *  - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device
- *    memory; nothing is copied.
- *  - GPU block -> GPU block (DEVICE_TO_DEVICE): both read and write device
  *    memory; nothing is copied. The blocks order their streams on each other's
  *    work_done events (device_block::wait_for_neighbours); the host does not
  *    wait for the edge.
  *  - host block -> GPU block (HOST_TO_DEVICE): the host block writes into pinned
- *    host memory and post_work() enqueues the copy to the device on the GPU
- *    block's stream, ahead of that block's kernels, and returns at once. Before
+ *    host memory and post_work() enqueues the copy to the device on the
+ *    buffer's copy stream and returns at once; the GPU reader's stream waits
+ *    for the copies before its kernels (make_wait_for_copies). Before
  *    the host block writes again (write_pointer()), the host waits only for
  *    copies still reading the pinned range it is about to write, so the host
  *    fills the next range while earlier copies run.
- *  - GPU block -> host block (DEVICE_TO_HOST): post_work() copies the new items
- *    into pinned host memory on the GPU block's stream and waits for them (the
- *    host reader sees the items as soon as post_work() returns).
+ *  - GPU block -> host block (DEVICE_TO_HOST): post_work() enqueues the copy of
+ *    the new items into pinned host memory on the buffer's copy stream, after
+ *    the writer's work that filled them, and returns at once: the copy overlaps
+ *    the writer's next work. The host reader waits for the copies when it asks
+ *    for its read pointer (GNU Radio does that after counting the items it may
+ *    read, so every copy it waits for was enqueued before).
  * Each buffer counts the bytes it copied in each direction.
  *
  * GNU Radio 3.10.5.1 (Debian bookworm) workarounds, harmless on later 3.10:
@@ -98,6 +100,10 @@ public:
     bool output_blocked_callback(int output_multiple, bool force) override;
     void update_reader_block_history(unsigned history, int delay) override;
 
+    //! Host -> GPU: work enqueued on \p s from now on runs after every copy
+    //! enqueued so far (the GPU reader's stream, before its kernels).
+    void make_wait_for_copies(stream_handle s);
+
 protected:
     bool do_allocate_buffer(size_t final_nitems, size_t sizeof_item) override;
 
@@ -113,16 +119,21 @@ private:
     char* host_base();
     //! memmove inside device memory (the runtime has no overlapping copy).
     void* device_memmove(void* dst, const void* src, size_t bytes);
-    //! A host <-> GPU copy on the owner's stream (traced with BEAMFORM_GPU_TRACE).
-    void copy_on_stream(void* dst, const void* src, size_t bytes, copy_kind kind);
-    //! Records that a host -> GPU copy reading pinned items [first, end) was
-    //! just enqueued (an event from a pool, for wait_for_copies_from).
-    void note_copy_in_flight(size_t first, size_t end);
+    //! A host <-> GPU copy on \p s (traced with BEAMFORM_GPU_TRACE).
+    void copy_on(const gpu_stream& s, void* dst, const void* src, size_t bytes, copy_kind kind);
+    //! Records that a copy of items [first, end) was just enqueued on \p s (an
+    //! event from a pool, for wait_for_copies_from).
+    void note_copy_in_flight(size_t first, size_t end, const gpu_stream& s);
+    //! The stream host <-> GPU copies run on (made on first use), so that they
+    //! overlap the GPU block's kernels.
+    gpu_stream& copy_stream();
+    //! GPU -> host: the host reader waits for every copy enqueued so far.
+    void wait_for_device_to_host_copies();
     //! The host waits until nothing on the GPU uses this buffer any more:
     //! before items are moved inside it.
     void wait_until_idle();
-    //! Host -> GPU: the host waits for copies still reading pinned items
-    //! [first, d_bufsize) (where the host writer writes next).
+    //! The host waits for the copies of items [first, d_bufsize) still running
+    //! (host -> GPU: where the host writer writes next; 0: all of them).
     void wait_for_copies_from(size_t first);
 
     static void refuse_unsupported_replacement(const gr::block_sptr& writer,
@@ -144,8 +155,10 @@ private:
     device_memory d_scratch;  // staging for overlapping device moves, made on first use
     pinned_memory d_host_mem; // the host side of host <-> GPU edges, made on first use
     std::once_flag d_host_once;
-    //! Host -> GPU copies enqueued and maybe still running, oldest first:
-    //! the pinned items each reads and an event recorded after it.
+    std::unique_ptr<gpu_stream> d_copy_stream; // host <-> GPU copies, made on first use
+    std::unique_ptr<gpu_event> d_written;      // the writer's work before a copy
+    //! Copies enqueued and maybe still running, oldest first: the items each
+    //! moves and an event recorded after it.
     struct copy_in_flight {
         size_t first, end;
         std::unique_ptr<gpu_event> done;
