@@ -197,7 +197,8 @@ int main(int argc, char** argv)
         const std::string json = bench::option(argc, argv, "json", "rca_bench.json");
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";
         const bool skip_conventional = bench::option(argc, argv, "no-conventional", "0") == "1";
-        // --profile=B1,B2,MP: one engine, three volumes, nothing else (for ncu).
+        // --profile=W1,B1,W2,B2,MP,TILE1,TILE2,VARIANT: one engine, three volumes, nothing
+        // else (for ncu).
         const std::string profile = bench::option(argc, argv, "profile", "");
         const device_spec gpu{ backend::cuda, 0 };
         BF_GPU_CHECK(cudaSetDevice(0));
@@ -207,9 +208,9 @@ int main(int argc, char** argv)
 
         if (!profile.empty()) {
             rca_das_gpu_tuning tune;
-            std::sscanf(profile.c_str(), "%d,%d,%d,%d,%d,%d,%d", &tune.stage1_warps, &tune.stage1_batch,
+            std::sscanf(profile.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d", &tune.stage1_warps, &tune.stage1_batch,
                         &tune.stage2_warps, &tune.stage2_batch, &tune.multi_pixel,
-                        &tune.stage1_tile_z, &tune.stage2_tile_elev);
+                        &tune.stage1_tile_z, &tune.stage2_tile_elev, &tune.kernel_variant);
             tune.stage2_warps = tune.stage2_warps ? tune.stage2_warps : tune.stage1_warps;
             const rca_das_config c = paper_config(false);
             auto rf = random_rf(c, 1);
@@ -338,15 +339,20 @@ int main(int argc, char** argv)
 
         // --- tuning sweep: each variant's stage-1 (with pre-processing) and stage-2 times ---
         if (sweep) {
+            // kernel_variant: 0 reference, 2 half2 (rca::stage_variant; 1, folded,
+            // is the I/Q reference loop and is timed on the real set-up below).
             struct variant {
-                int warps, batch, multi_pixel, tile1, tile2;
+                int warps, batch, multi_pixel, tile1, tile2, kernel;
             };
             const variant variants[] = {
-                { 4, 8, 0, 8, 8 },  { 4, 8, -1, 8, 8 },  { 4, 8, -1, 16, 16 }, { 4, 4, -1, 8, 8 },
-                { 8, 4, -1, 8, 8 }, { 8, 2, -1, 8, 8 },  { 16, 2, -1, 8, 8 },  { 4, 8, -1, 4, 4 },
+                { 4, 8, 0, 8, 8, 0 },   { 4, 8, -1, 8, 8, 0 }, { 4, 8, -1, 16, 16, 0 },
+                { 4, 4, -1, 8, 8, 0 },  { 8, 4, -1, 8, 8, 0 }, { 8, 2, -1, 8, 8, 0 },
+                { 16, 2, -1, 8, 8, 0 }, { 4, 8, -1, 4, 4, 0 }, { 6, 8, -1, 8, 8, 0 },
+                { 12, 8, -1, 8, 8, 0 }, { 4, 8, -1, 8, 8, 2 }, { 6, 8, -1, 8, 8, 2 },
+                { 12, 8, -1, 8, 8, 2 }, { 8, 4, -1, 8, 8, 2 },
             };
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
-            std::printf("%-44s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks", "pre+stage1", "stage2+out", "volumes/s");
+            std::printf("%-52s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks, variant", "pre+stage1", "stage2+out", "volumes/s");
             for (const auto& vt : variants) {
                 rca_das_gpu_tuning tune;
                 tune.stage1_warps = tune.stage2_warps = vt.warps;
@@ -355,6 +361,7 @@ int main(int argc, char** argv)
                 tune.multi_pixel = vt.multi_pixel;
                 tune.stage1_tile_z = vt.tile1;
                 tune.stage2_tile_elev = vt.tile2;
+                tune.kernel_variant = vt.kernel;
                 auto e = make_rca_das_gpu_for(iq, gpu, tune);
                 int v = 0;
                 const int n = std::max(5, runs / 3);
@@ -365,10 +372,11 @@ int main(int argc, char** argv)
                     },
                     stream, n, 2);
                 bench::timing t2 = bench::time_gpu([&] { e->finish_volume(out.get(), stream); }, stream, n, 2);
-                char name[128];
-                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy", vt.warps,
-                              vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2);
-                std::printf("%-44s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
+                char name[160];
+                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy %s", vt.warps,
+                              vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2,
+                              vt.kernel == 2 ? "half2" : "ref");
+                std::printf("%-52s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
                             1e3 / (t1.median_ms + t2.median_ms));
                 rep.row();
                 rep.set("case", std::string("sweep") + name);
@@ -396,6 +404,30 @@ int main(int argc, char** argv)
                       nominal_peak,
                       e->describe(),
                       tr);
+            if (sweep) {
+                // The folded variant (apodization in the weights), default and wide blocks.
+                const std::pair<int, int> shapes[] = { { 4, 8 }, { 6, 8 }, { 12, 8 } };
+                for (const auto& [warps, batch] : shapes) {
+                    rca_das_gpu_tuning tune;
+                    tune.stage1_warps = tune.stage2_warps = warps;
+                    tune.stage1_batch = tune.stage2_batch = batch;
+                    tune.kernel_variant = 1;
+                    auto ef = make_rca_das_gpu_for(real, gpu, tune);
+                    bench::timing tf = bench::time_gpu(
+                        [&] { ef->execute(rf_real->get(), out_real.get(), 2, stream); },
+                        stream,
+                        std::max(5, runs / 2),
+                        2);
+                    table.add("  real folded " + std::to_string(warps) + "w x " +
+                                  std::to_string(batch),
+                              tf.median_ms / 2,
+                              double(real.n_voxels()),
+                              double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
+                              nominal_peak,
+                              ef->describe(),
+                              tf);
+                }
+            }
         }
 
         // --- conventional ---

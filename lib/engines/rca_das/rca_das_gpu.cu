@@ -70,6 +70,16 @@ public:
         d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
         d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
         d_multi_pixel = tune.multi_pixel != 0;
+        // Folded with I/Q samples runs the reference loop (rca::launch_stage).
+        const int built = d_variant == rca::variant_folded && d_iq ? rca::variant_reference : d_variant;
+        for (const auto& [name, shape] : { std::make_pair("stage 1", d_shape1),
+                                           std::make_pair("stage 2", d_shape2) })
+            if (!rca::variant_has_shape(built, shape.warps, shape.batch))
+                throw std::invalid_argument(
+                    std::string(name) + ": kernel_variant " + std::to_string(d_variant) + " (" +
+                    rca::stage_variant_name(d_variant) + ") is built for 4x8, 4x4, 8x4, 6x8 and "
+                    "12x8 (warps x batch) only, got " + std::to_string(shape.warps) + "x" +
+                    std::to_string(shape.batch));
         // Defaults: the fastest measured on an H200 with the paper's geometry
         // (apps/rca_bench.md).
         d_tile1 = pick(tune.stage1_tile_z, 8);
