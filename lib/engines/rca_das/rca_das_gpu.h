@@ -21,7 +21,8 @@ namespace beamform {
  * multi_pixel) keeps the engine's default.
  */
 struct rca_das_gpu_tuning {
-    //! Warps per block x frames per warp: (4, 8), (4, 4), (4, 1), (8, 4), (8, 2), (16, 2), (16, 1)
+    //! Warps per block x frames per warp: (4, 8), (4, 4), (4, 1), (8, 4), (8, 2), (16, 2), (16, 1),
+    //! (6, 8), (12, 8)
     int stage1_warps = 0;
     int stage1_batch = 0;     //!< emissions per warp in stage 1
     int stage2_warps = 0;
