@@ -16,8 +16,10 @@
  *   stage2 (+out)        stage 2 and the output write (finish_volume)
  *   dual_stage/real      the paper's real-valued set-up (133 x 115 x 500, no decimation)
  *   conventional/iq      the full 3D delay-and-sum (the paper's Fig. 9 reference)
- *   streamed/iq          RF streamed from pinned host memory, H2D copies of groups
- *                        of emissions overlapped with stage 1 on two streams
+ *   streamed/iq          RF streamed from pinned host memory: volume n+1's H2D copy
+ *                        (copy stream, two staging buffers) overlapped with volume
+ *                        n's compute, 16 volumes per timed run
+ *   streamed latency     one volume per host sync (groups of 32 emissions)
  *   h2d ceiling          pinned host -> device copy of the RF alone
  *
  * Efficiency as the paper defines it (section IV-E): measured volume rate over
@@ -195,7 +197,8 @@ int main(int argc, char** argv)
         const std::string json = bench::option(argc, argv, "json", "rca_bench.json");
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";
         const bool skip_conventional = bench::option(argc, argv, "no-conventional", "0") == "1";
-        // --profile=B1,B2,MP: one engine, three volumes, nothing else (for ncu).
+        // --profile=W1,B1,W2,B2,MP,TILE1,TILE2,VARIANT: one engine, three volumes, nothing
+        // else (for ncu).
         const std::string profile = bench::option(argc, argv, "profile", "");
         const device_spec gpu{ backend::cuda, 0 };
         BF_GPU_CHECK(cudaSetDevice(0));
@@ -205,9 +208,9 @@ int main(int argc, char** argv)
 
         if (!profile.empty()) {
             rca_das_gpu_tuning tune;
-            std::sscanf(profile.c_str(), "%d,%d,%d,%d,%d,%d,%d", &tune.stage1_warps, &tune.stage1_batch,
+            std::sscanf(profile.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d", &tune.stage1_warps, &tune.stage1_batch,
                         &tune.stage2_warps, &tune.stage2_batch, &tune.multi_pixel,
-                        &tune.stage1_tile_z, &tune.stage2_tile_elev);
+                        &tune.stage1_tile_z, &tune.stage2_tile_elev, &tune.kernel_variant);
             tune.stage2_warps = tune.stage2_warps ? tune.stage2_warps : tune.stage1_warps;
             const rca_das_config c = paper_config(false);
             auto rf = random_rf(c, 1);
@@ -336,15 +339,20 @@ int main(int argc, char** argv)
 
         // --- tuning sweep: each variant's stage-1 (with pre-processing) and stage-2 times ---
         if (sweep) {
+            // kernel_variant: 0 reference, 2 half2 (rca::stage_variant; 1, folded,
+            // is the I/Q reference loop and is timed on the real set-up below).
             struct variant {
-                int warps, batch, multi_pixel, tile1, tile2;
+                int warps, batch, multi_pixel, tile1, tile2, kernel;
             };
             const variant variants[] = {
-                { 4, 8, 0, 8, 8 },  { 4, 8, -1, 8, 8 },  { 4, 8, -1, 16, 16 }, { 4, 4, -1, 8, 8 },
-                { 8, 4, -1, 8, 8 }, { 8, 2, -1, 8, 8 },  { 16, 2, -1, 8, 8 },  { 4, 8, -1, 4, 4 },
+                { 4, 8, 0, 8, 8, 0 },   { 4, 8, -1, 8, 8, 0 }, { 4, 8, -1, 16, 16, 0 },
+                { 4, 4, -1, 8, 8, 0 },  { 8, 4, -1, 8, 8, 0 }, { 8, 2, -1, 8, 8, 0 },
+                { 16, 2, -1, 8, 8, 0 }, { 4, 8, -1, 4, 4, 0 }, { 6, 8, -1, 8, 8, 0 },
+                { 12, 8, -1, 8, 8, 0 }, { 4, 8, -1, 8, 8, 2 }, { 6, 8, -1, 8, 8, 2 },
+                { 12, 8, -1, 8, 8, 2 }, { 8, 4, -1, 8, 8, 2 },
             };
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
-            std::printf("%-44s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks", "pre+stage1", "stage2+out", "volumes/s");
+            std::printf("%-52s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks, variant", "pre+stage1", "stage2+out", "volumes/s");
             for (const auto& vt : variants) {
                 rca_das_gpu_tuning tune;
                 tune.stage1_warps = tune.stage2_warps = vt.warps;
@@ -353,6 +361,7 @@ int main(int argc, char** argv)
                 tune.multi_pixel = vt.multi_pixel;
                 tune.stage1_tile_z = vt.tile1;
                 tune.stage2_tile_elev = vt.tile2;
+                tune.kernel_variant = vt.kernel;
                 auto e = make_rca_das_gpu_for(iq, gpu, tune);
                 int v = 0;
                 const int n = std::max(5, runs / 3);
@@ -363,10 +372,11 @@ int main(int argc, char** argv)
                     },
                     stream, n, 2);
                 bench::timing t2 = bench::time_gpu([&] { e->finish_volume(out.get(), stream); }, stream, n, 2);
-                char name[128];
-                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy", vt.warps,
-                              vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2);
-                std::printf("%-44s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
+                char name[160];
+                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy %s", vt.warps,
+                              vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2,
+                              vt.kernel == 2 ? "half2" : "ref");
+                std::printf("%-52s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
                             1e3 / (t1.median_ms + t2.median_ms));
                 rep.row();
                 rep.set("case", std::string("sweep") + name);
@@ -394,6 +404,30 @@ int main(int argc, char** argv)
                       nominal_peak,
                       e->describe(),
                       tr);
+            if (sweep) {
+                // The folded variant (apodization in the weights), default and wide blocks.
+                const std::pair<int, int> shapes[] = { { 4, 8 }, { 6, 8 }, { 12, 8 } };
+                for (const auto& [warps, batch] : shapes) {
+                    rca_das_gpu_tuning tune;
+                    tune.stage1_warps = tune.stage2_warps = warps;
+                    tune.stage1_batch = tune.stage2_batch = batch;
+                    tune.kernel_variant = 1;
+                    auto ef = make_rca_das_gpu_for(real, gpu, tune);
+                    bench::timing tf = bench::time_gpu(
+                        [&] { ef->execute(rf_real->get(), out_real.get(), 2, stream); },
+                        stream,
+                        std::max(5, runs / 2),
+                        2);
+                    table.add("  real folded " + std::to_string(warps) + "w x " +
+                                  std::to_string(batch),
+                              tf.median_ms / 2,
+                              double(real.n_voxels()),
+                              double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
+                              nominal_peak,
+                              ef->describe(),
+                              tf);
+                }
+            }
         }
 
         // --- conventional ---
@@ -413,10 +447,16 @@ int main(int argc, char** argv)
         }
 
         // --- RF streamed from the host ---
-        // A copy stream moves groups of emissions from pinned memory into a ring
-        // of staging buffers; the compute stream pre-processes and beamforms
-        // each group (stage 1) as soon as it lands, so copies overlap stage 1 of
-        // the previous group and stage 2 of the previous volume.
+        // Throughput (the pipelined row): volume n+1's RF is copied from pinned
+        // host memory into one of two device staging buffers on a copy stream
+        // while volume n is pre-processed and beamformed on the compute stream.
+        // Events only, no host wait inside a timed run: "landed[b]" gates the
+        // compute of buffer b, "consumed[b]" (recorded after the pre-processing
+        // and stage 1 that read it) gates the next copy into it.
+        // Latency (the second row, the earlier scheme): one volume at a time,
+        // groups of 32 emissions through a ring of three buffers, the host
+        // waiting for each volume (time_gpu synchronizes after every run), so
+        // the first group's copy and three partial stage-1 launches are exposed.
         {
             const size_t item = iq.input_item_bytes();
             const size_t per_volume = item * iq.n_emissions();
@@ -424,41 +464,112 @@ int main(int argc, char** argv)
             void* host = nullptr;
             BF_GPU_CHECK(cudaMallocHost(&host, per_volume * n_host_volumes));
             BF_GPU_CHECK(cudaMemcpy(host, rf->get(), per_volume * n_host_volumes, cudaMemcpyDeviceToHost));
-            const size_t group = 32; // emissions per copy: one stage-1 block's frames
-            const int ring = 3;
-            std::vector<std::unique_ptr<bench::device_array>> staging;
-            std::vector<cudaEvent_t> landed(ring), consumed(ring);
-            for (int r = 0; r < ring; r++) {
-                staging.push_back(std::make_unique<bench::device_array>(item * group));
-                BF_GPU_CHECK(cudaEventCreateWithFlags(&landed[r], cudaEventDisableTiming));
-                BF_GPU_CHECK(cudaEventCreateWithFlags(&consumed[r], cudaEventDisableTiming));
-                BF_GPU_CHECK(cudaEventRecord(consumed[r], stream));
-            }
             cudaStream_t copy_stream = stream_b;
-            int volume = 0, slot_index = 0;
-            auto streamed_volume = [&] {
-                const uint8_t* src = static_cast<uint8_t*>(host) + (volume++ % n_host_volumes) * per_volume;
-                for (size_t first = 0; first < iq.n_emissions(); first += group) {
-                    const size_t n = std::min(group, iq.n_emissions() - first);
-                    const int r = slot_index++ % ring;
-                    BF_GPU_CHECK(cudaStreamWaitEvent(copy_stream, consumed[r], 0));
-                    BF_GPU_CHECK(cudaMemcpyAsync(staging[r]->get(), src + first * item, n * item,
-                                                cudaMemcpyHostToDevice, copy_stream));
-                    BF_GPU_CHECK(cudaEventRecord(landed[r], copy_stream));
-                    BF_GPU_CHECK(cudaStreamWaitEvent(stream, landed[r], 0));
-                    engine->add_emissions(staging[r]->get(), first, n, stream);
+            auto host_volume = [&](size_t v) {
+                return static_cast<const uint8_t*>(host) + (v % n_host_volumes) * per_volume;
+            };
+
+            // Pipelined: double-buffered whole volumes.
+            {
+                const int n_buffers = 2;
+                const int volumes_per_run = 16;
+                std::vector<std::unique_ptr<bench::device_array>> staging;
+                std::vector<cudaEvent_t> landed(n_buffers), consumed(n_buffers);
+                cudaEvent_t go;
+                BF_GPU_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+                for (int b = 0; b < n_buffers; b++) {
+                    staging.push_back(std::make_unique<bench::device_array>(per_volume));
+                    BF_GPU_CHECK(cudaEventCreateWithFlags(&landed[b], cudaEventDisableTiming));
+                    BF_GPU_CHECK(cudaEventCreateWithFlags(&consumed[b], cudaEventDisableTiming));
+                }
+                size_t volume = 0;
+                auto pipelined_run = [&] {
+                    // The copies start with the timed run, not before its start event.
+                    BF_GPU_CHECK(cudaEventRecord(go, stream));
+                    BF_GPU_CHECK(cudaStreamWaitEvent(copy_stream, go, 0));
+                    auto copy = [&](int n) {
+                        const int b = n % n_buffers;
+                        if (n >= n_buffers)
+                            BF_GPU_CHECK(cudaStreamWaitEvent(copy_stream, consumed[b], 0));
+                        BF_GPU_CHECK(cudaMemcpyAsync(staging[b]->get(), host_volume(volume + n),
+                                                    per_volume, cudaMemcpyHostToDevice, copy_stream));
+                        BF_GPU_CHECK(cudaEventRecord(landed[b], copy_stream));
+                    };
+                    copy(0);
+                    for (int n = 0; n < volumes_per_run; n++) {
+                        if (n + 1 < volumes_per_run)
+                            copy(n + 1); // enqueued ahead: runs while volume n computes
+                        const int b = n % n_buffers;
+                        BF_GPU_CHECK(cudaStreamWaitEvent(stream, landed[b], 0));
+                        engine->add_emissions(staging[b]->get(), 0, iq.n_emissions(), stream);
+                        BF_GPU_CHECK(cudaEventRecord(consumed[b], stream));
+                        engine->finish_volume(
+                            static_cast<uint8_t*>(out.get()) + (n % n_rot) * iq.output_item_bytes(),
+                            stream);
+                    }
+                    volume += volumes_per_run;
+                };
+                bench::timing ts = bench::time_gpu(pipelined_run, stream, std::max(5, runs / 2), 2);
+                bench::timing per_volume_t = ts;
+                per_volume_t.median_ms /= volumes_per_run;
+                per_volume_t.min_ms /= volumes_per_run;
+                per_volume_t.max_ms /= volumes_per_run;
+                table.add("streamed/iq (pinned H2D pipelined)",
+                          per_volume_t.median_ms,
+                          voxels_c,
+                          flop_dual,
+                          nominal_peak,
+                          "copy stream, 2 whole-volume staging buffers, " +
+                              std::to_string(volumes_per_run) + " volumes per timed run",
+                          per_volume_t);
+                for (int b = 0; b < n_buffers; b++) {
+                    cudaEventDestroy(landed[b]);
+                    cudaEventDestroy(consumed[b]);
+                }
+                cudaEventDestroy(go);
+            }
+
+            // Latency: one volume at a time, groups of 32 emissions.
+            {
+                const size_t group = 32; // emissions per copy: one stage-1 block's frames
+                const int ring = 3;
+                std::vector<std::unique_ptr<bench::device_array>> staging;
+                std::vector<cudaEvent_t> landed(ring), consumed(ring);
+                for (int r = 0; r < ring; r++) {
+                    staging.push_back(std::make_unique<bench::device_array>(item * group));
+                    BF_GPU_CHECK(cudaEventCreateWithFlags(&landed[r], cudaEventDisableTiming));
+                    BF_GPU_CHECK(cudaEventCreateWithFlags(&consumed[r], cudaEventDisableTiming));
                     BF_GPU_CHECK(cudaEventRecord(consumed[r], stream));
                 }
-                engine->finish_volume(out.get(), stream);
-            };
-            bench::timing ts = bench::time_gpu(streamed_volume, stream, runs, 2);
-            table.add("streamed/iq (pinned H2D overlapped)",
-                      ts.median_ms,
-                      voxels_c,
-                      flop_dual,
-                      nominal_peak,
-                      "copy stream + ring of 3 staging buffers of 32 emissions",
-                      ts);
+                int volume = 0, slot_index = 0;
+                auto streamed_volume = [&] {
+                    const uint8_t* src = host_volume(size_t(volume++));
+                    for (size_t first = 0; first < iq.n_emissions(); first += group) {
+                        const size_t n = std::min(group, iq.n_emissions() - first);
+                        const int r = slot_index++ % ring;
+                        BF_GPU_CHECK(cudaStreamWaitEvent(copy_stream, consumed[r], 0));
+                        BF_GPU_CHECK(cudaMemcpyAsync(staging[r]->get(), src + first * item, n * item,
+                                                    cudaMemcpyHostToDevice, copy_stream));
+                        BF_GPU_CHECK(cudaEventRecord(landed[r], copy_stream));
+                        BF_GPU_CHECK(cudaStreamWaitEvent(stream, landed[r], 0));
+                        engine->add_emissions(staging[r]->get(), first, n, stream);
+                        BF_GPU_CHECK(cudaEventRecord(consumed[r], stream));
+                    }
+                    engine->finish_volume(out.get(), stream);
+                };
+                bench::timing ts = bench::time_gpu(streamed_volume, stream, runs, 2);
+                table.add("  streamed, one volume per sync",
+                          ts.median_ms,
+                          voxels_c,
+                          flop_dual,
+                          nominal_peak,
+                          "latency: ring of 3 staging buffers of 32 emissions, host waits per volume",
+                          ts);
+                for (int r = 0; r < ring; r++) {
+                    cudaEventDestroy(landed[r]);
+                    cudaEventDestroy(consumed[r]);
+                }
+            }
             bench::timing th = bench::time_gpu(
                 [&] {
                     BF_GPU_CHECK(cudaMemcpyAsync(rf->get(), host, per_volume, cudaMemcpyHostToDevice, stream));
@@ -470,10 +581,6 @@ int main(int argc, char** argv)
                       std::to_string(per_volume / 1e6).substr(0, 5) + " MB per volume at " +
                           std::to_string(int(per_volume / (th.median_ms * 1e-3) / 1e9)) + " GB/s",
                       th);
-            for (int r = 0; r < ring; r++) {
-                cudaEventDestroy(landed[r]);
-                cudaEventDestroy(consumed[r]);
-            }
             cudaFreeHost(host);
         }
 

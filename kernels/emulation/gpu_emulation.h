@@ -31,7 +31,14 @@
  *     shared-memory addresses;
  *   - dynamic shared memory is filled with garbage before each block (0xA5
  *     for emu::launch, 0xFF, a float NaN, for the dim3 launch of the
- *     portable kernels).
+ *     portable kernels);
+ *   - blocks of up to three dimensions (threadIdx.x fastest; warps are runs
+ *     of 32 consecutive linear thread indices, as on the GPU) and grids of
+ *     three;
+ *   - the read-only load __ldg, the fast intrinsics __sincosf, __cosf,
+ *     __fdividef, __frcp_rn, __fsqrt_rn (as the exact operations), bit casts,
+ *     atomicMax, and the packed-half operations __hmul2, __hfma2 (each half
+ *     rounded once, as the hardware does), __half22float2, __float2half2_rn.
  * Not modelled: timing, bank conflicts, memory spaces, preemption between
  * sync points, register limits: a kernel that passes here can still be slow
  * or have a race that only hardware shows; the GPU tests run the real thing.
@@ -49,6 +56,7 @@
 #include <common/half_bits.h>
 #include <ucontext.h>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -100,8 +108,62 @@ inline __half2 __floats2half2_rn(float a, float b)
     return __half2{ gr::beamform::half_bits::from_float(a),
                     gr::beamform::half_bits::from_float(b) };
 }
+inline float2 __half22float2(__half2 h)
+{
+    return float2{ gr::beamform::half_bits::to_float(h.x), gr::beamform::half_bits::to_float(h.y) };
+}
+inline __half2 __float2half2_rn(float a) { return __floats2half2_rn(a, a); }
+//! a * b + c per half, rounded once (the product of two halves is exact in double).
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c)
+{
+    const float2 fa = __half22float2(a), fb = __half22float2(b), fc = __half22float2(c);
+    return __floats2half2_rn(float(double(fa.x) * fb.x + fc.x), float(double(fa.y) * fb.y + fc.y));
+}
+inline __half2 __hmul2(__half2 a, __half2 b)
+{
+    const float2 fa = __half22float2(a), fb = __half22float2(b);
+    return __floats2half2_rn(fa.x * fb.x, fa.y * fb.y);
+}
 inline int __popc(uint32_t v) { return __builtin_popcount(v); }
 inline int min(int a, int b) { return a < b ? a : b; }
+template <class T>
+inline T __ldg(const T* p)
+{
+    return *p;
+}
+inline void __sincosf(float x, float* s, float* c)
+{
+    *s = std::sin(x);
+    *c = std::cos(x);
+}
+inline float __cosf(float x) { return std::cos(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+inline int __float_as_int(float v)
+{
+    int i;
+    std::memcpy(&i, &v, 4);
+    return i;
+}
+inline unsigned __float_as_uint(float v)
+{
+    unsigned i;
+    std::memcpy(&i, &v, 4);
+    return i;
+}
+inline float __int_as_float(int i)
+{
+    float v;
+    std::memcpy(&v, &i, 4);
+    return v;
+}
+inline float __uint_as_float(unsigned i)
+{
+    float v;
+    std::memcpy(&v, &i, 4);
+    return v;
+}
 
 namespace gr {
 namespace beamform {
@@ -177,6 +239,7 @@ struct block_state {
 
 struct global_state {
     idx3 thread, block, dim, grid;
+    unsigned linear = 0;     //!< thread index in the block, x fastest (warps are runs of these)
     unsigned warp_size = 32; //!< 32 (CUDA warps) or 64 (AMD wavefronts)
     block_state* blk = nullptr;
 };
@@ -206,15 +269,16 @@ inline void block_barrier()
         yield();
 }
 
-inline unsigned lane() { return state().thread.x % state().warp_size; }
+inline unsigned lane() { return state().linear % state().warp_size; }
 inline warp_state& my_warp()
 {
-    return state().blk->warps[state().thread.x / state().warp_size];
+    return state().blk->warps[state().linear / state().warp_size];
 }
 
 inline void warp_barrier()
 {
-    if ((state().thread.x / state().warp_size + 1) * state().warp_size > state().dim.x)
+    if ((state().linear / state().warp_size + 1) * state().warp_size >
+        state().blk->fibers.size())
         throw std::logic_error("emulation: warp-collective operation in a partial warp");
     warp_state& w = my_warp();
     const unsigned gen = w.gen;
@@ -482,7 +546,7 @@ inline uint32_t wgmma_address(uint64_t desc, int r, int kb)
 
 inline void wgmma_run(const wgmma_op& op)
 {
-    const unsigned t = state().thread.x % 128, warp = t / 32, lane = t % 32;
+    const unsigned t = state().linear % 128, warp = t / 32, lane = t % 32;
     for (int j = 0; j < op.n / 8; j++)
         for (int r = 0; r < 4; r++) {
             const int row = int(warp * 16 + lane / 4) + 8 * (r / 2);
@@ -540,21 +604,25 @@ inline void fiber_entry()
 
 /*!
  * Run \p kernel (a callable with the kernel's body) over a grid of
- * grid_x x grid_y x grid_z blocks of \p threads threads with \p smem_bytes of
- * dynamic shared memory (each byte \p garbage at the start of a block), in
- * warps of \p warp_size lanes (the last one may be partial: warp-collective
- * operations there throw). Blocks run one after the other, in a shuffled
- * order (the GPU promises no order, and results that depend on it are races).
+ * grid_x x grid_y x grid_z blocks of \p threads x block_y x block_z threads
+ * with \p smem_bytes of dynamic shared memory (each byte \p garbage at the
+ * start of a block), in warps of \p warp_size lanes (the last one may be
+ * partial: warp-collective operations there throw). Blocks run one after the
+ * other, in a shuffled order (the GPU promises no order, and results that
+ * depend on it are races).
  */
 inline void run_grid(unsigned grid_x,
                      unsigned grid_y,
                      unsigned grid_z,
-                     unsigned threads,
+                     unsigned threads_x,
                      size_t smem_bytes,
                      const std::function<void()>& kernel,
                      unsigned warp_size,
-                     unsigned char garbage)
+                     unsigned char garbage,
+                     unsigned block_y = 1,
+                     unsigned block_z = 1)
 {
+    const unsigned threads = threads_x * block_y * block_z;
     const size_t stack_bytes = 256 * 1024;
     if (smem_bytes > sizeof(gr::beamform::emulated::pfb_smem))
         throw std::runtime_error("emulated launch: more shared memory than emulated");
@@ -581,7 +649,7 @@ inline void run_grid(unsigned grid_x,
         b.body = kernel;
         state().blk = &b;
         state().block = idx3{ bx, by, id.z };
-        state().dim = idx3{ threads, 1, 1 };
+        state().dim = idx3{ threads_x, block_y, block_z };
         for (unsigned t = 0; t < threads; t++) {
             fiber& f = b.fibers[t];
             f.stack = std::malloc(stack_bytes);
@@ -604,7 +672,8 @@ inline void run_grid(unsigned grid_x,
                 if (b.fibers[t].done)
                     continue;
                 b.current = int(t);
-                state().thread = idx3{ t, 0, 0 };
+                state().linear = t;
+                state().thread = idx3{ t % threads_x, (t / threads_x) % block_y, t / (threads_x * block_y) };
                 swapcontext(&b.scheduler, &b.fibers[t].ctx);
                 if (!b.fibers[t].done)
                     running++;
@@ -653,15 +722,14 @@ namespace emulated {
 
 /*!
  * Run \p kernel (a callable without arguments that calls the kernel) over
- * \p grid blocks of \p block threads (1-D blocks), with \p shared_bytes of
- * dynamic shared memory, filled with 0xFF (a float NaN) before each block.
+ * \p grid blocks of \p block threads, with \p shared_bytes of dynamic shared
+ * memory, filled with 0xFF (a float NaN) before each block.
  */
 inline void
 launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& kernel)
 {
-    if (block.y != 1 || block.z != 1 || grid.z != 1)
-        throw std::runtime_error("emulated launch: 1-D blocks and 2-D grids only");
-    emu::run_grid(grid.x, grid.y, 1, block.x, shared_bytes, kernel, 32, 0xff);
+    emu::run_grid(
+        grid.x, grid.y, grid.z, block.x, shared_bytes, kernel, 32, 0xff, block.y, block.z);
 }
 
 } // namespace emulated
@@ -684,6 +752,12 @@ inline T atomicAdd(T* p, T v)
 {
     const T old = *p;
     *p = old + v;
+    return old;
+}
+inline unsigned atomicMax(unsigned* p, unsigned v)
+{
+    const unsigned old = *p;
+    *p = old > v ? old : v;
     return old;
 }
 

@@ -69,7 +69,28 @@ constexpr int stage_groups = 32;
 struct stage_shape {
     int warps, batch;
 };
-constexpr stage_shape stage_shapes[] = { { 4, 8 }, { 4, 4 }, { 8, 4 }, { 8, 2 }, { 16, 2 }, { 16, 1 }, { 4, 1 } };
+constexpr stage_shape stage_shapes[] = { { 4, 8 },  { 4, 4 },  { 8, 4 }, { 8, 2 }, { 16, 2 },
+                                         { 16, 1 }, { 4, 1 },  { 6, 8 }, { 12, 8 } };
+
+/*!
+ * Arithmetic of the frame loop, chosen at run time (apps/rca_bench.md, Versions):
+ *   reference: fp32 samples; acc += rot * (sum of w * s) per pixel and frame;
+ *   folded:    real processing only: the apodization folded into the weights
+ *              once per term, so a frame's pixel is 4 FFMA straight into its
+ *              accumulator (no FMUL for the first weight, no scaling FFMA);
+ *              I/Q runs the reference loop (a complex rotation cannot be
+ *              folded into real weights);
+ *   half:      I/Q only: filtered data and stage-1 images stored as half2
+ *              (scaled into half's range by power-of-two gains), the cubic
+ *              interpolation of each pixel in packed half2 (HFMA2: I and Q in
+ *              one instruction), its result rotated and accumulated in fp32.
+ */
+enum stage_variant : int { variant_reference = 0, variant_folded = 1, variant_half = 2 };
+constexpr int stage_variant_count = 3;
+inline const char* stage_variant_name(int v)
+{
+    return v == variant_folded ? "folded" : v == variant_half ? "half2" : "reference";
+}
 //! Frames of padding after the last frame of the filtered data and of the images.
 constexpr int max_batch_padding = 15;
 
@@ -114,7 +135,7 @@ struct side_offsets {
  * Fill a term setup from each pixel's fractional address, apodization, phase
  * and validity (n: samples in the row).
  */
-template <typename S, int P, class Offsets>
+template <typename S, int P, class Offsets, int V = variant_reference>
 __device__ __forceinline__ void make_setup(term_setup<P>& ts,
                                            const float fa[P],
                                            const float apo[P],
@@ -141,6 +162,12 @@ __device__ __forceinline__ void make_setup(term_setup<P>& ts,
 #pragma unroll
             for (int m = 0; m < 4; m++)
                 lw[p][m] = 0.0f;
+        if constexpr (V == variant_folded && !std::is_same_v<S, float2>) {
+            // Real data: the apodization rides in the weights.
+#pragma unroll
+            for (int m = 0; m < 4; m++)
+                lw[p][m] *= ts.rot[p].x;
+        }
         any |= good[p];
     }
     ts.first_mid = first[MID];
@@ -233,29 +260,77 @@ __device__ __forceinline__ S rotate_add(S acc, S d, float2 rot)
         return fmaf(d, rot.x, acc);
 }
 
-//! acc += rot[p] * sum over pixel p's slots of w[p][k] * s[k] (slots fixed at compile time).
-template <int p, typename S, int P, class Offsets>
+//! Window slots [first, end) that pixel p of a group may use (fixed at compile time).
+template <int p, int P, class Offsets>
+struct pixel_slots {
+    using shape = window_shape<P>;
+    static constexpr int side = p == 0 ? 0 : 1;
+    static constexpr int first = p == shape::MID ? shape::SLOT0 : shape::SLOT0 + Offsets::lo(side);
+    static constexpr int end =
+        p == shape::MID ? shape::SLOT0 + 4 : shape::SLOT0 + Offsets::hi(side) + 4;
+};
+
+//! acc += rot[p] * sum over pixel p's slots of w[p][k] * s[k].
+template <int p, int V, typename S, int P, class Offsets>
 __device__ __forceinline__ void accumulate_pixel(const term_setup<P>& ts,
                                                  const S (&s)[window_shape<P>::WIN],
                                                  S& acc)
 {
     using O = ops<S>;
-    using shape = window_shape<P>;
-    constexpr int side = p == 0 ? 0 : 1;
-    constexpr int k0 = p == shape::MID ? shape::SLOT0 : shape::SLOT0 + Offsets::lo(side);
-    constexpr int k1 = p == shape::MID ? shape::SLOT0 + 4 : shape::SLOT0 + Offsets::hi(side) + 4;
-    S d = O::scale(ts.w[p][k0], s[k0]);
+    constexpr int k0 = pixel_slots<p, P, Offsets>::first, k1 = pixel_slots<p, P, Offsets>::end;
+    if constexpr (V == variant_folded && std::is_same_v<S, float>) {
+        // The weights carry the apodization: straight into the accumulator.
+#pragma unroll
+        for (int k = k0; k < k1; k++)
+            acc = fmaf(ts.w[p][k], s[k], acc);
+    } else {
+        S d = O::scale(ts.w[p][k0], s[k0]);
+#pragma unroll
+        for (int k = k0 + 1; k < k1; k++)
+            d = O::madd(d, ts.w[p][k], s[k]);
+        acc = rotate_add(acc, d, ts.rot[p]);
+    }
+}
+
+//! The half2 variant's pixel: sum of w * s in packed half2 (I and Q in one
+//! HFMA2), widened to fp32, rotated and accumulated in fp32.
+template <int p, int P, class Offsets>
+__device__ __forceinline__ void accumulate_pixel_half(const __half2 (&w)[P][window_shape<P>::WIN],
+                                                      const float2 rot,
+                                                      const __half2 (&s)[window_shape<P>::WIN],
+                                                      float2& acc)
+{
+    constexpr int k0 = pixel_slots<p, P, Offsets>::first, k1 = pixel_slots<p, P, Offsets>::end;
+    __half2 d = __hmul2(w[p][k0], s[k0]);
 #pragma unroll
     for (int k = k0 + 1; k < k1; k++)
-        d = O::madd(d, ts.w[p][k], s[k]);
-    acc = rotate_add(acc, d, ts.rot[p]);
+        d = __hfma2(w[p][k], s[k], d);
+    acc = ops<float2>::rotate_add(acc, __half22float2(d), rot);
+}
+
+//! A stored sample as the arithmetic's type.
+template <typename S>
+__device__ __forceinline__ S widen(S v)
+{
+    return v;
+}
+__device__ __forceinline__ float2 widen(__half2 v) { return __half22float2(v); }
+
+//! An accumulated value as stored.
+template <typename T, typename S>
+__device__ __forceinline__ T narrow(S v)
+{
+    if constexpr (std::is_same_v<T, __half2>)
+        return __floats2half2_rn(v.x, v.y);
+    else
+        return v;
 }
 
 /*!
  * acc[p][b] += rot[p] * sum_k w[p][k] * window_b[k] for the frames of one
  * term; window_b starts at \p row + b * frame_stride.
  */
-template <typename S, int B, int P, class Offsets>
+template <typename S, int B, int P, class Offsets, int V>
 __device__ __forceinline__ void
 accumulate(const term_setup<P>& ts, const S* __restrict__ row, int frame_stride, S (&acc)[P][B])
 {
@@ -268,19 +343,50 @@ accumulate(const term_setup<P>& ts, const S* __restrict__ row, int frame_stride,
         for (int k = 0; k < WIN; k++)
             s[k] = __ldg(rb + k);
         if constexpr (P == 3) {
-            accumulate_pixel<0, S, P, Offsets>(ts, s, acc[0][b]);
-            accumulate_pixel<1, S, P, Offsets>(ts, s, acc[1][b]);
-            accumulate_pixel<2, S, P, Offsets>(ts, s, acc[2][b]);
+            accumulate_pixel<0, V, S, P, Offsets>(ts, s, acc[0][b]);
+            accumulate_pixel<1, V, S, P, Offsets>(ts, s, acc[1][b]);
+            accumulate_pixel<2, V, S, P, Offsets>(ts, s, acc[2][b]);
         } else {
-            accumulate_pixel<0, S, P, Offsets>(ts, s, acc[0][b]);
+            accumulate_pixel<0, V, S, P, Offsets>(ts, s, acc[0][b]);
+        }
+    }
+}
+
+//! The half2 variant of accumulate: half2 samples, weights converted once per term.
+template <typename S, int B, int P, class Offsets, int V>
+__device__ __forceinline__ void accumulate(const term_setup<P>& ts,
+                                           const __half2* __restrict__ row,
+                                           int frame_stride,
+                                           float2 (&acc)[P][B])
+{
+    constexpr int WIN = window_shape<P>::WIN;
+    __half2 w[P][WIN]; // slots a pixel never uses are never read (and never converted)
+#pragma unroll
+    for (int p = 0; p < P; p++)
+#pragma unroll
+        for (int k = 0; k < WIN; k++)
+            w[p][k] = __float2half2_rn(ts.w[p][k]);
+#pragma unroll
+    for (int b = 0; b < B; b++) {
+        const __half2* __restrict__ rb = row + b * frame_stride;
+        __half2 s[WIN];
+#pragma unroll
+        for (int k = 0; k < WIN; k++)
+            s[k] = __ldg(rb + k);
+        if constexpr (P == 3) {
+            accumulate_pixel_half<0, P, Offsets>(w, ts.rot[0], s, acc[0][b]);
+            accumulate_pixel_half<1, P, Offsets>(w, ts.rot[1], s, acc[1][b]);
+            accumulate_pixel_half<2, P, Offsets>(w, ts.rot[2], s, acc[2][b]);
+        } else {
+            accumulate_pixel_half<0, P, Offsets>(w, ts.rot[0], s, acc[0][b]);
         }
     }
 }
 
 //! The rare side pixel outside its slots: its own four samples per frame.
-template <typename S, int B, int P>
+template <typename S, int B, int P, typename T>
 __device__ __forceinline__ void accumulate_strays(const term_setup<P>& ts,
-                                                  const S* __restrict__ term_row,
+                                                  const T* __restrict__ term_row,
                                                   int frame_stride,
                                                   S (&acc)[P][B])
 {
@@ -294,11 +400,11 @@ __device__ __forceinline__ void accumulate_strays(const term_setup<P>& ts,
         lagrange_weights(ts.fa[s] - float(ts.first[s]), lw);
 #pragma unroll
         for (int b = 0; b < B; b++) {
-            const S* __restrict__ rb = term_row + b * frame_stride + ts.first[s] + 1;
-            S d = O::scale(lw[0], __ldg(rb));
-            d = O::madd(d, lw[1], __ldg(rb + 1));
-            d = O::madd(d, lw[2], __ldg(rb + 2));
-            d = O::madd(d, lw[3], __ldg(rb + 3));
+            const T* __restrict__ rb = term_row + b * frame_stride + ts.first[s] + 1;
+            S d = O::scale(lw[0], widen(__ldg(rb)));
+            d = O::madd(d, lw[1], widen(__ldg(rb + 1)));
+            d = O::madd(d, lw[2], widen(__ldg(rb + 2)));
+            d = O::madd(d, lw[3], widen(__ldg(rb + 3)));
             acc[p][b] = rotate_add(acc[p][b], d, ts.rot[p]);
         }
     }
@@ -329,6 +435,7 @@ struct stage1_params {
     float fs_over_c;    //!< fs_eff / c: fractional samples per metre of path
     float t0_fs;        //!< t0 * fs_eff
     float cycles_per_m; //!< f_d / c: phase of (r - z) [cycles / m]
+    float gain;         //!< half2 variant: images stored as gain x the fp32 ones
 };
 
 //! Stage 1's pixel group: P lateral pixels at one depth.
@@ -357,7 +464,7 @@ struct stage1_pixels {
         }
     }
 
-    template <typename S>
+    template <typename S, int V>
     __device__ __forceinline__ void setup(const stage1_params& prm, int i, term_setup<P>& ts) const
     {
         const float xr = fmaf(float(i), prm.pitch, prm.rx0);
@@ -372,9 +479,11 @@ struct stage1_pixels {
             fa[p] = fmaf(r, prm.fs_over_c, fa_of_z);
             good[p] = in_grid[p] && fabsf(u) <= 0.5f && fa[p] >= 0.0f && fa[p] <= last;
             apo[p] = hann(u);
+            if constexpr (V == variant_half)
+                apo[p] *= prm.gain;
             cycles[p] = prm.cycles_per_m * dx * dx * fast_rcp(r + z); // (r - z) f_d / c
         }
-        make_setup<S, P, offsets>(ts, fa, apo, cycles, good, prm.n_t);
+        make_setup<S, P, offsets, V>(ts, fa, apo, cycles, good, prm.n_t);
     }
 
     static __device__ __forceinline__ int n_terms(const stage1_params& prm) { return prm.n_rx; }
@@ -392,11 +501,11 @@ struct stage1_pixels {
         return i * prm.row_stride;
     }
 
-    template <typename S, int B>
+    template <typename S, int B, typename T>
     __device__ __forceinline__ void
     store(const stage1_params& prm, int frame, int valid, const S (&acc)[P][B]) const
     {
-        S* lri = static_cast<S*>(prm.lri);
+        T* lri = static_cast<T*>(prm.lri);
 #pragma unroll
         for (int p = 0; p < P; p++) {
             if (!in_grid[p])
@@ -405,7 +514,7 @@ struct stage1_pixels {
             for (int b = 0; b < B; b++)
                 if (b < valid)
                     lri[(size_t(lat_first + p) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz] =
-                        acc[p][b];
+                        narrow<T>(acc[p][b]);
         }
     }
 };
@@ -430,6 +539,7 @@ struct stage2_params {
     float cycles_per_m;    //!< 2 f_d / c: phase of f(y, z) - z [cycles / m]
     const float2* sources; //!< [n_tx] (elevation position, depth)
     volume_store store;
+    float gain;            //!< half2 variant: undoes the scaling of the stored data
 };
 
 //! Stage 2's pixel group: P voxels along z at one elevation.
@@ -456,7 +566,7 @@ struct stage2_pixels {
         }
     }
 
-    template <typename S>
+    template <typename S, int V>
     __device__ __forceinline__ void setup(const stage2_params& prm, int j, term_setup<P>& ts) const
     {
         const float2 src = __ldg(prm.sources + j);
@@ -474,9 +584,11 @@ struct stage2_pixels {
             fa[p] = fmaf(shift, prm.inv_dz, float(iz_first + p));
             good[p] = in_grid[p] && fabsf(u) <= 0.5f && fa[p] <= last;
             apo[p] = hann(u);
+            if constexpr (V == variant_half)
+                apo[p] *= prm.gain;
             cycles[p] = prm.cycles_per_m * shift;
         }
-        make_setup<S, P, offsets>(ts, fa, apo, cycles, good, prm.n_zl);
+        make_setup<S, P, offsets, V>(ts, fa, apo, cycles, good, prm.n_zl);
     }
 
     static __device__ __forceinline__ int n_terms(const stage2_params& prm) { return prm.n_tx; }
@@ -494,7 +606,7 @@ struct stage2_pixels {
         return j * prm.lri_stride;
     }
 
-    template <typename S, int B>
+    template <typename S, int B, typename T>
     __device__ __forceinline__ void
     store(const stage2_params& prm, int frame, int valid, const S (&acc)[P][B]) const
     {
@@ -546,15 +658,16 @@ constexpr size_t stage_shared_bytes()
     return size_t(2) * W * term_setup<P>::groups * stage_groups * sizeof(float4);
 }
 
-template <class Pixels, typename S, int B, int P, int W, typename Params>
+template <class Pixels, typename S, int B, int P, int W, int V, typename Params>
 __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
     rca_stage_kernel(Params prm)
 {
     using O = ops<S>;
+    using T = std::conditional_t<V == variant_half, __half2, S>; // stored samples
     using shape = window_shape<P>;
     constexpr int G = term_setup<P>::groups;
     // [buffer][warp = term of the run][float4 group][pixel group]
-    extern __shared__ float4 setups[];
+    BF_RCA_DYNAMIC_SHARED(float4, setups);
     auto slot = [&](int buffer, int term_in_run, int lane) {
         return setups + ((buffer * W + term_in_run) * G) * stage_groups + lane;
     };
@@ -572,7 +685,7 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
         for (int b = 0; b < B; b++)
             acc[p][b] = O::zero();
 
-    const S* frames = Pixels::template frame<S>(prm, valid > 0 ? frame : prm.frame0);
+    const T* frames = Pixels::template frame<T>(prm, valid > 0 ? frame : prm.frame0);
     const int stride = Pixels::frame_stride(prm);
     const int n_terms = Pixels::n_terms(prm);
     for (int run = 0, buffer = 0; run < n_terms; run += W, buffer ^= 1) {
@@ -581,7 +694,7 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
             term_setup<P> ts;
             const int term = run + warp;
             if (term < n_terms)
-                px.template setup<S>(prm, term, ts);
+                px.template setup<S, V>(prm, term, ts);
             else
                 ts = term_setup<P>{};
             pack_setup<P>(ts, slot(buffer, warp, lane), stage_groups);
@@ -596,8 +709,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
                 continue; // early exit
             term_setup<P> ts;
             unpack_setup<P>(ts, g, stage_groups);
-            const S* term_row = frames + Pixels::term_offset(prm, run + k);
-            accumulate<S, B, P, typename Pixels::offsets>(
+            const T* term_row = frames + Pixels::term_offset(prm, run + k);
+            accumulate<S, B, P, typename Pixels::offsets, V>(
                 ts, term_row + ts.first_mid + 1 - shape::SLOT0, stride, acc);
             if (P > 1 && (ts.flags & (term_stray0 | term_stray2))) {
                 const float4 st = g[6 * stage_groups];
@@ -610,15 +723,28 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
         }
     }
     if (valid > 0)
-        px.template store<S, B>(prm, frame, valid, acc);
+        px.template store<S, B, T>(prm, frame, valid, acc);
+}
+
+/*!
+ * Whether the kernels of variant \p V are built for shape (W, B): the
+ * reference for every shape, the other variants for the shapes worth timing
+ * (compile time: each is a fully unrolled kernel).
+ */
+constexpr bool variant_has_shape(int V, int W, int B)
+{
+    return V == variant_reference || (W == 4 && (B == 8 || B == 4)) || (W == 8 && B == 4) ||
+           (W == 6 && B == 8) || (W == 12 && B == 8);
 }
 
 /*!
  * One launch of a stage over frames [first, first + count): blocks of
  * warps x batch frames along grid z. \p tile: pixel groups along the fast
- * axis (z for stage 1, elevation for stage 2) in a block's 32.
+ * axis (z for stage 1, elevation for stage 2) in a block's 32. V: the
+ * stage_variant (folded with I/Q samples runs the reference loop; half2
+ * needs I/Q samples).
  */
-template <typename S, int P, typename Params>
+template <typename S, int P, int V, typename Params>
 void launch_stage(Params prm,
                   int first,
                   int count,
@@ -628,37 +754,50 @@ void launch_stage(Params prm,
                   int n_slow,  //!< pixels along the multi-pixel axis
                   gpuStream_t stream)
 {
-    if (count <= 0)
+    static_assert(V != variant_half || std::is_same_v<S, float2>, "half2: I/Q samples only");
+    if constexpr (V == variant_folded && std::is_same_v<S, float2>) {
+        launch_stage<S, P, variant_reference>(prm, first, count, shape, tile, n_fast, n_slow, stream);
         return;
-    prm.frame0 = first;
-    prm.frame_end = first + count;
-    const int groups_slow = stage_groups / tile;
-    const int frames_per_block = shape.warps * shape.batch;
-    const dim3 grid((n_fast + tile - 1) / tile,
-                    ((n_slow + P - 1) / P + groups_slow - 1) / groups_slow,
-                    (count + frames_per_block - 1) / frames_per_block);
-    constexpr bool stage1 = std::is_same_v<Params, stage1_params>;
-    using Pixels = std::conditional_t<stage1, stage1_pixels<P>, stage2_pixels<P>>;
-    auto launch = [&](auto kernel, int warps, size_t shared) {
-        BF_GPU_CHECK(gpuFuncSetAttribute(
-            kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-        kernel<<<grid, dim3(stage_groups, warps), shared, stream>>>(prm);
-        BF_GPU_CHECK_LAUNCH("rca_stage_kernel");
-    };
-#define BF_RCA_STAGE_SHAPE(W_, B_)                                                       \
-    if (shape.warps == W_ && shape.batch == B_)                                          \
-        return launch(rca_stage_kernel<Pixels, S, B_, P, W_, Params>, W_,               \
-                      stage_shared_bytes<P, W_>());
-    BF_RCA_STAGE_SHAPE(4, 8)
-    BF_RCA_STAGE_SHAPE(4, 4)
-    BF_RCA_STAGE_SHAPE(4, 1)
-    BF_RCA_STAGE_SHAPE(8, 4)
-    BF_RCA_STAGE_SHAPE(8, 2)
-    BF_RCA_STAGE_SHAPE(16, 2)
-    BF_RCA_STAGE_SHAPE(16, 1)
+    } else {
+        if (count <= 0)
+            return;
+        prm.frame0 = first;
+        prm.frame_end = first + count;
+        const int groups_slow = stage_groups / tile;
+        const int frames_per_block = shape.warps * shape.batch;
+        const dim3 grid((n_fast + tile - 1) / tile,
+                        ((n_slow + P - 1) / P + groups_slow - 1) / groups_slow,
+                        (count + frames_per_block - 1) / frames_per_block);
+        constexpr bool stage1 = std::is_same_v<Params, stage1_params>;
+        using Pixels = std::conditional_t<stage1, stage1_pixels<P>, stage2_pixels<P>>;
+        auto launch_one = [&](auto kernel, int warps, size_t shared) {
+#ifndef BF_GPU_EMULATION
+            BF_GPU_CHECK(gpuFuncSetAttribute(
+                kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+#endif
+            BF_RCA_LAUNCH(
+                "rca_stage_kernel", kernel, grid, dim3(stage_groups, warps), shared, stream, prm);
+        };
+#define BF_RCA_STAGE_SHAPE(W_, B_)                                                  \
+    if constexpr (variant_has_shape(V, W_, B_))                                     \
+        if (shape.warps == W_ && shape.batch == B_)                                 \
+            return launch_one(rca_stage_kernel<Pixels, S, B_, P, W_, V, Params>,    \
+                              W_,                                                   \
+                              stage_shared_bytes<P, W_>());
+        BF_RCA_STAGE_SHAPE(4, 8)
+        BF_RCA_STAGE_SHAPE(4, 4)
+        BF_RCA_STAGE_SHAPE(4, 1)
+        BF_RCA_STAGE_SHAPE(8, 4)
+        BF_RCA_STAGE_SHAPE(8, 2)
+        BF_RCA_STAGE_SHAPE(16, 2)
+        BF_RCA_STAGE_SHAPE(16, 1)
+        BF_RCA_STAGE_SHAPE(6, 8)
+        BF_RCA_STAGE_SHAPE(12, 8)
 #undef BF_RCA_STAGE_SHAPE
-    throw std::invalid_argument("rca_das: no kernel for " + std::to_string(shape.warps) +
-                                " warps x " + std::to_string(shape.batch) + " frames");
+        throw std::invalid_argument("rca_das: no " + std::string(stage_variant_name(V)) +
+                                    " kernel for " + std::to_string(shape.warps) + " warps x " +
+                                    std::to_string(shape.batch) + " frames");
+    }
 }
 
 } // namespace rca

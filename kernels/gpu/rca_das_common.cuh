@@ -22,6 +22,24 @@ namespace rca {
 
 constexpr float two_pi = 6.28318530717958647f;
 
+// One launch sequence for the engine and the emulated test
+// (tests/cpp/test_rca_das_emulated.cc): a kernel launch on a GPU, a run of the
+// kernel's body on the host under kernels/emulation/gpu_emulation.h.
+#ifdef BF_GPU_EMULATION
+using gpuStream_t = void*;
+#define BF_RCA_LAUNCH(name, kernel, grid, block, shared, stream, ...) \
+    launch(grid, block, shared, [&] { kernel(__VA_ARGS__); })
+//! The block's dynamic shared memory as an array of T.
+#define BF_RCA_DYNAMIC_SHARED(T, array) T* array = reinterpret_cast<T*>(::emu::dynamic_smem())
+#else
+#define BF_RCA_LAUNCH(name, kernel, grid, block, shared, stream, ...) \
+    do {                                                              \
+        kernel<<<grid, block, shared, stream>>>(__VA_ARGS__);         \
+        BF_GPU_CHECK_LAUNCH(name);                                    \
+    } while (0)
+#define BF_RCA_DYNAMIC_SHARED(T, array) extern __shared__ T array[]
+#endif
+
 // Fast single-instruction approximations (relative error ~1e-7, flush-to-zero):
 // the geometry never meets denormals, so the IEEE slow paths (range scaling,
 // special-case branches) are pure overhead in the inner loops.

@@ -22,6 +22,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_RCA_DAS_PREPROCESS_CUH
 
 #include "rca_das_common.cuh"
+#include <type_traits>
 
 namespace gr {
 namespace beamform {
@@ -40,13 +41,14 @@ struct preprocess_params {
     double phase0;   //!< -f_d * t0 [cycles]: base-band phase of output 0
     double phase_step; //!< -f_d / fs_eff [cycles per output]
     const float2* taps; //!< [n_taps] (imaginary part 0 for real processing)
+    float scale;        //!< half2 output only: stored = scale x base-band value
 };
 
 template <typename In, typename S>
 __global__ void __launch_bounds__(pre_threads)
     rca_preprocess_kernel(const In* __restrict__ rf, S* __restrict__ out, preprocess_params p)
 {
-    extern __shared__ float pre_shared[];
+    BF_RCA_DYNAMIC_SHARED(float, pre_shared);
     float2* taps = reinterpret_cast<float2*>(pre_shared);
     float* span = pre_shared + 2 * p.n_taps;
 
@@ -78,12 +80,15 @@ __global__ void __launch_bounds__(pre_threads)
         im = fmaf(v, taps[m].y, im);
     }
     S* dst = out + (size_t(emission) * p.n_rx + rx) * p.row_stride + 1 + k;
-    if constexpr (sizeof(S) == sizeof(float2)) {
+    if constexpr (std::is_same_v<S, float2> || std::is_same_v<S, __half2>) {
         double cycles = p.phase0 + p.phase_step * double(k);
         cycles -= rint(cycles);
         float s, c;
         __sincosf(two_pi * float(cycles), &s, &c);
-        *dst = make_float2(re * c - im * s, re * s + im * c);
+        if constexpr (std::is_same_v<S, __half2>) // the half2 stage variant's storage
+            *dst = __floats2half2_rn(p.scale * (re * c - im * s), p.scale * (re * s + im * c));
+        else
+            *dst = make_float2(re * c - im * s, re * s + im * c);
     } else {
         *dst = re;
     }
@@ -101,8 +106,8 @@ void launch_rca_preprocess(const In* rf,
     const dim3 grid((p.n_t + pre_threads - 1) / pre_threads, p.n_rx, n_emissions);
     const size_t shared =
         sizeof(float) * (2 * p.n_taps + (pre_threads - 1) * p.decimation + p.n_taps);
-    rca_preprocess_kernel<In, S><<<grid, pre_threads, shared, stream>>>(rf, out, p);
-    BF_GPU_CHECK_LAUNCH("rca_preprocess_kernel");
+    const auto kernel = rca_preprocess_kernel<In, S>;
+    BF_RCA_LAUNCH("rca_preprocess_kernel", kernel, grid, dim3(pre_threads), shared, stream, rf, out, p);
 }
 
 } // namespace rca

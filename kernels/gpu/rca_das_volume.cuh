@@ -102,11 +102,8 @@ inline void launch_rca_conventional(bool iq, const conventional_params& prm, gpu
     const dim3 grid((prm.n_z + block.x - 1) / block.x,
                     (prm.n_elev + block.y - 1) / block.y,
                     prm.n_lat);
-    if (iq)
-        rca_conventional_kernel<float2><<<grid, block, 0, stream>>>(prm);
-    else
-        rca_conventional_kernel<float><<<grid, block, 0, stream>>>(prm);
-    BF_GPU_CHECK_LAUNCH("rca_conventional_kernel");
+    const auto kernel = iq ? rca_conventional_kernel<float2> : rca_conventional_kernel<float>;
+    BF_RCA_LAUNCH("rca_conventional_kernel", kernel, grid, block, 0, stream, prm);
 }
 
 // ---------------------------------------------------------------------------
@@ -157,8 +154,7 @@ inline void launch_rca_axial_analytic(const axial_params& prm, gpuStream_t strea
     const dim3 grid((prm.n_z + block.x - 1) / block.x,
                     (prm.n_elev + block.y - 1) / block.y,
                     prm.n_lat);
-    rca_axial_analytic_kernel<<<grid, block, 0, stream>>>(prm);
-    BF_GPU_CHECK_LAUNCH("rca_axial_analytic_kernel");
+    BF_RCA_LAUNCH("rca_axial_analytic_kernel", rca_axial_analytic_kernel, grid, block, 0, stream, prm);
 }
 
 //! out = 20 log10(max(envelope / reference, 1e-15)); reference from the bits of
@@ -186,8 +182,8 @@ inline void launch_rca_db(float* volume,
     const unsigned threads = 256;
     const size_t wanted = (n + threads - 1) / threads;
     const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);
-    rca_db_kernel<<<blocks, threads, 0, stream>>>(volume, n, max_bits, fixed_reference);
-    BF_GPU_CHECK_LAUNCH("rca_db_kernel");
+    BF_RCA_LAUNCH("rca_db_kernel", rca_db_kernel, dim3(blocks), dim3(threads), 0, stream,
+                  volume, n, max_bits, fixed_reference);
 }
 
 } // namespace rca

@@ -6,8 +6,10 @@
  * rca_das: the GPU engines against the CPU reference on random RF data, with
  * odd grid sizes, outputs poisoned (NaN) before every run, int16 and float32
  * input, I/Q and real processing, every output type, both methods, and the
- * GPU kernel variants (batch sizes, multi-pixel on and off). Every output
- * element must be finite and ||gpu - cpu|| / ||cpu|| < 1e-4.
+ * GPU kernel variants (batch sizes, multi-pixel on and off, the stage
+ * variants of rca::stage_variant). Every output element must be finite and
+ * ||gpu - cpu|| / ||cpu|| < 1e-4 (2e-3 for the half2 variant, whose samples
+ * carry 11 significant bits: apps/rca_bench.md, Versions).
  */
 #include "engines/rca_das/rca_das_gpu.h"
 #include "test_util.h"
@@ -226,6 +228,43 @@ TEST(RcaDasGpu, KernelVariantsBatchAndMultiPixel)
         }
 }
 
+TEST(RcaDasGpu, StageVariantsAgainstCpu)
+{
+    REQUIRE_GPU(gpu);
+    // Every variant on the shapes it is built for (rca::variant_has_shape),
+    // multi-pixel on and off; folded with I/Q runs the reference loop and
+    // half2 is I/Q with int16 input only.
+    const std::pair<int, int> shapes[] = { { 4, 8 }, { 4, 4 }, { 8, 4 }, { 6, 8 }, { 12, 8 } };
+    for (int variant : { 0, 1, 2 })
+        for (const auto& [warps, batch] : shapes)
+            for (int multi_pixel : { 0, -1 }) {
+                rca_das_gpu_tuning t;
+                t.stage1_warps = t.stage2_warps = warps;
+                t.stage1_batch = t.stage2_batch = batch;
+                t.multi_pixel = multi_pixel;
+                t.kernel_variant = variant;
+                t.stage1_tile_z = batch == 4 ? 32 : 8;
+                t.stage2_tile_elev = batch == 4 ? 4 : 8;
+                const double tolerance = variant == 2 ? 2e-3 : 1e-4;
+                auto c = small_config();
+                expect_match(gpu, c, t, 2, 91 + variant + warps + batch, tolerance);
+                if (variant == 2)
+                    continue;
+                c.processing = rca_processing::real;
+                c.decimation = 1;
+                c.input = rca_sample_type::float32;
+                c.z = { 3.1e-3, 3.1e-5, 97 };
+                expect_match(gpu, c, t, 1, 95 + variant + warps + batch);
+            }
+    // The half2 variant on the stray path (coarse lateral grid).
+    auto c = small_config();
+    c.x = { -2.4e-3, 6e-4, 9 };
+    c.f_number = 0.5;
+    rca_das_gpu_tuning t;
+    t.kernel_variant = 2;
+    expect_match(gpu, c, t, 1, 99, 2e-3);
+}
+
 TEST(RcaDasGpu, ColumnsTransmitAndSeveralVolumes)
 {
     REQUIRE_GPU(gpu);
@@ -282,4 +321,27 @@ TEST(RcaDasGpu, BadTuningIsRejected)
     u.stage2_tile_elev = 5;
     EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, t), std::invalid_argument);
     EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, u), std::invalid_argument);
+    rca_das_gpu_tuning v;
+    v.kernel_variant = 3;
+    EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, v), std::invalid_argument);
+    v.kernel_variant = 2; // half2: I/Q, int16, dual-stage only
+    auto c = small_config();
+    c.input = rca_sample_type::float32;
+    EXPECT_THROW(make_rca_das_gpu_for(c, gpu, v), std::invalid_argument);
+    c = small_config();
+    c.processing = rca_processing::real;
+    c.decimation = 1;
+    EXPECT_THROW(make_rca_das_gpu_for(c, gpu, v), std::invalid_argument);
+    c = small_config();
+    c.method = rca_method::conventional;
+    EXPECT_THROW(make_rca_das_gpu_for(c, gpu, v), std::invalid_argument);
+    v.kernel_variant = 1; // folded: no kernels for 16 x 2
+    v.stage1_warps = 16;
+    v.stage1_batch = 2;
+    auto e = make_rca_das_gpu_for(small_config(), gpu, v); // I/Q: the reference loop
+    EXPECT_NE(e->describe().find("folded"), std::string::npos);
+    c = small_config();
+    c.processing = rca_processing::real;
+    c.decimation = 1;
+    EXPECT_THROW(make_rca_das_gpu_for(c, gpu, v), std::invalid_argument);
 }

@@ -13,6 +13,7 @@
 #include <gpu/rca_das_beamform.cuh>
 #include <gpu/rca_das_preprocess.cuh>
 #include <gpu/rca_das_volume.cuh>
+#include "rca_das_gpu_plan.h"
 #include <sstream>
 #include <stdexcept>
 
@@ -52,11 +53,33 @@ public:
     {
         const auto& g = d_geometry;
         d_iq = g.iq;
-        d_sample_bytes = d_iq ? sizeof(float2) : sizeof(float);
+        d_variant = tune.kernel_variant;
+        if (d_variant < 0 || d_variant >= rca::stage_variant_count)
+            throw std::invalid_argument("kernel_variant must be 0 (reference), 1 (folded) or "
+                                        "2 (half2), got " + std::to_string(d_variant));
+        d_half = d_variant == rca::variant_half;
+        if (d_half && !(d_iq && c.input == rca_sample_type::int16 &&
+                        c.method == rca_method::dual_stage))
+            throw std::invalid_argument(
+                "kernel_variant 2 (half2) needs I/Q processing, int16 input and the dual-stage "
+                "method (its storage gains are derived from the int16 range)");
+        d_sample_bytes = d_half ? 2 * sizeof(uint16_t) : d_iq ? sizeof(float2) : sizeof(float);
+        if (d_half)
+            d_gains = rca::half_gains_for(g);
 
         d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
         d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
         d_multi_pixel = tune.multi_pixel != 0;
+        // Folded with I/Q samples runs the reference loop (rca::launch_stage).
+        const int built = d_variant == rca::variant_folded && d_iq ? rca::variant_reference : d_variant;
+        for (const auto& [name, shape] : { std::make_pair("stage 1", d_shape1),
+                                           std::make_pair("stage 2", d_shape2) })
+            if (!rca::variant_has_shape(built, shape.warps, shape.batch))
+                throw std::invalid_argument(
+                    std::string(name) + ": kernel_variant " + std::to_string(d_variant) + " (" +
+                    rca::stage_variant_name(d_variant) + ") is built for 4x8, 4x4, 8x4, 6x8 and "
+                    "12x8 (warps x batch) only, got " + std::to_string(shape.warps) + "x" +
+                    std::to_string(shape.batch));
         // Defaults: the fastest measured on an H200 with the paper's geometry
         // (apps/rca_bench.md).
         d_tile1 = pick(tune.stage1_tile_z, 8);
@@ -65,11 +88,10 @@ public:
         check_tile("stage2_tile_elev", d_tile2);
 
         BF_GPU_CHECK(gpuSetDevice(dev.index));
-        d_row_stride = g.n_t + 2;
-        d_lri_stride = g.n_z_lri + 2;
+        d_row_stride = rca::filtered_row_stride(g);
         // Frames of padding for the last, partly filled chunk of a launch.
-        const size_t filtered_elements = (g.n_tx + rca::max_batch_padding) * g.n_rx * d_row_stride;
-        const size_t lri_elements = (g.n_lat + rca::max_batch_padding) * g.n_tx * d_lri_stride;
+        const size_t filtered_elements = rca::filtered_elements(g);
+        const size_t lri_elements = rca::lri_elements(g);
         if (filtered_elements >= (size_t(1) << 31) ||
             (c.method == rca_method::dual_stage && lri_elements >= (size_t(1) << 31)))
             throw std::invalid_argument(
@@ -83,12 +105,8 @@ public:
             d_volume = device_memory(dev, c.n_voxels() * sizeof(float));
         d_max = device_memory(dev, sizeof(unsigned));
 
-        std::vector<float2> taps(g.n_taps);
-        for (size_t m = 0; m < g.n_taps; m++)
-            taps[m] = make_float2(g.taps[m].real(), g.taps[m].imag());
-        std::vector<float2> sources(g.n_tx);
-        for (size_t j = 0; j < g.n_tx; j++)
-            sources[j] = make_float2(float(g.source_elev[j]), float(g.source_z[j]));
+        const std::vector<float2> taps = rca::taps_of(g);
+        const std::vector<float2> sources = rca::sources_of(g);
         d_taps = device_memory(dev, taps.size() * sizeof(float2));
         d_sources = device_memory(dev, sources.size() * sizeof(float2));
         BF_GPU_CHECK(gpuMemcpyAsync(
@@ -113,7 +131,9 @@ public:
             s << ", LRI " << g.n_lat << "x" << g.n_z_lri << ", stage 1 " << d_shape1.warps
               << " warps x " << d_shape1.batch << " emissions, tile " << d_tile1
               << "z, stage 2 " << d_shape2.warps << " warps x " << d_shape2.batch
-              << " planes, tile " << d_tile2 << "y, multi-pixel " << (d_multi_pixel ? "3" : "off");
+              << " planes, tile " << d_tile2 << "y, multi-pixel " << (d_multi_pixel ? "3" : "off")
+              << ", " << rca::stage_variant_name(d_variant)
+              << (d_variant == rca::variant_folded && d_iq ? " (I/Q: reference loop)" : "");
         return s.str();
     }
 
@@ -143,7 +163,7 @@ public:
             BF_GPU_CHECK(gpuMemsetAsync(d_max.get(), 0, sizeof(unsigned), s));
 
         // Where the beamformer writes, and what.
-        rca::volume_store store = volume_layout();
+        rca::volume_store store = rca::volume_layout(d_geometry);
         if (!d_iq) {
             store.out = d_volume.get();
             store.mode = rca::store_real;
@@ -160,19 +180,7 @@ public:
             conventional(store, s);
 
         if (!d_iq) {
-            rca::axial_params a{};
-            const auto& g = d_geometry;
-            a.real_volume = d_volume.as<float>();
-            a.n_lat = int(g.n_lat);
-            a.n_elev = int(g.n_elev);
-            a.n_z = int(g.n_z);
-            const double k = -2.0 * g.demod_frequency / g.c;
-            a.z0_cycles = k * g.z.start;
-            a.dz_cycles = k * g.z.step;
-            const std::vector<float> h = rca_axial_hilbert_taps();
-            for (int m = 0; m < rca::axial_hilbert_taps; m++)
-                a.taps[m] = h[m];
-            a.store = volume_layout();
+            rca::axial_params a = rca::axial_plan(d_geometry, d_volume.as<float>());
             a.store.out = out;
             a.store.mode = d_config.output == rca_output::iq ? rca::store_complex
                                                              : rca::store_envelope;
@@ -188,32 +196,18 @@ public:
     }
 
 private:
-    rca::volume_store volume_layout() const
-    {
-        rca::volume_store st{};
-        st.stride_lat = d_geometry.stride_lat;
-        st.stride_elev = d_geometry.stride_elev;
-        return st;
-    }
-
     void preprocess(const void* in, size_t first, size_t count, gpuStream_t s)
     {
         const auto& g = d_geometry;
-        rca::preprocess_params p{};
-        p.n_samples = int(d_config.n_samples);
-        p.n_rx = int(g.n_rx);
-        p.n_taps = int(g.n_taps);
-        p.decimation = int(g.decimation);
-        p.n_t = int(g.n_t);
-        p.row_stride = int(d_row_stride);
-        p.phase0 = -g.demod_frequency * g.t0;
-        p.phase_step = -g.demod_frequency / g.fs;
-        p.taps = d_taps.as<float2>();
+        rca::preprocess_params p = rca::preprocess_plan(d_config, g, d_taps.as<float2>());
+        p.scale = d_gains.filtered_scale;
         const size_t offset = first * g.n_rx * d_row_stride;
         const int n = int(count);
         if (d_config.input == rca_sample_type::int16) {
             auto rf = static_cast<const int16_t*>(in);
-            if (d_iq)
+            if (d_half)
+                rca::launch_rca_preprocess(rf, d_filtered.as<__half2>() + offset, p, n, s);
+            else if (d_iq)
                 rca::launch_rca_preprocess(rf, d_filtered.as<float2>() + offset, p, n, s);
             else
                 rca::launch_rca_preprocess(rf, d_filtered.as<float>() + offset, p, n, s);
@@ -226,24 +220,6 @@ private:
         }
     }
 
-    //! The depth grid and receive-side constants that stage 1 and the
-    //! conventional kernel both take (float copies of the geometry).
-    template <typename Params>
-    void set_receive_params(Params& p) const
-    {
-        const auto& g = d_geometry;
-        p.z0 = float(g.z.start);
-        p.dz = float(g.z.step);
-        p.rx0 = float(g.element_first);
-        p.pitch = float(g.pitch);
-        p.f_number = float(g.f_number);
-        p.fs_over_c = float(g.fs / g.c);
-        p.t0_fs = float(g.t0 * g.fs);
-        p.cycles_per_m = float(g.demod_frequency / g.c);
-    }
-
-    //! Launches stage 1 or 2 (\p p) for the sample type (I/Q or real) and the
-    //! pixels per thread (3 with multi-pixel, else 1) chosen at construction.
     template <typename Params>
     void launch(const Params& p,
                 int first,
@@ -254,62 +230,22 @@ private:
                 int n_slow,
                 gpuStream_t s)
     {
-        if (d_iq) {
-            if (d_multi_pixel)
-                rca::launch_stage<float2, 3>(p, first, count, shape, tile, n_fast, n_slow, s);
-            else
-                rca::launch_stage<float2, 1>(p, first, count, shape, tile, n_fast, n_slow, s);
-        } else {
-            if (d_multi_pixel)
-                rca::launch_stage<float, 3>(p, first, count, shape, tile, n_fast, n_slow, s);
-            else
-                rca::launch_stage<float, 1>(p, first, count, shape, tile, n_fast, n_slow, s);
-        }
+        rca::launch_stage_for(
+            d_iq, d_multi_pixel, d_variant, p, first, count, shape, tile, n_fast, n_slow, s);
     }
 
     void stage1(size_t first, size_t count, gpuStream_t s)
     {
-        const auto& g = d_geometry;
-        rca::stage1_params p{};
-        p.data = d_filtered.get();
-        p.lri = d_lri.get();
-        p.frame_stride = int(g.n_rx * d_row_stride);
-        p.row_stride = int(d_row_stride);
-        p.n_t = int(g.n_t);
-        p.n_rx = int(g.n_rx);
-        p.n_lat = int(g.n_lat);
-        p.n_zl = int(g.n_z_lri);
-        p.lri_stride = int(d_lri_stride);
-        p.n_tx = int(g.n_tx);
-        p.lat0 = float(g.lat.start);
-        p.dlat = float(g.lat.step);
-        set_receive_params(p);
-        p.tile_z = d_tile1;
+        rca::stage1_params p = rca::stage1_plan(d_geometry, d_filtered.get(), d_lri.get(), d_tile1);
+        p.gain = d_gains.stage1_gain;
         launch(p, int(first), int(count), d_shape1, d_tile1, p.n_zl, p.n_lat, s);
     }
 
     void stage2(const rca::volume_store& store, gpuStream_t s)
     {
         const auto& g = d_geometry;
-        rca::stage2_params p{};
-        p.lri = d_lri.get();
-        p.lat_stride = int(g.n_tx * d_lri_stride);
-        p.lri_stride = int(d_lri_stride);
-        p.n_zl = int(g.n_z_lri);
-        p.n_tx = int(g.n_tx);
-        p.n_lat = int(g.n_lat);
-        p.n_elev = int(g.n_elev);
-        p.n_z = int(g.n_z);
-        p.elev0 = float(g.elev.start);
-        p.delev = float(g.elev.step);
-        p.z0 = float(g.z.start);
-        p.dz = float(g.z.step);
-        p.inv_dz = float(1.0 / g.z.step);
-        p.f_number = float(g.f_number);
-        p.cycles_per_m = float(2.0 * g.demod_frequency / g.c);
-        p.sources = d_sources.as<float2>();
-        p.store = store;
-        p.tile_elev = d_tile2;
+        rca::stage2_params p = rca::stage2_plan(g, d_lri.get(), d_sources.as<float2>(), store, d_tile2);
+        p.gain = d_gains.stage2_gain;
         launch(p, 0, int(g.n_lat), d_shape2, d_tile2, p.n_elev, p.n_z, s);
     }
 
@@ -330,7 +266,7 @@ private:
         p.dlat = float(g.lat.step);
         p.elev0 = float(g.elev.start);
         p.delev = float(g.elev.step);
-        set_receive_params(p);
+        rca::set_receive_params(g, p);
         p.sources = d_sources.as<float2>();
         p.store = store;
         rca::launch_rca_conventional(d_iq, p, s);
@@ -341,8 +277,11 @@ private:
     size_t d_sample_bytes = 8;
     rca::stage_shape d_shape1{ 4, 8 }, d_shape2{ 4, 8 };
     bool d_multi_pixel = true;
+    int d_variant = rca::variant_reference;
+    bool d_half = false;                     //!< filtered data and images stored as half2
+    rca::half_gains d_gains{ 1.0f, 1.0f, 1.0f };
     int d_tile1 = 8, d_tile2 = 8;
-    size_t d_row_stride = 0, d_lri_stride = 0;
+    size_t d_row_stride = 0;
     device_memory d_filtered; //!< [emission][receiver][n_t + 2]
     device_memory d_lri;      //!< [lateral][emission][n_z_lri + 2]
     device_memory d_volume;   //!< the real volume (real processing)

@@ -1,0 +1,327 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The rca_das GPU kernels (kernels/gpu/rca_das_*.cuh) run on the host through
+ * kernels/emulation/gpu_emulation.h, with the GPU engine's own parameters and
+ * launch dispatch (lib/engines/rca_das/rca_das_gpu_plan.h), against the CPU
+ * engine: pre-processing (int16 and float32 RF, I/Q and real), stage 1,
+ * stage 2 and the axial pass of real processing, every stage_variant, block
+ * shapes with partly filled and empty warps, multi-pixel on and off, and a
+ * grid coarse enough that side pixels take the stray path. The geometry is
+ * small (the emulator runs each GPU thread as a fiber); the GPU tests
+ * (test_rca_das_gpu.cc) run the same cases at speed on hardware.
+ */
+#include <emulation/gpu_emulation.h>
+// The kernels, compiled for the emulation (namespace gr::beamform::emulated).
+#include <gpu/rca_das_beamform.cuh>
+#include <gpu/rca_das_preprocess.cuh>
+#include <gpu/rca_das_volume.cuh>
+
+#include "engines/rca_das/rca_das_gpu_plan.h"
+#include <gnuradio/beamform/engines/rca_das_engine.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <vector>
+
+using namespace gr::beamform;
+namespace rca = gr::beamform::emulated::rca;
+
+namespace {
+
+struct kernel_choice {
+    rca::stage_shape shape1{ 4, 8 }, shape2{ 4, 8 };
+    int tile1 = 8, tile2 = 8;
+    bool multi_pixel = true;
+    int variant = rca::variant_reference;
+};
+
+/*!
+ * The GPU engine's add_emissions + finish_volume for the dual-stage method
+ * with output iq, in host memory with emulated launches.
+ */
+class emulated_rca
+{
+public:
+    emulated_rca(const rca_das_config& c, const kernel_choice& k)
+        : d_config(c), d_geometry(rca_das_geometry::from(c)), d_kernels(k)
+    {
+        const auto& g = d_geometry;
+        d_half = k.variant == rca::variant_half;
+        const size_t sample_floats = d_half ? 1 : g.iq ? 2 : 1; // half2 = one float's bytes
+        // Zero guards and padding frames, as the engine's memsets leave them.
+        d_filtered.assign(rca::filtered_elements(g) * sample_floats, 0.0f);
+        d_lri.assign(rca::lri_elements(g) * sample_floats, 0.0f);
+        d_real_volume.assign(g.iq ? 0 : c.n_voxels(), 0.0f);
+        d_taps = rca::taps_of(g);
+        d_sources = rca::sources_of(g);
+        if (d_half)
+            d_gains = rca::half_gains_for(g);
+    }
+
+    void execute(const uint8_t* rf, std::complex<float>* out, size_t n_volumes)
+    {
+        const size_t in_bytes = d_config.input_item_bytes() * d_config.n_emissions();
+        for (size_t v = 0; v < n_volumes; v++) {
+            // Two calls, as a stream of emissions would arrive.
+            const size_t split = d_config.n_emissions() / 2;
+            add_emissions(rf + v * in_bytes, 0, split);
+            add_emissions(rf + v * in_bytes + split * d_config.input_item_bytes(),
+                          split,
+                          d_config.n_emissions() - split);
+            finish_volume(out + v * d_config.n_voxels());
+        }
+    }
+
+private:
+    void add_emissions(const uint8_t* in, size_t first, size_t count)
+    {
+        const auto& g = d_geometry;
+        rca::preprocess_params p = rca::preprocess_plan(d_config, g, d_taps.data());
+        p.scale = d_gains.filtered_scale;
+        const size_t offset = first * g.n_rx * rca::filtered_row_stride(g);
+        const int n = int(count);
+        auto run = [&](auto rf) {
+            if (d_half)
+                rca::launch_rca_preprocess(
+                    rf, reinterpret_cast<__half2*>(d_filtered.data()) + offset, p, n, nullptr);
+            else if (g.iq)
+                rca::launch_rca_preprocess(
+                    rf, reinterpret_cast<float2*>(d_filtered.data()) + offset, p, n, nullptr);
+            else
+                rca::launch_rca_preprocess(rf, d_filtered.data() + offset, p, n, nullptr);
+        };
+        if (d_config.input == rca_sample_type::int16)
+            run(reinterpret_cast<const int16_t*>(in));
+        else
+            run(reinterpret_cast<const float*>(in));
+
+        rca::stage1_params s1 =
+            rca::stage1_plan(g, d_filtered.data(), d_lri.data(), d_kernels.tile1);
+        s1.gain = d_gains.stage1_gain;
+        rca::launch_stage_for(g.iq,
+                              d_kernels.multi_pixel,
+                              d_kernels.variant,
+                              s1,
+                              int(first),
+                              int(count),
+                              d_kernels.shape1,
+                              d_kernels.tile1,
+                              s1.n_zl,
+                              s1.n_lat,
+                              nullptr);
+    }
+
+    void finish_volume(std::complex<float>* out)
+    {
+        const auto& g = d_geometry;
+        rca::volume_store store = rca::volume_layout(g);
+        store.max_bits = nullptr;
+        if (g.iq) {
+            store.out = out;
+            store.mode = rca::store_complex;
+        } else {
+            store.out = d_real_volume.data();
+            store.mode = rca::store_real;
+        }
+        rca::stage2_params s2 =
+            rca::stage2_plan(g, d_lri.data(), d_sources.data(), store, d_kernels.tile2);
+        s2.gain = d_gains.stage2_gain;
+        rca::launch_stage_for(g.iq,
+                              d_kernels.multi_pixel,
+                              d_kernels.variant,
+                              s2,
+                              0,
+                              int(g.n_lat),
+                              d_kernels.shape2,
+                              d_kernels.tile2,
+                              s2.n_elev,
+                              s2.n_z,
+                              nullptr);
+        if (!g.iq) {
+            rca::axial_params a = rca::axial_plan(g, d_real_volume.data());
+            a.store.out = out;
+            a.store.mode = rca::store_complex;
+            a.store.max_bits = nullptr;
+            rca::launch_rca_axial_analytic(a, nullptr);
+        }
+    }
+
+    rca_das_config d_config;
+    rca_das_geometry d_geometry;
+    kernel_choice d_kernels;
+    bool d_half = false;
+    rca::half_gains d_gains{ 1.0f, 1.0f, 1.0f };
+    std::vector<float> d_filtered, d_lri, d_real_volume;
+    std::vector<float2> d_taps, d_sources;
+};
+
+//! A small RCA set-up with odd sizes everywhere (grid inside the data).
+rca_das_config small_config(bool real)
+{
+    rca_das_config c;
+    c.n_elements = 14;
+    c.pitch = 200e-6;
+    c.center_frequency = 6e6;
+    c.sampling_frequency = 31.25e6;
+    c.speed_of_sound = 1540;
+    c.t_start = 1e-6;
+    c.n_samples = 150;
+    const size_t n_tx = 7;
+    for (size_t j = 0; j < n_tx; j++) {
+        c.source_positions.push_back(-0.6e-3 + 1.2e-3 * double(j) / double(n_tx - 1));
+        c.source_depths.push_back(-1.2e-3);
+    }
+    c.x = { -0.8e-3, 1.5e-4, 11 };
+    c.y = { -0.6e-3, 1.7e-4, 8 };
+    c.z = real ? rca_grid_axis{ 2.2e-3, 3.5e-5, 29 } : rca_grid_axis{ 2.2e-3, 7e-5, 17 };
+    c.f_number = 1.0;
+    c.filter_taps = rca_gaussian_pulse_taps(6e6, 31.25e6, 0.5, 23);
+    c.decimation = real ? 1 : 3;
+    c.processing = real ? rca_processing::real : rca_processing::iq;
+    c.input = rca_sample_type::int16;
+    c.output = rca_output::iq;
+    return c;
+}
+
+std::vector<uint8_t> random_rf(const rca_das_config& c, size_t n_volumes, unsigned seed)
+{
+    const size_t n = c.n_emissions() * c.n_elements * c.n_samples * n_volumes;
+    std::vector<uint8_t> bytes(n * (c.input == rca_sample_type::int16 ? 2 : 4));
+    std::mt19937 gen(seed);
+    if (c.input == rca_sample_type::int16) {
+        std::uniform_int_distribution<int> u(-20000, 20000);
+        auto* p = reinterpret_cast<int16_t*>(bytes.data());
+        for (size_t i = 0; i < n; i++)
+            p[i] = int16_t(u(gen) | 1); // never zero
+    } else {
+        std::normal_distribution<float> u(0.0f, 1.0f);
+        auto* p = reinterpret_cast<float*>(bytes.data());
+        for (size_t i = 0; i < n; i++)
+            p[i] = u(gen);
+    }
+    return bytes;
+}
+
+struct comparison {
+    double error;
+    size_t non_finite;
+};
+
+/*!
+ * The emulated kernels against the CPU engine on the same random RF; the
+ * output starts as NaN, so a voxel the kernels never write shows.
+ */
+comparison run_case(const rca_das_config& c, const kernel_choice& k, unsigned seed)
+{
+    const size_t n_volumes = 1;
+    const auto rf = random_rf(c, n_volumes, seed);
+    std::vector<std::complex<float>> cpu(c.n_voxels() * n_volumes);
+    rca_das_engine::make(c, device_spec{ backend::cpu, 0 })
+        ->execute(rf.data(), cpu.data(), n_volumes, nullptr);
+    std::vector<std::complex<float>> emu(cpu.size(), std::complex<float>(NAN, NAN));
+    emulated_rca(c, k).execute(rf.data(), emu.data(), n_volumes);
+    comparison r{ 0, 0 };
+    double num = 0, den = 0;
+    for (size_t i = 0; i < cpu.size(); i++) {
+        r.non_finite += !(std::isfinite(emu[i].real()) && std::isfinite(emu[i].imag()));
+        num += std::norm(std::complex<double>(emu[i]) - std::complex<double>(cpu[i]));
+        den += std::norm(std::complex<double>(cpu[i]));
+    }
+    r.error = den > 0 ? std::sqrt(num / den) : NAN;
+    return r;
+}
+
+//! fp32 variants: the GPU test's bound. half2: see apps/rca_bench.md (Versions).
+double tolerance_for(int variant) { return variant == rca::variant_half ? 2e-3 : 1e-4; }
+
+void expect_match(const rca_das_config& c, const kernel_choice& k, unsigned seed, const char* what)
+{
+    const comparison r = run_case(c, k, seed);
+    std::cout << "[ rca_das emulated ] " << what << " "
+              << (c.processing == rca_processing::iq ? "iq" : "real") << " "
+              << (c.input == rca_sample_type::int16 ? "int16" : "float32") << " variant "
+              << rca::stage_variant_name(k.variant) << " shapes " << k.shape1.warps << "x"
+              << k.shape1.batch << "/" << k.shape2.warps << "x" << k.shape2.batch << " tiles "
+              << k.tile1 << "/" << k.tile2 << " multi-pixel " << (k.multi_pixel ? 3 : 1)
+              << ": rel_err " << r.error << " non-finite " << r.non_finite << std::endl;
+    EXPECT_EQ(r.non_finite, 0u) << what;
+    EXPECT_LT(r.error, tolerance_for(k.variant)) << what;
+}
+
+} // namespace
+
+TEST(RcaDasEmulated, PreprocessingAndBothStagesIqAndReal)
+{
+    for (bool real : { false, true })
+        for (auto input : { rca_sample_type::int16, rca_sample_type::float32 }) {
+            auto c = small_config(real);
+            c.input = input;
+            expect_match(c, {}, 11 + real + 2 * int(input), "default kernels");
+        }
+}
+
+TEST(RcaDasEmulated, EveryVariantAndShape)
+{
+    // Shapes: every frame of a block filled (4 x 1), partly filled blocks with
+    // empty warps (4 x 8: 7 emissions, 11 lateral planes, 32 frames a block),
+    // and the new wide blocks (6 x 8, 12 x 8); tiles that split the groups
+    // along both axes.
+    const rca::stage_shape shapes[] = { { 4, 8 }, { 4, 4 }, { 6, 8 }, { 12, 8 } };
+    for (int variant = 0; variant < rca::stage_variant_count; variant++)
+        for (const auto& shape : shapes)
+            for (bool multi_pixel : { true, false }) {
+                kernel_choice k;
+                k.shape1 = k.shape2 = shape;
+                k.multi_pixel = multi_pixel;
+                k.variant = variant;
+                k.tile1 = shape.batch == 4 ? 32 : 4;
+                k.tile2 = shape.batch == 4 ? 2 : 8;
+                const unsigned seed = 100 + 10 * unsigned(variant) + unsigned(shape.warps);
+                expect_match(small_config(false), k, seed, "variants");
+                if (variant != rca::variant_half) // half2: I/Q only
+                    expect_match(small_config(true), k, seed + 1, "variants");
+            }
+    // The reference-only shape with single-frame warps.
+    kernel_choice k;
+    k.shape1 = k.shape2 = { 4, 1 };
+    expect_match(small_config(false), k, 7, "4x1");
+}
+
+TEST(RcaDasEmulated, CoarseGridTakesTheStrayPath)
+{
+    // Lateral steps far above the sampling criterion: side pixels' samples
+    // fall outside the six-sample window and take their own four loads.
+    for (int variant = 0; variant < rca::stage_variant_count; variant++)
+        for (bool real : { false, true }) {
+            if (real && variant == rca::variant_half)
+                continue;
+            auto c = small_config(real);
+            c.x = { -1.2e-3, 6e-4, 5 };
+            c.f_number = 0.5;
+            kernel_choice k;
+            k.variant = variant;
+            expect_match(c, k, 71 + unsigned(variant), "stray path");
+        }
+}
+
+TEST(RcaDasEmulated, HalfGainsKeepTheFullScaleInRange)
+{
+    // int16 full scale through the taps stays within 2^15 after the scale,
+    // and the stage-1 sum bound too: half's largest finite value is 65504.
+    const auto c = small_config(false);
+    const auto g = rca_das_geometry::from(c);
+    const rca::half_gains h = rca::half_gains_for(g);
+    double taps_sum = 0;
+    for (const auto& t : g.taps)
+        taps_sum += std::abs(std::complex<double>(t));
+    EXPECT_LE(32768.0 * taps_sum * h.filtered_scale, 32768.0);
+    EXPECT_GT(32768.0 * taps_sum * h.filtered_scale, 16384.0); // and uses the range
+    EXPECT_LE(1.625 * double(g.n_rx) * 32768.0 * h.stage1_gain, 32768.0);
+    EXPECT_DOUBLE_EQ(double(h.filtered_scale) * h.stage1_gain * h.stage2_gain, 1.0);
+}
