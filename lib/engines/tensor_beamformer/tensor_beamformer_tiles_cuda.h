@@ -46,6 +46,14 @@ struct tb_variant {
     bool opt_in =
         false; //!< never the built-in choice (tuning file or explicit tile only)
     bool needs_sm90a = false; //!< wgmma: compute capability 9.0 with the sm_90a image
+    /*!
+     * Resident-weights (short-k) kernel: its shared memory depends on the k of
+     * the configuration (tb_smem_for), it covers rows of at most max_k_bytes,
+     * and it is launched persistent: min(items, SMs x blocks_per_sm(smem))
+     * blocks (tb_resident_blocks). nullptr for the other kernels.
+     */
+    int (*blocks_per_sm)(size_t smem) = nullptr;
+    size_t max_k_bytes = 0; //!< 0: any k
 };
 
 //! Every compiled variant.
@@ -53,12 +61,16 @@ const std::vector<tb_variant>& tb_variants();
 void tb_register_fp16_variants(std::vector<tb_variant>& v);
 void tb_register_int1_variants(std::vector<tb_variant>& v);
 void tb_register_wgmma_variants(std::vector<tb_variant>& v);
+void tb_register_resident_variants(std::vector<tb_variant>& v);
 //! Whether the wgmma (sm_90a) kernels run on this device.
 bool tb_wgmma_available(int device);
 
 //! How this configuration's samples are read.
 tb_input tb_input_kind(const tensor_beamformer_config& config);
-//! The variants compiled for this configuration's precision and layout and \p input.
+//! Whether variant \p v can compute this configuration at all (k not too long).
+bool tb_covers(const tb_variant& v, const tensor_beamformer_config& config);
+//! The variants compiled for this configuration's precision and layout and \p input
+//! that cover it.
 std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& config,
                                              tb_input input);
 //! Dynamic shared memory of a variant for this configuration.
