@@ -109,9 +109,32 @@ const tb_variant* find_usable(const std::vector<const tb_variant*>& cands,
     return found;
 }
 
+enum class resident_choice { automatic, on, off };
+
+//! "resident", "pipelined", or empty (the output rule).
+resident_choice parse_variant(const std::string& s)
+{
+    if (s.empty())
+        return resident_choice::automatic;
+    if (s == "resident")
+        return resident_choice::on;
+    if (s == "pipelined")
+        return resident_choice::off;
+    throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident' or 'pipelined' "
+                                "(or unset), got '" +
+                                s + "'");
+}
+
 } // namespace
 
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
+{
+    const char* e = std::getenv("BEAMFORM_TB_VARIANT");
+    return tensor_beamformer_default_tile(c, e ? e : "");
+}
+
+std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c,
+                                           const std::string& variant)
 {
     const auto cands = tb_candidates(c, tb_input_kind(c));
     if (cands.empty())
@@ -135,12 +158,23 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
     // 96 receivers, 256x64 up to 128. Voltage output stays on the pipelined
     // kernel (memory-bound on its fc32 output either way; tile or tune to
     // compare).
+    // BEAMFORM_TB_VARIANT=resident / pipelined overrides the output rule (for
+    // measuring one against the other; a tuning file still comes first).
+    const resident_choice forced = parse_variant(variant);
+    const bool want_resident =
+        forced == resident_choice::on ||
+        (forced == resident_choice::automatic && c.output == beam_output::power);
     const size_t hopper_smem = 227 * 1024;
-    if (c.output == beam_output::power)
+    if (want_resident) {
         for (const auto* v : cands)
             if (v->blocks_per_sm && !v->opt_in && waste(v) <= best * 1.1 &&
                 tb_smem_for(*v, c) <= hopper_smem)
                 return v->tile;
+        if (forced == resident_choice::on) // covered, but more beam padding
+            for (const auto* v : cands)
+                if (v->blocks_per_sm && !v->opt_in && tb_smem_for(*v, c) <= hopper_smem)
+                    return v->tile;
+    }
     // The other lists are in order of preference for large products; take the
     // first whose padding of the beams costs at most 10% more than the least.
     for (const auto* v : cands)

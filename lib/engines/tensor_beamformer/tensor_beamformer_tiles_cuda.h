@@ -76,8 +76,21 @@ std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& con
 //! Dynamic shared memory of a variant for this configuration.
 size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
 
-//! The tile the engine picks by itself (built-in rule; no tuning file).
+/*!
+ * The tile the engine picks by itself (built-in rule; no tuning file): for
+ * power output with short k (float16, single polarization, at most 128
+ * receivers) the resident-weights kernel, else the first pipelined tile in
+ * list order whose beam padding is within 10% of the least. The environment
+ * variable BEAMFORM_TB_VARIANT=resident (wherever a resident tile covers k,
+ * voltage output too) or =pipelined (never resident) overrides the output
+ * rule, for measuring one against the other; std::invalid_argument for any
+ * other value.
+ */
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config);
+//! The same with \p variant ("resident", "pipelined" or "") in place of the
+//! environment variable.
+std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config,
+                                           const std::string& variant);
 
 /*!
  * The variant named \p tile for this configuration that \p device can run

@@ -171,6 +171,11 @@ std::string default_tile(const tensor_beamformer_config& c)
     return cuda::tensor_beamformer_default_tile(c);
 }
 
+std::string default_tile(const tensor_beamformer_config& c, const std::string& variant)
+{
+    return cuda::tensor_beamformer_default_tile(c, variant);
+}
+
 bool wgmma_available(int device) { return cuda::tb_wgmma_available(device); }
 
 std::unique_ptr<tensor_beamformer_engine>
