@@ -47,7 +47,7 @@
 // (tensor_beamformer_resident_kernel.cuh). X(BM, BN, WM, WN, MIN_BLOCKS):
 // 64-byte k tiles, two sample stages, registers capped for MIN_BLOCKS blocks
 // per SM. Shared memory (BM + 2 BN) x row bytes: 256x128 covers up to 96
-// receivers, 256x64 up to 128 (two blocks per SM up to 64), 512x64 up to 88.
+// receivers, 256x64 up to 128 (two blocks per SM up to 64), 512x64 up to 80.
 #define BF_TB_FP16_RESIDENT_TILES(X) \
     X(256, 128, 64, 64, 1)           \
     X(256, 64, 64, 32, 2)            \

@@ -36,6 +36,12 @@ std::string default_tile(const tensor_beamformer_config& config);
  */
 std::string default_tile(const tensor_beamformer_config& config,
                          const std::string& variant);
+//! Whether make_gpu_tiled(config, ..., tile) can run on \p device: compiled for
+//! the configuration, enough shared memory (the resident-weights tiles need
+//! (BM + 2 BN) x the weight row), sm_90a for wgmma.
+bool tile_usable(const tensor_beamformer_config& config,
+                 int device,
+                 const std::string& tile);
 //! Whether the wgmma (sm_90a) kernels run on this device.
 bool wgmma_available(int device);
 //! wgmma m64n256 peak in TOPs/s (fp16 k16 or b1 AND k256), no global memory; 0 if
