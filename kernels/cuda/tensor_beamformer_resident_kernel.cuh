@@ -23,7 +23,8 @@
  *     way, as in the pipelined kernel), fp16 by cp.async;
  *   - the epilogue is the pipelined kernel's (tensor_beamformer_epilogue.cuh),
  *     with its power sums in a region of their own, so that the weights stay;
- *     a new item's weights are copied while the last tile's epilogue runs.
+ *     a new item's weights are copied while the last tile's epilogue runs
+ *     (from L2: they were prefetched there when the previous item began).
  *
  * Shared memory at run time (k_tiles = row_bytes / 64):
  *   W [k_tiles][BM][64]   X [2][k_tiles][BN][64]   power sums
@@ -107,6 +108,20 @@ __global__ void __launch_bounds__(S::threads, S::MIN_BLOCKS)
         cp_async_commit();
     };
 
+    // The weight band of an item into L2, a whole item ahead of its copy into
+    // shared memory: that copy then waits on L2, not on DRAM (every band is
+    // read from DRAM once, all SMs at about the same time).
+    auto prefetch_weights = [&](long long item) {
+        const int c = int(item / args.m_tiles);
+        const int m0 = int(item % args.m_tiles) * S::BM;
+        const unsigned char* band =
+            args.weights + (size_t(c) * args.rows + m0) * size_t(row_bytes);
+        const int band_bytes = S::BM * row_bytes;
+        BF_NO_UNROLL
+        for (int b = threadIdx.x * 128; b < band_bytes; b += S::threads * 128)
+            prefetch_l2(band + b);
+    };
+
     // Prologue: the first item's weights and the first time tile into stage 0.
     load_weights(item_of(0));
     {
@@ -134,6 +149,8 @@ __global__ void __launch_bounds__(S::threads, S::MIN_BLOCKS)
         const int n0 = n0_of(job);
         const bool has_next = job + 1 < jobs;
         const bool new_item = has_next && (job + 1) % n_tiles == 0;
+        if (job % n_tiles == 0 && item + gridDim.x < items)
+            prefetch_weights(item + gridDim.x); // this block's next item
 
         // The next job's samples go into the other stage, which every warp
         // finished reading before the barrier that ended the previous job.
