@@ -280,7 +280,7 @@ TEST(tensor_beamformer_gpu, resident_weights_for_short_k_power)
                                        polarization_layout::single,
                                        16);
     EXPECT_NE(tb_testing::default_tile(c).find("/resident"), std::string::npos);
-    check(c, 16 * 40, gpu, 13); // 5 time tiles of 128, the last partial
+    check(c, 16 * 41, gpu, 13); // 6 time tiles of 128, the last partial
     c.n_receivers = 96;         // the reference station's k
     c.n_int = 3;                // windows that cross time tiles
     check(c, 3 * 101, gpu, 14);
