@@ -82,6 +82,16 @@ std::vector<bench_config> all_configs(bool quick)
                   false,
                   4000,
                   ">= 4000 TOPs/s (reach 7000)" });
+    // The reference station: 96 receivers, 1024 beams, 256 channels, Stokes I
+    // over 16 samples, 1024 samples per channel per call (1.85 ms per call
+    // before the resident-weights kernel).
+    v.push_back({ "6",
+                  "station: power Stokes I n_int 16",
+                  make_cfg(quick ? 16 : 256, 96, 1024, f16, pow_, single, 16),
+                  1024,
+                  false,
+                  0,
+                  "report (1.85 ms per call before)" });
     return v;
 }
 

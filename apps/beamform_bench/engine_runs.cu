@@ -35,6 +35,29 @@ std::string wgmma_tile(const context& ctx, const bench_config& b)
     return first;
 }
 
+/*!
+ * The other kernel family for this configuration, on the same data: the
+ * pipelined kernel's built-in tile where the resident-weights (short-k)
+ * kernel ran, the resident kernel's where it covers k but did not run; ""
+ * where there is none. Returns the row label in \p what.
+ */
+std::string other_family_tile(const bench_config& b,
+                              const std::string& ours,
+                              std::string& what)
+{
+    if (b.fp16_input || b.cfg.precision != beam_precision::float16 ||
+        b.cfg.polarization != polarization_layout::single)
+        return "";
+    const bool ours_resident = ours.find("/resident") != std::string::npos;
+    const std::string other =
+        tb_testing::default_tile(b.cfg, ours_resident ? "pipelined" : "resident");
+    if (other == ours || (!ours_resident && other.find("/resident") == std::string::npos))
+        return "";
+    what = ours_resident ? "tensor_beamformer (pipelined)"
+                         : "tensor_beamformer (resident)";
+    return other;
+}
+
 //! One engine run; returns the median ms. Leaves the output in d_out.
 double time_engine(const context& ctx,
                    tensor_beamformer_engine& engine,
@@ -133,11 +156,40 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         ours.verdict = "WRONG";
     else if (b.target > 0)
         ours.verdict = ours.ratio_route >= b.target ? "met" : "missed";
-    else
+    else if (b.id == "2")
         ours.verdict = "x" + std::to_string(int(std::round(ours.tops * 1e3 / 672.0))) +
                        "-" + std::to_string(int(std::round(ours.tops * 1e3 / 552.0))) +
                        " the GTX580's 552-672 GFLOP/s";
+    else
+        ours.verdict = "report";
     rows.insert(rows.begin(), ours);
+
+    // The other kernel family (resident weights vs pipelined) on the same data.
+    std::string family_what;
+    if (const auto other = other_family_tile(b, ours.tile, family_what); !other.empty()) {
+        result r = ours;
+        r.what = family_what;
+        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, other);
+        BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
+        r.tile = other;
+        r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
+        r.tops = ops / (r.ms * 1e-3) / 1e12;
+        r.err = relative_error(d_out.get(),
+                               route_out.get(),
+                               out_floats(c, b.n_times),
+                               xy ? 1 : 0,
+                               int(c.n_channels),
+                               int(c.n_beams));
+        r.ratio_route = route.ms / r.ms;
+        r.ratio_hgemm = r.tops / ctx.hgemm_tflops;
+        if (!(r.err < 1e-3))
+            r.verdict = "WRONG";
+        else if (b.target > 0)
+            r.verdict = r.ratio_route >= b.target ? "met" : "missed";
+        else
+            r.verdict = "report";
+        rows.insert(rows.begin() + 1, r);
+    }
 
     // The wgmma kernels (sm_90a, opt-in) on the same data, where this GPU runs them.
     if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {

@@ -21,6 +21,12 @@
  *   3  256 ch x 1024 beams x 1024 samples, 64/128/512 rx, fc32 in, voltage out
  *   4  the same, power out (n_int 16)
  *   5  int1: 1 ch x 8192 beams x 8192 samples x 262144 receivers
+ *   6  the reference station: 256 ch x 1024 beams x 1024 samples x 96 rx,
+ *      power Stokes I n_int 16
+ * float16 single-polarization configurations get a second row with the other
+ * kernel family on the same data: "(pipelined)" where the short-k
+ * resident-weights kernel ran, "(resident)" where it covers k but did not run
+ * (BEAMFORM_TB_VARIANT=resident / pipelined forces the engine's own choice).
  * --quick shrinks every configuration for a smoke run (figures meaningless).
  * --tune times every compiled tile for each configuration's shape class and
  * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).

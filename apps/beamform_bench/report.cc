@@ -32,7 +32,7 @@ void print_row(const result& r)
                      s << std::scientific << std::setprecision(1) << r.err;
                      return s.str();
                  }())
-              << "  " << std::left << std::setw(22) << r.tile << r.target_text
+              << "  " << std::left << std::setw(27) << r.tile << r.target_text
               << (r.verdict.empty() ? "" : " [" + r.verdict + "]") << std::right << "\n";
 }
 
@@ -45,7 +45,7 @@ void print_table(const std::vector<result>& all)
               << std::right << std::setw(10) << "ms" << std::setw(10) << "TOPs/s"
               << std::setw(9) << "xRoute" << std::setw(9) << "xHGEMM" << std::setw(11)
               << "rel.err"
-              << "  " << std::left << std::setw(22) << "tile"
+              << "  " << std::left << std::setw(27) << "tile"
               << "target\n"
               << std::right;
     for (const auto& r : all)

@@ -42,6 +42,17 @@
     X(128, 128, 32, 64, 128, 3) \
     X(64, 64, 32, 32, 64, 4)
 
+// float16, single polarization, short k (2 x receivers <= 256, i.e. at most
+// 512 bytes per weight row): the resident-weights kernel
+// (tensor_beamformer_resident_kernel.cuh). X(BM, BN, WM, WN, MIN_BLOCKS):
+// 64-byte k tiles, two sample stages, registers capped for MIN_BLOCKS blocks
+// per SM. Shared memory (BM + 2 BN) x row bytes: 256x128 covers up to 96
+// receivers, 256x64 up to 128 (two blocks per SM up to 64), 512x64 up to 80.
+#define BF_TB_FP16_RESIDENT_TILES(X) \
+    X(256, 128, 64, 64, 1)           \
+    X(256, 64, 64, 32, 2)            \
+    X(512, 64, 64, 64, 1)
+
 // wgmma (sm_90a, single polarization; opt-in: never the built-in choice, the
 // tuner keeps one only where it checked its output). X(BM, BN, STAGES), 128-byte
 // k tiles, BM / 64 warpgroups.

@@ -68,6 +68,12 @@ __device__ __forceinline__ void cp_async8(uint32_t dst, const void* src, bool va
                  "r"(bytes));
 }
 
+//! Hint: bring the 128-byte line at p into L2 (no registers, no completion).
+__device__ __forceinline__ void prefetch_l2(const void* p)
+{
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+}
+
 __device__ __forceinline__ void cp_async_commit()
 {
     asm volatile("cp.async.commit_group;\n" ::);
@@ -106,6 +112,8 @@ mma_m16n8k256_b1_and(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 #else
+//! A cache hint: nothing to model.
+inline void prefetch_l2(const void*) {}
 using emu::cp_async16;
 using emu::cp_async8;
 using emu::cp_async_commit;

@@ -16,6 +16,7 @@
 #include <emulation/gpu_emulation.h>
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <cuda/tensor_beamformer_compiled_tiles.h>
+#include <cuda/tensor_beamformer_resident_kernel.cuh>
 #include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
@@ -262,6 +263,95 @@ void check_int1(
     EXPECT_EQ(bad, 0u) << describe(c, T, tile_name<S>());
 }
 
+/*!
+ * One emulated execute() with the resident-weights kernel (shape S, loader L)
+ * on at most \p max_blocks blocks (the engine's SMs x blocks per SM: a small
+ * number here, so that blocks loop over several items).
+ */
+template <class S, class L>
+std::vector<float> run_resident(const tensor_beamformer_config& c,
+                                const std::vector<cfloat>& w,
+                                const void* input,
+                                size_t T,
+                                size_t max_blocks)
+{
+    const tb_operand_layout layout = make_operand_layout(c, S::BM, S::BKB);
+    if (layout.row_bytes > size_t(S::MAX_K_BYTES))
+        throw std::invalid_argument("run_resident: k too long for the kernel");
+    check_tensor_beamformer_times(c, T);
+    std::vector<unsigned char> a(layout.total_bytes());
+    expand_weights_fp16(layout, c, w, reinterpret_cast<uint16_t*>(a.data()));
+    std::vector<float> out(output_floats(c, T), NAN); // poisoned: unwritten shows
+    const tb_launch_plan plan = plan_launch(c,
+                                            layout,
+                                            S::BM,
+                                            S::BN,
+                                            S::BKB,
+                                            T,
+                                            a.data(),
+                                            input,
+                                            out.data(),
+                                            nullptr,
+                                            nullptr);
+    if (plan.zero_output_bytes)
+        std::memset(out.data(), 0, plan.zero_output_bytes);
+    const size_t smem = k::resident_operand_smem_bytes<S>(layout.row_bytes) +
+                        power_reduce_smem_bytes(c, S::BM, S::BN);
+    emu::launch(unsigned(resident_blocks(plan.args, max_blocks)), 1, S::threads, smem, [&] {
+        k::tensor_beamformer_resident_kernel<S, L>(plan.args);
+    });
+    return out;
+}
+
+/*!
+ * The resident-weights kernel S on random inputs, against the definition
+ * (same fp16 rounding: 2e-6) and against the CPU engine (the engines'
+ * float16 contract: relative error norm <= 1e-3). fc32 input (the loader the
+ * engine picks for R), or fp16 input.
+ */
+template <class S>
+void check_resident(size_t C,
+                    size_t R,
+                    size_t B,
+                    size_t T,
+                    beam_output o,
+                    size_t n_int,
+                    size_t max_blocks,
+                    bool fp16_input = false)
+{
+    const auto c = make_config(
+        C, R, B, beam_precision::float16, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 11 + B + T));
+    const auto x = random_complex(T * C * R, unsigned(T * 7 + C + R));
+    std::vector<float> got;
+    std::string kind = "/resident";
+    if (fp16_input) {
+        std::vector<uint16_t> xh(2 * x.size());
+        for (size_t i = 0; i < x.size(); i++) {
+            xh[2 * i] = float_to_half_bits(x[i].real());
+            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
+        }
+        got = run_resident<S, k::loader_fp16_input<S>>(c, w, xh.data(), T, max_blocks);
+        kind += " (fp16 input)";
+    } else if (R % 2 == 0) {
+        got = run_resident<S, k::loader_fc32<S, 2>>(c, w, x.data(), T, max_blocks);
+    } else {
+        got = run_resident<S, k::loader_fc32<S, 1>>(c, w, x.data(), T, max_blocks);
+    }
+    std::vector<float> cpu(output_floats(c, T), NAN);
+    make_tensor_beamformer_cpu(c, w)->execute(x.data(), cpu.data(), T, nullptr);
+    const double e_ref = rel_error(got, reference(c, w, x, T));
+    const double e_cpu = rel_error(got, cpu);
+    const std::string what = describe(c, T,
+                                      std::to_string(S::BM) + "x" + std::to_string(S::BN) +
+                                          kind + ", " + std::to_string(max_blocks) +
+                                          " blocks max");
+    std::cout << what << ": relative error " << e_ref << " (definition), " << e_cpu
+              << " (CPU engine)\n";
+    EXPECT_LT(e_ref, 2e-6) << what; // NaN (an output never written) fails too
+    EXPECT_LT(e_cpu, 1e-3) << what;
+}
+
 using k::tile_shape;
 using small_fp16 = tile_shape<64, 128, 32, 64, 64, 4>;
 using small_xy = tile_shape<64, 128, 32, 32, 64, 4>;
@@ -396,6 +486,41 @@ TEST(tensor_beamformer_emulated, every_compiled_tile){
 TEST(tensor_beamformer_emulated,
      wgmma_tiles){ BF_TB_WGMMA_FP16_TILES(BF_EMU_WGMMA_FP16)
                        BF_TB_WGMMA_INT1_TILES(BF_EMU_WGMMA_INT1) }
+
+// The resident-weights (short-k) kernel: odd sizes, persistent blocks that
+// loop over several items, time not a multiple of the tile, windows that
+// cross time tiles, voltage and power, both fc32 loaders and fp16 input.
+using resident_small = k::resident_shape<64, 32, 32, 16, 1>;
+
+TEST(tensor_beamformer_emulated, resident_weights_odd_sizes)
+{
+    using S = resident_small;
+    // 155 beams x 46 receivers x 3 channels: 5 m tiles, 2 k tiles (184 -> 192 bytes)
+    check_resident<S>(3, 46, 155, 70, beam_output::voltage, 1, 4);
+    check_resident<S>(3, 46, 155, 80, beam_output::power, 16, 4);
+    check_resident<S>(2, 1, 1, 45, beam_output::voltage, 1, 3);    // 1 receiver, 1 beam
+    check_resident<S>(2, 1, 9, 48, beam_output::power, 6, 1);      // one block does all
+    check_resident<S>(1, 33, 17, 100, beam_output::voltage, 1, 2); // odd R: float2 loads
+    check_resident<S>(2, 128, 20, 75, beam_output::voltage, 1, 3); // k = 512 bytes, the most
+    check_resident<S>(2, 20, 40, 99, beam_output::power, 3, 2);    // odd n_int: straddling
+    check_resident<S>(1, 16, 10, 96, beam_output::power, 48, 5);   // windows > tile
+    check_resident<S>(3, 24, 30, 64, beam_output::power, 1, 100);  // every item its block
+    check_resident<S>(2, 36, 21, 70, beam_output::voltage, 1, 3, true); // fp16 input
+    check_resident<S>(2, 36, 21, 64, beam_output::power, 8, 3, true);
+}
+
+#define BF_EMU_RESIDENT(BM, BN, WM, WN, MB)                                        \
+    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(                         \
+        2, 50, 70, 2 * BN + 3, beam_output::voltage, 1, 2);                        \
+    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(                         \
+        2, 96, 140, 2 * BN + 16, beam_output::power, 16, 3);                       \
+    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(                         \
+        1, 33, 20, 5 * (BN / 5 + 3), beam_output::power, 5, 1);
+
+TEST(tensor_beamformer_emulated, resident_weights_compiled_tiles)
+{
+    BF_TB_FP16_RESIDENT_TILES(BF_EMU_RESIDENT)
+}
 
 TEST(tensor_beamformer_layout, half_rounding)
 {

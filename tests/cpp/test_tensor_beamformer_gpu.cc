@@ -246,16 +246,54 @@ TEST(tensor_beamformer_gpu, int1_xy_pairs)
 }
 
 #ifdef BEAMFORM_HAVE_CUDA
-//! The tiles to test on this GPU: wgmma ones only where its sm_90a image runs.
+//! The tiles to test on this GPU: wgmma ones only where its sm_90a image runs,
+//! resident-weights ones only where their shared memory fits.
 std::vector<std::string> usable_tiles(const tensor_beamformer_config& c,
                                       const device_spec& gpu)
 {
     std::vector<std::string> out;
     const bool wgmma = tb_testing::wgmma_available(gpu.index);
-    for (const auto& t : tb_testing::compiled_tiles(c))
-        if (wgmma || t.find("/wgmma/") == std::string::npos)
+    for (const auto& t : tb_testing::compiled_tiles(c)) {
+        if (!wgmma && t.find("/wgmma/") != std::string::npos)
+            continue;
+        if (tb_testing::tile_usable(c, gpu.index, t))
             out.push_back(t);
+        else
+            std::cout << tb_reference::describe(c, 0, t)
+                      << ": needs more shared memory than this GPU has, not tested\n";
+    }
     return out;
+}
+
+TEST(tensor_beamformer_gpu, resident_weights_for_short_k_power)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel choice";
+    // Power output, 64 receivers, beams a multiple of 128: the built-in choice
+    // is the resident-weights kernel; BEAMFORM_TB_VARIANT=pipelined turns it off.
+    auto c = tb_reference::make_config(3,
+                                       64,
+                                       256,
+                                       beam_precision::float16,
+                                       beam_output::power,
+                                       polarization_layout::single,
+                                       16);
+    EXPECT_NE(tb_testing::default_tile(c).find("/resident"), std::string::npos);
+    check(c, 16 * 41, gpu, 13); // 6 time tiles of 128, the last partial
+    c.n_receivers = 96;         // the reference station's k
+    c.n_int = 3;                // windows that cross time tiles
+    check(c, 3 * 101, gpu, 14);
+    EXPECT_EQ(tb_testing::default_tile(c, "pipelined").find("/resident"),
+              std::string::npos);
+    setenv("BEAMFORM_TB_VARIANT", "pipelined", 1);
+    EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
+    setenv("BEAMFORM_TB_VARIANT", "resident", 1);
+    c.output = beam_output::voltage; // forced on for voltage output too
+    c.n_int = 1;
+    EXPECT_NE(tb_testing::default_tile(c).find("/resident"), std::string::npos);
+    check(c, 300, gpu, 15);
+    unsetenv("BEAMFORM_TB_VARIANT");
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)

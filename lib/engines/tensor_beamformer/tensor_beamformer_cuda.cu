@@ -39,6 +39,12 @@ tensor_beamformer_cuda::tensor_beamformer_cuda(
       d_w(dev, c, checked_layout(c, variant))
 {
     d_variant->allow_smem(int(d_smem));
+    int sms = 0;
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device.index));
+    d_sms = size_t(sms);
+    if (d_variant->blocks_per_sm)
+        d_resident_max_blocks = d_sms * size_t(d_variant->blocks_per_sm(d_smem));
     if (!weights.empty())
         set_weights(weights);
     if (c.precision == beam_precision::float16)
@@ -120,10 +126,16 @@ void tensor_beamformer_cuda::run(
                                             d_col_popc.as<int>());
     if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
         BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
-    if (plan.blocks >= (size_t(1) << 31))
+    size_t blocks = plan.blocks;
+    if (v.blocks_per_sm) // persistent: every SM busy, each block loops over items
+        blocks = resident_blocks(plan.args,
+                                 &v == d_variant
+                                     ? d_resident_max_blocks
+                                     : d_sms * size_t(v.blocks_per_sm(d_smem)));
+    if (blocks >= (size_t(1) << 31))
         throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
                                     "pass fewer time steps per execute()");
-    v.launch(&plan.args, unsigned(plan.blocks), d_smem, s);
+    v.launch(&plan.args, unsigned(blocks), d_smem, s);
     d_w.record_use(s);
 }
 

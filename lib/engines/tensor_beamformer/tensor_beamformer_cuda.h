@@ -55,6 +55,8 @@ private:
     device_spec d_device;
     const tb_variant* d_variant;
     size_t d_smem;
+    size_t d_sms = 0;                 // multiprocessors of the device
+    size_t d_resident_max_blocks = 0; // resident-weights kernel: SMs x blocks per SM
     tb_device_weights d_w;
     device_memory d_col_popc;
     std::unique_ptr<tb_input_range> d_input_range; // float16 precision only

@@ -6,6 +6,7 @@
 #include "tensor_beamformer_expand.h"
 #include <common/half_bits.h>
 #include <common/tensor_beamformer_layout.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -189,6 +190,12 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& c,
         plan.zero_output_bytes =
             (n_times / c.n_int) * c.n_stokes() * c.n_beams * c.n_channels * sizeof(float);
     return plan;
+}
+
+size_t resident_blocks(const tb::kernel_args& a, size_t max_blocks)
+{
+    const size_t items = size_t(a.n_channels) * size_t(a.m_tiles);
+    return std::min(items, std::max<size_t>(max_blocks, 1));
 }
 
 void check_tensor_beamformer_times(const tensor_beamformer_config& c, size_t n_times)

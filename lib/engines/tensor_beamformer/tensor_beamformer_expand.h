@@ -102,6 +102,14 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& config,
                            const int* row_popc,
                            const int* col_popc);
 
+/*!
+ * Thread blocks of a persistent launch (the resident-weights kernel): one per
+ * (channel, m tile) item, at most \p max_blocks (SMs x blocks per SM); each
+ * block then loops over items blockIdx.x, + gridDim.x, ... and over all
+ * n_tiles time tiles of each.
+ */
+size_t resident_blocks(const tb::kernel_args& args, size_t max_blocks);
+
 //! Integration windows that block_n consecutive time steps can touch.
 size_t power_windows(int block_n, size_t n_int);
 

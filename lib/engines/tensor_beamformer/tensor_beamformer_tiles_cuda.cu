@@ -23,6 +23,7 @@ const std::vector<tb_variant>& tb_variants()
         tb_register_fp16_variants(v);
         tb_register_int1_variants(v);
         tb_register_wgmma_variants(v);
+        tb_register_resident_variants(v);
         return v;
     }();
     return all;
@@ -38,19 +39,37 @@ tb_input tb_input_kind(const tensor_beamformer_config& c)
     return c.n_receivers % 2 == 0 ? tb_input::fc32_vec2 : tb_input::fc32_vec1;
 }
 
+namespace {
+//! Bytes of one padded weight row of this configuration for variant v.
+size_t row_bytes_for(const tb_variant& v, const tensor_beamformer_config& c)
+{
+    return make_operand_layout(c, size_t(v.block_m), size_t(v.block_k_bytes)).row_bytes;
+}
+} // namespace
+
+bool tb_covers(const tb_variant& v, const tensor_beamformer_config& c)
+{
+    return v.max_k_bytes == 0 || row_bytes_for(v, c) <= v.max_k_bytes;
+}
+
 std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& c,
                                              tb_input input)
 {
     std::vector<const tb_variant*> out;
     for (const auto& v : tb_variants())
         if (v.precision == c.precision && v.polarization == c.polarization &&
-            v.input == input)
+            v.input == input && tb_covers(v, c))
             out.push_back(&v);
     return out;
 }
 
 size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
 {
+    // The resident-weights kernel keeps its power sums next to the weights
+    // and the samples; the pipelined kernels reuse their pipeline buffers.
+    if (v.blocks_per_sm)
+        return size_t(v.block_m + 2 * v.block_n) * row_bytes_for(v, c) +
+               power_reduce_smem_bytes(c, v.block_m, v.block_n);
     return std::max(size_t(v.pipeline_smem_bytes),
                     power_reduce_smem_bytes(c, v.block_m, v.block_n));
 }
@@ -90,12 +109,33 @@ const tb_variant* find_usable(const std::vector<const tb_variant*>& cands,
     return found;
 }
 
+enum class resident_choice { automatic, on, off };
+
+//! "resident", "pipelined", or empty (the output rule).
+resident_choice parse_variant(const std::string& s)
+{
+    if (s.empty())
+        return resident_choice::automatic;
+    if (s == "resident")
+        return resident_choice::on;
+    if (s == "pipelined")
+        return resident_choice::off;
+    throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident' or 'pipelined' "
+                                "(or unset), got '" +
+                                s + "'");
+}
+
 } // namespace
 
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
 {
-    // The lists are in order of preference for large products; take the first
-    // whose padding of the beams costs at most 10% more than the least padding.
+    const char* e = std::getenv("BEAMFORM_TB_VARIANT");
+    return tensor_beamformer_default_tile(c, e ? e : "");
+}
+
+std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c,
+                                           const std::string& variant)
+{
     const auto cands = tb_candidates(c, tb_input_kind(c));
     if (cands.empty())
         throw std::runtime_error(no_kernel_message);
@@ -108,8 +148,37 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
     for (const auto* v : cands)
         if (!v->opt_in)
             best = std::min(best, waste(v));
+    // Power output with short k (float16 samples, single polarization, weight
+    // rows of at most 512 bytes = 128 receivers; tb_candidates keeps only the
+    // resident tiles that cover k): the resident-weights kernel, where the
+    // pipelined one runs 2-8 k tiles per block and hides neither its load
+    // latency nor its epilogue (apps/beamform_bench.md). The first resident
+    // tile in list order whose beam padding is within 10% of the least and
+    // whose shared memory fits an H100/H200 (227 KB per block): 256x128 up to
+    // 96 receivers, 256x64 up to 128. Voltage output stays on the pipelined
+    // kernel (memory-bound on its fc32 output either way; tile or tune to
+    // compare).
+    // BEAMFORM_TB_VARIANT=resident / pipelined overrides the output rule (for
+    // measuring one against the other; a tuning file still comes first).
+    const resident_choice forced = parse_variant(variant);
+    const bool want_resident =
+        forced == resident_choice::on ||
+        (forced == resident_choice::automatic && c.output == beam_output::power);
+    const size_t hopper_smem = 227 * 1024;
+    if (want_resident) {
+        for (const auto* v : cands)
+            if (v->blocks_per_sm && !v->opt_in && waste(v) <= best * 1.1 &&
+                tb_smem_for(*v, c) <= hopper_smem)
+                return v->tile;
+        if (forced == resident_choice::on) // covered, but more beam padding
+            for (const auto* v : cands)
+                if (v->blocks_per_sm && !v->opt_in && tb_smem_for(*v, c) <= hopper_smem)
+                    return v->tile;
+    }
+    // The other lists are in order of preference for large products; take the
+    // first whose padding of the beams costs at most 10% more than the least.
     for (const auto* v : cands)
-        if (!v->opt_in && waste(v) <= best * 1.1)
+        if (!v->opt_in && !v->blocks_per_sm && waste(v) <= best * 1.1)
             return v->tile;
     return cands.front()->tile;
 }

@@ -46,6 +46,14 @@ struct tb_variant {
     bool opt_in =
         false; //!< never the built-in choice (tuning file or explicit tile only)
     bool needs_sm90a = false; //!< wgmma: compute capability 9.0 with the sm_90a image
+    /*!
+     * Resident-weights (short-k) kernel: its shared memory depends on the k of
+     * the configuration (tb_smem_for), it covers rows of at most max_k_bytes,
+     * and it is launched persistent: min(items, SMs x blocks_per_sm(smem))
+     * blocks (tb_resident_blocks). nullptr for the other kernels.
+     */
+    int (*blocks_per_sm)(size_t smem) = nullptr;
+    size_t max_k_bytes = 0; //!< 0: any k
 };
 
 //! Every compiled variant.
@@ -53,19 +61,36 @@ const std::vector<tb_variant>& tb_variants();
 void tb_register_fp16_variants(std::vector<tb_variant>& v);
 void tb_register_int1_variants(std::vector<tb_variant>& v);
 void tb_register_wgmma_variants(std::vector<tb_variant>& v);
+void tb_register_resident_variants(std::vector<tb_variant>& v);
 //! Whether the wgmma (sm_90a) kernels run on this device.
 bool tb_wgmma_available(int device);
 
 //! How this configuration's samples are read.
 tb_input tb_input_kind(const tensor_beamformer_config& config);
-//! The variants compiled for this configuration's precision and layout and \p input.
+//! Whether variant \p v can compute this configuration at all (k not too long).
+bool tb_covers(const tb_variant& v, const tensor_beamformer_config& config);
+//! The variants compiled for this configuration's precision and layout and \p input
+//! that cover it.
 std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& config,
                                              tb_input input);
 //! Dynamic shared memory of a variant for this configuration.
 size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
 
-//! The tile the engine picks by itself (built-in rule; no tuning file).
+/*!
+ * The tile the engine picks by itself (built-in rule; no tuning file): for
+ * power output with short k (float16, single polarization, at most 128
+ * receivers) the resident-weights kernel, else the first pipelined tile in
+ * list order whose beam padding is within 10% of the least. The environment
+ * variable BEAMFORM_TB_VARIANT=resident (wherever a resident tile covers k,
+ * voltage output too) or =pipelined (never resident) overrides the output
+ * rule, for measuring one against the other; std::invalid_argument for any
+ * other value.
+ */
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config);
+//! The same with \p variant ("resident", "pipelined" or "") in place of the
+//! environment variable.
+std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config,
+                                           const std::string& variant);
 
 /*!
  * The variant named \p tile for this configuration that \p device can run

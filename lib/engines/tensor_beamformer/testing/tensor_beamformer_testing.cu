@@ -171,6 +171,16 @@ std::string default_tile(const tensor_beamformer_config& c)
     return cuda::tensor_beamformer_default_tile(c);
 }
 
+std::string default_tile(const tensor_beamformer_config& c, const std::string& variant)
+{
+    return cuda::tensor_beamformer_default_tile(c, variant);
+}
+
+bool tile_usable(const tensor_beamformer_config& c, int device, const std::string& tile)
+{
+    return cuda::tb_usable_variant(c, device, tile) != nullptr;
+}
+
 bool wgmma_available(int device) { return cuda::tb_wgmma_available(device); }
 
 std::unique_ptr<tensor_beamformer_engine>

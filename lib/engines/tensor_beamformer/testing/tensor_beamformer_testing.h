@@ -29,6 +29,19 @@ std::vector<std::string> compiled_tiles(const tensor_beamformer_config& config);
 std::string tuning_key(const tensor_beamformer_config& config);
 //! The tile the engine picks by itself (built-in rule; no tuning file).
 std::string default_tile(const tensor_beamformer_config& config);
+/*!
+ * The built-in choice with the kernel family forced: \p variant "resident"
+ * (the short-k resident-weights kernel wherever one covers k; otherwise the
+ * pipelined choice) or "pipelined", as BEAMFORM_TB_VARIANT would.
+ */
+std::string default_tile(const tensor_beamformer_config& config,
+                         const std::string& variant);
+//! Whether make_gpu_tiled(config, ..., tile) can run on \p device: compiled for
+//! the configuration, enough shared memory (the resident-weights tiles need
+//! (BM + 2 BN) x the weight row), sm_90a for wgmma.
+bool tile_usable(const tensor_beamformer_config& config,
+                 int device,
+                 const std::string& tile);
 //! Whether the wgmma (sm_90a) kernels run on this device.
 bool wgmma_available(int device);
 //! wgmma m64n256 peak in TOPs/s (fp16 k16 or b1 AND k256), no global memory; 0 if
