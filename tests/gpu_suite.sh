@@ -41,7 +41,10 @@ sanitize)
         "memcheck:test_pfb_channelizer_gpu:*EveryInputFormat*:*StateCarries*" \
         "racecheck:test_pfb_channelizer_gpu:*EveryInputFormat*" \
         "memcheck:test_rfi_flagger_gpu:*" "racecheck:test_rfi_flagger_gpu:*" \
-        "memcheck:test_incoherent_beam_gpu:*" "racecheck:test_incoherent_beam_gpu:*"; do
+        "memcheck:test_incoherent_beam_gpu:*" "racecheck:test_incoherent_beam_gpu:*" \
+        "memcheck:test_tensor_beamformer_gpu:*resident*" "racecheck:test_tensor_beamformer_gpu:*resident*" \
+        "synccheck:test_tensor_beamformer_gpu:*resident*" \
+        "memcheck:test_rca_das_gpu:*StageVariants*"; do
         IFS=: read -r tool test filter <<<"$run"
         compute-sanitizer --tool "$tool" --error-exitcode 3 "$test" --gtest_filter="$filter" \
             >"$out/sanitizer_${tool}_$test.log" 2>&1 || status=1

@@ -13,49 +13,43 @@
 namespace bf_bench {
 
 /*!
- * A wgmma tile for this configuration, or "" where there is none or this GPU
- * cannot run it: 128x256 where the samples arrive by cp.async (fp16 samples,
- * bits), 256x128 for fc32 samples (its 512 threads stage fewer loads each:
- * no spills, see beamform_bench.md).
+ * The engine's Hopper (wgmma) tile for this configuration, or "" where there
+ * is none or this GPU cannot run it; for int1 (no Hopper tile: mma.sync is
+ * the engine's choice) the first compiled wgmma tile, to compare.
  */
 std::string wgmma_tile(const context& ctx, const bench_config& b)
 {
     if (!tb_testing::wgmma_available(ctx.gpu.index))
         return "";
-    const std::string preferred =
-        (b.fp16_input || b.cfg.precision == beam_precision::int1) ? "128x256x128/wgmma/4"
-                                                                  : "256x128x128/wgmma/4";
-    std::string first;
-    for (const auto& t : tb_testing::compiled_tiles(b.cfg)) {
-        if (t == preferred)
+    const std::string hopper = tb_testing::hopper_tile(b.cfg, b.fp16_input);
+    if (!hopper.empty())
+        return hopper;
+    for (const auto& t : tb_testing::compiled_tiles(b.cfg))
+        if (t.find("/wgmma/") != std::string::npos)
             return t;
-        if (first.empty() && t.find("/wgmma/") != std::string::npos)
-            first = t;
-    }
-    return first;
+    return "";
 }
 
 /*!
- * The other kernel family for this configuration, on the same data: the
- * pipelined kernel's built-in tile where the resident-weights (short-k)
- * kernel ran, the resident kernel's where it covers k but did not run; ""
- * where there is none. Returns the row label in \p what.
+ * The mma.sync kernels on the same data, where the engine chose otherwise:
+ * the pipelined kernel's tile (row "(pipelined)") and, where a resident tile
+ * covers k, the resident-weights kernel's (row "(resident)").
  */
-std::string other_family_tile(const bench_config& b,
-                              const std::string& ours,
-                              std::string& what)
+std::vector<std::pair<std::string, std::string>> other_family_tiles(const bench_config& b,
+                                                                    const std::string& ours)
 {
-    if (b.fp16_input || b.cfg.precision != beam_precision::float16 ||
-        b.cfg.polarization != polarization_layout::single)
-        return "";
-    const bool ours_resident = ours.find("/resident") != std::string::npos;
-    const std::string other =
-        tb_testing::default_tile(b.cfg, ours_resident ? "pipelined" : "resident");
-    if (other == ours || (!ours_resident && other.find("/resident") == std::string::npos))
-        return "";
-    what = ours_resident ? "tensor_beamformer (pipelined)"
-                         : "tensor_beamformer (resident)";
-    return other;
+    std::vector<std::pair<std::string, std::string>> rows;
+    if (b.fp16_input || b.cfg.precision != beam_precision::float16)
+        return rows;
+    const std::string pipelined = tb_testing::default_tile(b.cfg, "pipelined");
+    if (pipelined != ours)
+        rows.emplace_back("tensor_beamformer (pipelined)", pipelined);
+    if (b.cfg.polarization == polarization_layout::single) {
+        const std::string resident = tb_testing::default_tile(b.cfg, "resident");
+        if (resident != ours && resident.find("/resident") != std::string::npos)
+            rows.emplace_back("tensor_beamformer (resident)", resident);
+    }
+    return rows;
 }
 
 //! One engine run; returns the median ms. Leaves the output in d_out.
@@ -164,14 +158,15 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         ours.verdict = "report";
     rows.insert(rows.begin(), ours);
 
-    // The other kernel family (resident weights vs pipelined) on the same data.
-    std::string family_what;
-    if (const auto other = other_family_tile(b, ours.tile, family_what); !other.empty()) {
+    // The other kernels on the same data: the wgmma tile (where this GPU runs
+    // the sm_90a image and the engine chose another), the pipelined mma.sync
+    // tile and the resident-weights tile (where the engine chose another).
+    auto compare = [&](const std::string& what, const std::string& tile) {
         result r = ours;
-        r.what = family_what;
-        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, other);
+        r.what = what;
+        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
         BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
-        r.tile = other;
+        r.tile = tile;
         r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
         r.tops = ops / (r.ms * 1e-3) / 1e12;
         r.err = relative_error(d_out.get(),
@@ -189,31 +184,12 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         else
             r.verdict = "report";
         rows.insert(rows.begin() + 1, r);
-    }
-
-    // The wgmma kernels (sm_90a, opt-in) on the same data, where this GPU runs them.
-    if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
-        result r = ours;
-        r.what = "tensor_beamformer (wgmma)";
-        auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, wg);
-        BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
-        r.tile = wg;
-        r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
-        r.tops = ops / (r.ms * 1e-3) / 1e12;
-        r.err = relative_error(d_out.get(),
-                               route_out.get(),
-                               out_floats(c, b.n_times),
-                               xy ? 1 : 0,
-                               int(c.n_channels),
-                               int(c.n_beams));
-        r.ratio_route = route.ms / r.ms;
-        r.ratio_hgemm = r.tops / ctx.hgemm_tflops;
-        if (!(r.err < 1e-3))
-            r.verdict = "WRONG";
-        else if (b.target > 0)
-            r.verdict = r.ratio_route >= b.target ? "met" : "missed";
-        rows.insert(rows.begin() + 1, r);
-    }
+    };
+    for (const auto& [what, tile] : other_family_tiles(b, ours.tile))
+        if (tb_testing::tile_usable(c, ctx.gpu.index, tile))
+            compare(what, tile);
+    if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile)
+        compare("tensor_beamformer (wgmma)", wg);
     return rows;
 }
 

@@ -265,13 +265,15 @@ std::vector<std::string> usable_tiles(const tensor_beamformer_config& c,
     return out;
 }
 
-TEST(tensor_beamformer_gpu, resident_weights_for_short_k_power)
+TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
 {
     REQUIRE_GPU(gpu);
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA kernel choice";
-    // Power output, 64 receivers, beams a multiple of 128: the built-in choice
-    // is the resident-weights kernel; BEAMFORM_TB_VARIANT=pipelined turns it off.
+    // Power output with short k (64 and 96 receivers), beams a multiple of
+    // 128. Built in: the wgmma tile where the GPU runs the sm_90a image, else
+    // the pipelined mma.sync tile; BEAMFORM_TB_VARIANT=resident forces the
+    // resident-weights kernel, =pipelined the mma.sync one.
     auto c = tb_reference::make_config(3,
                                        64,
                                        256,
@@ -279,20 +281,30 @@ TEST(tensor_beamformer_gpu, resident_weights_for_short_k_power)
                                        beam_output::power,
                                        polarization_layout::single,
                                        16);
-    EXPECT_NE(tb_testing::default_tile(c).find("/resident"), std::string::npos);
+    const std::string builtin = tb_testing::builtin_tile(c, gpu.index);
+    if (tb_testing::wgmma_available(gpu.index))
+        EXPECT_NE(builtin.find("/wgmma/"), std::string::npos) << builtin;
+    else
+        EXPECT_EQ(builtin, tb_testing::default_tile(c));
+    EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
+    check(c, 16 * 41, gpu, 12); // the built-in choice
+
+    setenv("BEAMFORM_TB_VARIANT", "resident", 1);
+    EXPECT_NE(tb_testing::builtin_tile(c, gpu.index).find("/resident"), std::string::npos);
     check(c, 16 * 41, gpu, 13); // 6 time tiles of 128, the last partial
     c.n_receivers = 96;         // the reference station's k
     c.n_int = 3;                // windows that cross time tiles
     check(c, 3 * 101, gpu, 14);
-    EXPECT_EQ(tb_testing::default_tile(c, "pipelined").find("/resident"),
-              std::string::npos);
-    setenv("BEAMFORM_TB_VARIANT", "pipelined", 1);
-    EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
-    setenv("BEAMFORM_TB_VARIANT", "resident", 1);
     c.output = beam_output::voltage; // forced on for voltage output too
     c.n_int = 1;
     EXPECT_NE(tb_testing::default_tile(c).find("/resident"), std::string::npos);
     check(c, 300, gpu, 15);
+
+    setenv("BEAMFORM_TB_VARIANT", "pipelined", 1);
+    const std::string pipelined = tb_testing::builtin_tile(c, gpu.index);
+    EXPECT_EQ(pipelined.find("/resident"), std::string::npos) << pipelined;
+    EXPECT_EQ(pipelined.find("/wgmma/"), std::string::npos) << pipelined;
+    check(c, 300, gpu, 16);
     unsetenv("BEAMFORM_TB_VARIANT");
 }
 
@@ -372,7 +384,7 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
     std::ofstream(path) << tb_testing::tuning_key(c) << " = 1x2x3/4x5/6\n";
     auto engine =
         tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
-    EXPECT_EQ(tb_testing::tile(*engine), tb_testing::default_tile(c));
+    EXPECT_EQ(tb_testing::tile(*engine), tb_testing::builtin_tile(c, gpu.index));
     unsetenv("BEAMFORM_TUNING_FILE");
     std::remove(path.c_str());
 }

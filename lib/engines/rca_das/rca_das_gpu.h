@@ -18,7 +18,7 @@ namespace beamform {
 
 /*!
  * GPU kernel choices, for the benchmark's tuning sweep; 0 (or -1 for
- * multi_pixel) keeps the engine's default.
+ * multi_pixel and kernel_variant) keeps the engine's default.
  */
 struct rca_das_gpu_tuning {
     //! Warps per block x frames per warp: (4, 8), (4, 4), (4, 1), (8, 4), (8, 2), (16, 2), (16, 1),
@@ -30,10 +30,11 @@ struct rca_das_gpu_tuning {
     int stage1_tile_z = 0;    //!< of a block's 32 pixel groups, how many along z (1..32, divides 32)
     int stage2_tile_elev = 0; //!< of a block's 32 voxel groups, how many along elevation
     int multi_pixel = -1;     //!< -1: three pixels per group, 0: one
-    //! Arithmetic of the stages' frame loop (rca::stage_variant): 0 reference,
+    //! Arithmetic of the stages' frame loop (rca::stage_variant): -1 the
+    //! engine's choice (1 where built for the shapes, else 0), 0 reference,
     //! 1 folded (real processing: apodization in the weights; I/Q: as 0),
     //! 2 half2 (I/Q dual-stage with int16 input: half2 storage and interpolation).
-    int kernel_variant = 0;
+    int kernel_variant = -1;
 };
 
 BEAMFORM_DECLARE_GPU_MAKER(rca_das_engine,

@@ -109,28 +109,60 @@ const tb_variant* find_usable(const std::vector<const tb_variant*>& cands,
     return found;
 }
 
-enum class resident_choice { automatic, on, off };
+enum class kernel_family { automatic, resident, pipelined };
 
-//! "resident", "pipelined", or empty (the output rule).
-resident_choice parse_variant(const std::string& s)
+//! BEAMFORM_TB_VARIANT: "resident", "pipelined", or empty (the built-in rule).
+kernel_family parse_variant(const std::string& s)
 {
     if (s.empty())
-        return resident_choice::automatic;
+        return kernel_family::automatic;
     if (s == "resident")
-        return resident_choice::on;
+        return kernel_family::resident;
     if (s == "pipelined")
-        return resident_choice::off;
+        return kernel_family::pipelined;
     throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident' or 'pipelined' "
                                 "(or unset), got '" +
                                 s + "'");
+}
+
+std::string variant_from_environment()
+{
+    const char* e = std::getenv("BEAMFORM_TB_VARIANT");
+    return e ? e : "";
 }
 
 } // namespace
 
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
 {
-    const char* e = std::getenv("BEAMFORM_TB_VARIANT");
-    return tensor_beamformer_default_tile(c, e ? e : "");
+    return tensor_beamformer_default_tile(c, variant_from_environment());
+}
+
+std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_input input)
+{
+    // int1 stays on mma.sync: its wgmma tiles measured slower (beamform_bench
+    // config 5 on an H200: 6037 against 7249 TOPs/s).
+    if (c.precision != beam_precision::float16)
+        return "";
+    // 256x128 for fc32 samples (512 threads stage fewer loads each: no
+    // spills), 128x256 where samples arrive by cp.async (fp16 samples).
+    const std::string preferred =
+        input == tb_input::fp16 ? "128x256x128/wgmma/4" : "256x128x128/wgmma/4";
+    for (const auto* v : tb_candidates(c, input))
+        if (v->tile == preferred)
+            return preferred;
+    return "";
+}
+
+std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& c, int device)
+{
+    const std::string variant = variant_from_environment();
+    if (parse_variant(variant) == kernel_family::automatic && tb_wgmma_available(device)) {
+        const std::string hopper = tensor_beamformer_hopper_tile(c, tb_input_kind(c));
+        if (!hopper.empty() && tb_usable_variant(c, device, hopper))
+            return hopper;
+    }
+    return tensor_beamformer_default_tile(c, variant);
 }
 
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c,
@@ -148,32 +180,23 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c,
     for (const auto* v : cands)
         if (!v->opt_in)
             best = std::min(best, waste(v));
-    // Power output with short k (float16 samples, single polarization, weight
-    // rows of at most 512 bytes = 128 receivers; tb_candidates keeps only the
-    // resident tiles that cover k): the resident-weights kernel, where the
-    // pipelined one runs 2-8 k tiles per block and hides neither its load
-    // latency nor its epilogue (apps/beamform_bench.md). The first resident
-    // tile in list order whose beam padding is within 10% of the least and
-    // whose shared memory fits an H100/H200 (227 KB per block): 256x128 up to
-    // 96 receivers, 256x64 up to 128. Voltage output stays on the pipelined
-    // kernel (memory-bound on its fc32 output either way; tile or tune to
-    // compare).
-    // BEAMFORM_TB_VARIANT=resident / pipelined overrides the output rule (for
-    // measuring one against the other; a tuning file still comes first).
-    const resident_choice forced = parse_variant(variant);
-    const bool want_resident =
-        forced == resident_choice::on ||
-        (forced == resident_choice::automatic && c.output == beam_output::power);
+    // BEAMFORM_TB_VARIANT=resident: the resident-weights (short-k) kernel,
+    // wherever a resident tile covers k (float16, single polarization, weight
+    // rows of at most 512 bytes = 128 receivers); the first in list order whose
+    // beam padding is within 10% of the least and whose shared memory fits an
+    // H100/H200 (227 KB per block). Not the built-in choice: on the H100 it
+    // measured no faster than the pipelined kernel (apps/beamform_bench.md,
+    // "Version: short-K resident weights").
+    const kernel_family forced = parse_variant(variant);
     const size_t hopper_smem = 227 * 1024;
-    if (want_resident) {
+    if (forced == kernel_family::resident) {
         for (const auto* v : cands)
             if (v->blocks_per_sm && !v->opt_in && waste(v) <= best * 1.1 &&
                 tb_smem_for(*v, c) <= hopper_smem)
                 return v->tile;
-        if (forced == resident_choice::on) // covered, but more beam padding
-            for (const auto* v : cands)
-                if (v->blocks_per_sm && !v->opt_in && tb_smem_for(*v, c) <= hopper_smem)
-                    return v->tile;
+        for (const auto* v : cands) // covered, but more beam padding
+            if (v->blocks_per_sm && !v->opt_in && tb_smem_for(*v, c) <= hopper_smem)
+                return v->tile;
     }
     // The other lists are in order of preference for large products; take the
     // first whose padding of the beams costs at most 10% more than the least.
@@ -212,7 +235,7 @@ const tb_variant& tb_choose_variant(const tensor_beamformer_config& c, int devic
                  " is not usable here; using the built-in choice");
     }
     if (!chosen)
-        chosen = find_usable(cands, c, device, limit, tensor_beamformer_default_tile(c));
+        chosen = find_usable(cands, c, device, limit, tensor_beamformer_builtin_tile(c, device));
     if (!chosen) // the default needs too much shared memory: smallest that fits
         for (const auto* v : cands)
             if (!v->opt_in && usable(*v, c, device, limit) &&

@@ -77,20 +77,38 @@ std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& con
 size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
 
 /*!
- * The tile the engine picks by itself (built-in rule; no tuning file): for
- * power output with short k (float16, single polarization, at most 128
- * receivers) the resident-weights kernel, else the first pipelined tile in
- * list order whose beam padding is within 10% of the least. The environment
- * variable BEAMFORM_TB_VARIANT=resident (wherever a resident tile covers k,
- * voltage output too) or =pipelined (never resident) overrides the output
- * rule, for measuring one against the other; std::invalid_argument for any
- * other value.
+ * The mma.sync tile for this configuration (no tuning file, no Hopper
+ * preference): the first pipelined tile in list order whose beam padding is
+ * within 10% of the least. BEAMFORM_TB_VARIANT=resident picks the
+ * resident-weights (short-k) kernel instead wherever a resident tile covers k
+ * (float16, single polarization, at most 128 receivers); =pipelined keeps this
+ * rule and also turns off the Hopper preference of
+ * tensor_beamformer_builtin_tile. std::invalid_argument for any other value.
  */
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config);
 //! The same with \p variant ("resident", "pipelined" or "") in place of the
 //! environment variable.
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config,
                                            const std::string& variant);
+
+/*!
+ * The wgmma (sm_90a) tile preferred for float16 on Hopper, "" where there is
+ * none for this configuration and input: 256x128x128/wgmma/4 for fc32
+ * samples, 128x256x128/wgmma/4 for fp16 samples. int1 has none (its wgmma
+ * tiles measured slower than mma.sync).
+ */
+std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& config,
+                                          tb_input input);
+
+/*!
+ * The tile the engine picks by itself on \p device when no tuning file names
+ * one: the Hopper tile where the GPU runs the sm_90a image and
+ * BEAMFORM_TB_VARIANT is unset (measured faster than the mma.sync tiles for
+ * every float16 configuration of beamform_bench on the H100), else
+ * tensor_beamformer_default_tile.
+ */
+std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& config,
+                                           int device);
 
 /*!
  * The variant named \p tile for this configuration that \p device can run

@@ -176,6 +176,17 @@ std::string default_tile(const tensor_beamformer_config& c, const std::string& v
     return cuda::tensor_beamformer_default_tile(c, variant);
 }
 
+std::string builtin_tile(const tensor_beamformer_config& c, int device)
+{
+    return cuda::tensor_beamformer_builtin_tile(c, device);
+}
+
+std::string hopper_tile(const tensor_beamformer_config& c, bool fp16_input)
+{
+    return cuda::tensor_beamformer_hopper_tile(
+        c, fp16_input ? cuda::tb_input::fp16 : cuda::tb_input_kind(c));
+}
+
 bool tile_usable(const tensor_beamformer_config& c, int device, const std::string& tile)
 {
     return cuda::tb_usable_variant(c, device, tile) != nullptr;

@@ -27,7 +27,7 @@ namespace tb_testing {
 std::vector<std::string> compiled_tiles(const tensor_beamformer_config& config);
 //! The tuning-file key of this configuration's shape class.
 std::string tuning_key(const tensor_beamformer_config& config);
-//! The tile the engine picks by itself (built-in rule; no tuning file).
+//! The mma.sync tile of the built-in rule (cuda::tensor_beamformer_default_tile).
 std::string default_tile(const tensor_beamformer_config& config);
 /*!
  * The built-in choice with the kernel family forced: \p variant "resident"
@@ -36,6 +36,12 @@ std::string default_tile(const tensor_beamformer_config& config);
  */
 std::string default_tile(const tensor_beamformer_config& config,
                          const std::string& variant);
+//! The tile the engine picks by itself on \p device without a tuning file
+//! (the Hopper wgmma tile where it applies; cuda::tensor_beamformer_builtin_tile).
+std::string builtin_tile(const tensor_beamformer_config& config, int device);
+//! The wgmma tile preferred on Hopper for this configuration ("" if none), for
+//! fc32 samples or, with \p fp16_input, the benchmark's fp16 samples.
+std::string hopper_tile(const tensor_beamformer_config& config, bool fp16_input);
 //! Whether make_gpu_tiled(config, ..., tile) can run on \p device: compiled for
 //! the configuration, enough shared memory (the resident-weights tiles need
 //! (BM + 2 BN) x the weight row), sm_90a for wgmma.
