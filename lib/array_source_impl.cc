@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "array_source_impl.h"
+#include "block_support/block_params.h"
 #include "block_support/rx_time.h"
 #include "engines/phase_shift/phase_cycles.h" // cos_sin_of_cycles
 #include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
@@ -237,6 +238,9 @@ array_source_impl::array_source_impl(const array_source_config& config)
             d_phasor_im[k * d_n_receivers + a] = float(phasor.imag());
         }
     }
+    // An output buffer as large as the CPU engines' (cpu_buffer_items): the
+    // channelizer downstream pays a fixed cost per call.
+    size_output_buffers(*this, output_signature()->sizeof_stream_item(0), device_spec{});
     d_tone_re.resize(d_tile_items);
     d_tone_im.resize(d_tile_items);
     if (config.output_format != sample_format::fc32)
