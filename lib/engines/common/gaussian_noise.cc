@@ -51,8 +51,8 @@ std::vector<float> make_table()
     const double scale = std::sqrt(double(n) / sum_of_squares);
     std::vector<float> table(n);
     for (size_t i = 0; i < half; i++) {
-        table[half - 1 - i] = float(-scale * upper[i]);
-        table[half + i] = float(scale * upper[half - 1 - i]);
+        table[i] = float(-scale * upper[i]); // upper[0] is the largest
+        table[n - 1 - i] = float(scale * upper[i]);
     }
     return table;
 }
