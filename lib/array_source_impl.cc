@@ -72,16 +72,31 @@ __attribute__((target_clones("avx2,fma", "default"))) void add_tone(float* out,
  * out[i] = round(scale * x[i]) (to nearest, ties to even, in double)
  * saturated to T's range. Clamping first and rounding by adding and removing
  * 1.5 * 2^52 (exact for |v| < 2^51 in the default rounding mode) gives the
- * same integers as rounding first, in a loop the compiler vectorizes.
+ * same integers as rounding first. Four values at a time in GCC's vector
+ * types: written as a plain loop, the compiler turns the clamp into branches
+ * (to store the limits as constants) and the loop is not vectorized.
  */
 template <typename T>
 inline void round_to_integers(const float* x, T* out, size_t n, double scale)
 {
+    typedef double double4 __attribute__((vector_size(32)));
+    typedef int32_t int4 __attribute__((vector_size(16)));
     constexpr double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
     constexpr double round_shift = 6755399441055744.0; // 1.5 * 2^52
-    for (size_t i = 0; i < n; i++) {
-        double v = scale * double(x[i]);
-        v = v < lo ? lo : (v > hi ? hi : v);
+    const double4 lo4 = { lo, lo, lo, lo }, hi4 = { hi, hi, hi, hi };
+    const double4 shift4 = { round_shift, round_shift, round_shift, round_shift };
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        double4 v = { double(x[i]), double(x[i + 1]), double(x[i + 2]), double(x[i + 3]) };
+        v *= scale;
+        v = v < lo4 ? lo4 : v;
+        v = v > hi4 ? hi4 : v;
+        const int4 r = __builtin_convertvector((v + shift4) - shift4, int4);
+        for (int k = 0; k < 4; k++)
+            out[i + k] = T(r[k]);
+    }
+    for (; i < n; i++) {
+        const double v = std::min(std::max(scale * double(x[i]), lo), hi);
         out[i] = T(int32_t((v + round_shift) - round_shift));
     }
 }
