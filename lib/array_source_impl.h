@@ -41,6 +41,8 @@ public:
 
     //! Logs one info line: receivers, sources, item size, output buffer.
     bool start() override;
+    //! Forgets the max_output_buffer GNU Radio set to what it allocated.
+    bool stop() override;
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
