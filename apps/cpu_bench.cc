@@ -34,15 +34,15 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/logger.h>
 #include <gnuradio/top_block.h>
-#include <algorithm>
 #include <cblas.h>
+#include <fftw3.h>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
-#include <cmath>
 #include <cstring>
-#include <fftw3.h>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -65,7 +65,8 @@ double seconds_of(const std::function<void()>& f)
 {
     const auto start = std::chrono::steady_clock::now();
     f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
 }
 
 double median(std::vector<double> t)
@@ -156,9 +157,20 @@ void bench_beamformer(const char* name,
     const auto blas = [&] {
         openblas_set_num_threads(int(threads == 0 ? cores : threads));
         for (size_t c = 0; c < C; c++)
-            cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(T), int(B), int(R),
-                        &one, &x[c * R], int(C * R), &w[c * B * R], int(R), &zero,
-                        &blas_out[c * B], int(C * B));
+            cblas_cgemm(CblasRowMajor,
+                        CblasNoTrans,
+                        CblasTrans,
+                        int(T),
+                        int(B),
+                        int(R),
+                        &one,
+                        &x[c * R],
+                        int(C * R),
+                        &w[c * B * R],
+                        int(R),
+                        &zero,
+                        &blas_out[c * B],
+                        int(C * B));
     };
     const auto [t_v, t_blas] = paired_median_seconds(
         [&] { v_engine->execute(x.data(), voltage.data(), T, nullptr); }, blas);
@@ -170,16 +182,33 @@ void bench_beamformer(const char* name,
     char shape[64];
     std::snprintf(shape, sizeof shape, "%s %zux%zux%zu", name, C, R, B);
     if (threads == 1) {
-        row("beamform 1 thread", shape, "GFLOP/s", ops / t_v / 1e9, "cgemm 1 thread",
+        row("beamform 1 thread",
+            shape,
+            "GFLOP/s",
+            ops / t_v / 1e9,
+            "cgemm 1 thread",
             ops / t_blas / 1e9);
         return;
     }
-    row("beamformer volt", shape, "GFLOP/s", ops / t_v / 1e9, "OpenBLAS cgemm", ops / t_blas / 1e9);
+    row("beamformer volt",
+        shape,
+        "GFLOP/s",
+        ops / t_v / 1e9,
+        "OpenBLAS cgemm",
+        ops / t_blas / 1e9);
     char power_name[32];
     std::snprintf(power_name, sizeof power_name, "power n_int=%zu", n_int);
-    row(power_name, shape, "GFLOP/s", ops / t_p / 1e9, "engine voltage", ops / t_v2 / 1e9);
+    row(power_name,
+        shape,
+        "GFLOP/s",
+        ops / t_p / 1e9,
+        "engine voltage",
+        ops / t_v2 / 1e9);
     std::printf("%-18s %-26s %10.2f MS/s in (voltage), %.2f MS/s in (power)\n",
-                "", "", samples / t_v / 1e6, samples / t_p / 1e6);
+                "",
+                "",
+                samples / t_v / 1e6,
+                samples / t_p / 1e6);
 }
 
 void bench_channelizer(size_t N, size_t taps, size_t R, size_t threads)
@@ -196,12 +225,24 @@ void bench_channelizer(size_t N, size_t taps, size_t R, size_t threads)
 
     // FFTW alone: the same n_out * R backward FFTs of N points, batched over
     // receivers on the engine's [N][R] layout, out of place.
-    auto* in_buf = reinterpret_cast<fftwf_complex*>(fftwf_malloc(n_out * N * R * sizeof(cf)));
-    auto* out_buf = reinterpret_cast<fftwf_complex*>(fftwf_malloc(n_out * N * R * sizeof(cf)));
+    auto* in_buf =
+        reinterpret_cast<fftwf_complex*>(fftwf_malloc(n_out * N * R * sizeof(cf)));
+    auto* out_buf =
+        reinterpret_cast<fftwf_complex*>(fftwf_malloc(n_out * N * R * sizeof(cf)));
     std::memcpy(in_buf, x.data(), n_out * N * R * sizeof(cf));
     const int n = int(N);
-    fftwf_plan plan = fftwf_plan_many_dft(1, &n, int(R), in_buf, nullptr, int(R), 1,
-                                          out_buf, nullptr, int(R), 1, FFTW_BACKWARD,
+    fftwf_plan plan = fftwf_plan_many_dft(1,
+                                          &n,
+                                          int(R),
+                                          in_buf,
+                                          nullptr,
+                                          int(R),
+                                          1,
+                                          out_buf,
+                                          nullptr,
+                                          int(R),
+                                          1,
+                                          FFTW_BACKWARD,
                                           FFTW_MEASURE);
     std::memcpy(in_buf, x.data(), n_out * N * R * sizeof(cf)); // MEASURE overwrote it
     const auto [t_engine, t_fftw] = paired_median_seconds(
@@ -217,12 +258,17 @@ void bench_channelizer(size_t N, size_t taps, size_t R, size_t threads)
     const double samples = double(n_out) * N * R;
     char shape[64];
     std::snprintf(shape, sizeof shape, "%zu ch x %zu taps x %zu rx", N, taps, R);
-    row(threads == 1 ? "pfb_chan 1 thread" : "pfb_channelizer", shape, "MS/s in", samples / t_engine / 1e6, "FFTW alone",
+    row(threads == 1 ? "pfb_chan 1 thread" : "pfb_channelizer",
+        shape,
+        "MS/s in",
+        samples / t_engine / 1e6,
+        "FFTW alone",
         samples / t_fftw / 1e6);
 }
 
 //! The engine's seconds and memcpy's of \p bytes, interleaved.
-std::pair<double, double> against_memcpy(const std::function<void()>& engine, size_t bytes)
+std::pair<double, double> against_memcpy(const std::function<void()>& engine,
+                                         size_t bytes)
 {
     std::vector<char> a(bytes, 1), b(bytes);
     return paired_median_seconds(engine, [&] { std::memcpy(b.data(), a.data(), bytes); });
@@ -249,7 +295,12 @@ void bench_phase_shift(size_t C, size_t R)
         [&] { engine->execute(x.data(), out.data(), T, 0, nullptr); }, bytes);
     char shape[64];
     std::snprintf(shape, sizeof shape, "%zu ch x %zu rx", C, R);
-    row("phase_shift", shape, "GB/s out", bytes / t / 1e9, "memcpy", bytes / t_copy / 1e9);
+    row("phase_shift",
+        shape,
+        "GB/s out",
+        bytes / t / 1e9,
+        "memcpy",
+        bytes / t_copy / 1e9);
 }
 
 void bench_convert(size_t R)
@@ -352,8 +403,11 @@ void bench_station_flowgraph(bool recorded)
         for (int i = 0; i < side; i++) {
             lm.push_back(-0.3 + 0.6 * i / (side - 1));
             lm.push_back(-0.3 + 0.6 * j / (side - 1));
-            az_el.push_back(std::fmod(std::atan2(lm[lm.size() - 2], lm.back()) * 180 / M_PI + 360, 360));
-            az_el.push_back(std::acos(std::min(1.0, std::hypot(lm[lm.size() - 2], lm.back()))) * 180 / M_PI);
+            az_el.push_back(std::fmod(
+                std::atan2(lm[lm.size() - 2], lm.back()) * 180 / M_PI + 360, 360));
+            az_el.push_back(
+                std::acos(std::min(1.0, std::hypot(lm[lm.size() - 2], lm.back()))) * 180 /
+                M_PI);
         }
     const auto weights = without_leftovers(steering_weights_lm(positions, lm, freqs));
     std::vector<int16_t> recording;
@@ -373,19 +427,50 @@ void bench_station_flowgraph(bool recorded)
         if (recorded)
             source = gr::blocks::vector_source_s::make(recording, true, 2 * R);
         else
-            source = array_source::make(positions, fs, fc, { 60.0 }, { 70.0 }, { 5 * fs / C },
-                                        { 0.5 }, {}, 1.0, sample_format::sc16, 2000.0, 1);
+            source = array_source::make(positions,
+                                        fs,
+                                        fc,
+                                        { 60.0 },
+                                        { 70.0 },
+                                        { 5 * fs / C },
+                                        { 0.5 },
+                                        {},
+                                        1.0,
+                                        sample_format::sc16,
+                                        2000.0,
+                                        1);
         auto head = gr::blocks::head::make(4 * R, samples);
         auto conv = convert::make(sample_format::sc16, R, { 1.0f / 2000 }, "cpu");
         auto pfb = pfb_channelizer::make(
             C, {}, 16, sample_format::fc32, R, 1, false, fc, fs, "cpu");
-        auto phase = phase_shift::make(
-            C, R, freqs, C / fs, geometric_delays(positions, 0.0, 90.0), {}, {}, 0.0, "cpu");
-        auto bf = tensor_beamformer::make(C, R, side * side, weights, beam_precision::float16,
-                                          beam_output::power, n_int,
-                                          polarization_layout::single, stokes_mode::I, "cpu");
-        auto sink = filterbank_sink::make(folder.string(), "station", side * side, C, 1,
-                                          freqs, n_int * C / fs, "cpu_bench", az_el);
+        auto phase = phase_shift::make(C,
+                                       R,
+                                       freqs,
+                                       C / fs,
+                                       geometric_delays(positions, 0.0, 90.0),
+                                       {},
+                                       {},
+                                       0.0,
+                                       "cpu");
+        auto bf = tensor_beamformer::make(C,
+                                          R,
+                                          side * side,
+                                          weights,
+                                          beam_precision::float16,
+                                          beam_output::power,
+                                          n_int,
+                                          polarization_layout::single,
+                                          stokes_mode::I,
+                                          "cpu");
+        auto sink = filterbank_sink::make(folder.string(),
+                                          "station",
+                                          side * side,
+                                          C,
+                                          1,
+                                          freqs,
+                                          n_int * C / fs,
+                                          "cpu_bench",
+                                          az_el);
         tb->connect(source, 0, head, 0);
         tb->connect(head, 0, conv, 0);
         tb->connect(conv, 0, pfb, 0);
@@ -395,9 +480,12 @@ void bench_station_flowgraph(bool recorded)
         return tb;
     });
     std::filesystem::remove_all(folder);
-    flowgraph_row(recorded ? "station demo, recorded sc16" : "station demo, simulated sky",
-                  "128 ch x 48 rx x 144 beams", double(samples) * R / seconds / 1e6,
-                  "MS/s in (all rx)", ">= 44 (10x of 4.4)");
+    flowgraph_row(recorded ? "station demo, recorded sc16"
+                           : "station demo, simulated sky",
+                  "128 ch x 48 rx x 144 beams",
+                  double(samples) * R / seconds / 1e6,
+                  "MS/s in (all rx)",
+                  ">= 44 (10x of 4.4)");
 }
 
 /*!
@@ -424,7 +512,8 @@ void bench_direction_finding_flowgraph()
         az_el.push_back(b);
         az_el.push_back(0.0);
     }
-    const auto weights = without_leftovers(steering_weights(positions, az_el, { fc + offset }));
+    const auto weights =
+        without_leftovers(steering_weights(positions, az_el, { fc + offset }));
     std::vector<gr_complex> instrument, gains;
     std::mt19937 gen(7);
     std::uniform_real_distribution<float> phase(-M_PI, M_PI);
@@ -434,15 +523,32 @@ void bench_direction_finding_flowgraph()
     }
     const double seconds = flowgraph_seconds([&] {
         auto tb = gr::make_top_block("direction_finding");
-        auto source = array_source::make(positions, fs, fc, { 23.4 }, { 0.0 }, { offset },
-                                          { 1.0 }, {}, 0.3, sample_format::fc32, 1.0, 1);
+        auto source = array_source::make(positions,
+                                         fs,
+                                         fc,
+                                         { 23.4 },
+                                         { 0.0 },
+                                         { offset },
+                                         { 1.0 },
+                                         {},
+                                         0.3,
+                                         sample_format::fc32,
+                                         1.0,
+                                         1);
         auto phases = gr::blocks::multiply_const_vcc::make(instrument);
         auto head = gr::blocks::head::make(sizeof(gr_complex) * R, samples);
-        auto calibrate = phase_shift::make(1, R, { fc + offset }, 1.0 / fs, {}, {}, gains,
-                                           0.0, "cpu");
-        auto bf = tensor_beamformer::make(1, R, beams, weights, beam_precision::float16,
-                                          beam_output::power, n_int,
-                                          polarization_layout::single, stokes_mode::I, "cpu");
+        auto calibrate =
+            phase_shift::make(1, R, { fc + offset }, 1.0 / fs, {}, {}, gains, 0.0, "cpu");
+        auto bf = tensor_beamformer::make(1,
+                                          R,
+                                          beams,
+                                          weights,
+                                          beam_precision::float16,
+                                          beam_output::power,
+                                          n_int,
+                                          polarization_layout::single,
+                                          stokes_mode::I,
+                                          "cpu");
         auto sink = gr::blocks::null_sink::make(sizeof(float) * beams);
         tb->connect(source, 0, phases, 0);
         tb->connect(phases, 0, head, 0);
@@ -451,30 +557,49 @@ void bench_direction_finding_flowgraph()
         tb->connect(bf, 0, sink, 0);
         return tb;
     });
-    flowgraph_row("direction finding, simulated", "5-ring x 360 az, n_int 256",
-                  double(samples) / seconds / 1e6, "MS/s per channel", ">= 2.4 (real time)");
+    flowgraph_row("direction finding, simulated",
+                  "5-ring x 360 az, n_int 256",
+                  double(samples) / seconds / 1e6,
+                  "MS/s per channel",
+                  ">= 2.4 (real time)");
 }
 
 /*!
  * array_source alone (-> head -> null sink): what the simulated flowgraphs'
  * first block costs, in all receivers' samples per second.
  */
-void bench_array_source(int R, sample_format format, size_t items, const std::string& shape)
+void bench_array_source(int R,
+                        sample_format format,
+                        size_t items,
+                        const std::string& shape)
 {
     const auto positions = grid_positions(R, 1.0);
     const size_t item_bytes = size_t(R) * sample_size(format);
     const double seconds = flowgraph_seconds([&] {
         auto tb = gr::make_top_block("array_source");
-        auto source = array_source::make(positions, 10e6, 150e6, { 60.0 }, { 70.0 }, { 1e5 },
-                                         { 0.5 }, {}, 1.0, format, 2000.0, 1);
+        auto source = array_source::make(positions,
+                                         10e6,
+                                         150e6,
+                                         { 60.0 },
+                                         { 70.0 },
+                                         { 1e5 },
+                                         { 0.5 },
+                                         {},
+                                         1.0,
+                                         format,
+                                         2000.0,
+                                         1);
         auto head = gr::blocks::head::make(item_bytes, items);
         auto sink = gr::blocks::null_sink::make(item_bytes);
         tb->connect(source, 0, head, 0);
         tb->connect(head, 0, sink, 0);
         return tb;
     });
-    flowgraph_row("array_source alone", shape, double(items) * R / seconds / 1e6,
-                  "MS/s out (all rx)", "");
+    flowgraph_row("array_source alone",
+                  shape,
+                  double(items) * R / seconds / 1e6,
+                  "MS/s out (all rx)",
+                  "");
 }
 
 } // namespace
@@ -482,8 +607,14 @@ void bench_array_source(int R, sample_format format, size_t items, const std::st
 //! The engines against their library routes.
 void bench_engines(size_t cores)
 {
-    std::printf("%-18s %-26s %10s %-8s %-24s %10s %7s\n", "engine", "shape", "rate", "unit",
-                "library route", "rate", "ratio");
+    std::printf("%-18s %-26s %10s %-8s %-24s %10s %7s\n",
+                "engine",
+                "shape",
+                "rate",
+                "unit",
+                "library route",
+                "rate",
+                "ratio");
     // Station demo: 128 channels x 48 receivers, 1 / 144 / 576 beams;
     // direction finding: one channel, an 8-element line x 181 beams and a
     // 5-element ring x 360 azimuths.
@@ -528,14 +659,18 @@ int main(int argc, char** argv)
 
     // The flowgraphs: GNU Radio's logging to warnings only (no start-up lines).
     gr::logging::singleton().set_default_level(gr::log_level::warn);
-    std::printf("\nflowgraphs of issue 13: median of %d runs of top_block::run() (each a fresh "
-                "flowgraph; blocks with threads = 0)\n\n",
-                flowgraph_runs());
-    std::printf("%-28s %-30s %9s %-22s %s\n", "flowgraph", "shape", "rate", "unit", "target");
+    std::printf(
+        "\nflowgraphs of issue 13: median of %d runs of top_block::run() (each a fresh "
+        "flowgraph; blocks with threads = 0)\n\n",
+        flowgraph_runs());
+    std::printf(
+        "%-28s %-30s %9s %-22s %s\n", "flowgraph", "shape", "rate", "unit", "target");
     bench_station_flowgraph(false);
     bench_station_flowgraph(true);
-    bench_array_source(48, sample_format::sc16, quick ? 1u << 19 : 1u << 21, "48 rx, sc16");
+    bench_array_source(
+        48, sample_format::sc16, quick ? 1u << 19 : 1u << 21, "48 rx, sc16");
     bench_direction_finding_flowgraph();
-    bench_array_source(5, sample_format::fc32, quick ? 2'400'000 : 12'000'000, "5 rx, fc32");
+    bench_array_source(
+        5, sample_format::fc32, quick ? 2'400'000 : 12'000'000, "5 rx, fc32");
     return 0;
 }

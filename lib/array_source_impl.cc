@@ -7,16 +7,16 @@
 #include "block_support/block_params.h"
 #include "block_support/rx_time.h"
 #include "engines/phase_shift/phase_cycles.h" // cos_sin_of_cycles
-#include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
 #include <gnuradio/beamform/engines/array_geometry.h>
+#include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace beamform {
@@ -50,13 +50,14 @@ double fraction_of_product(double a, double b)
  * (written out: std::complex's operator* adds NaN checks). Compiled also for
  * AVX2 + FMA, picked at run time.
  */
-__attribute__((target_clones("avx2,fma", "default"))) void add_tone(float* out,
-                                                                    size_t n,
-                                                                    size_t n_receivers,
-                                                                    const float* phasor_re,
-                                                                    const float* phasor_im,
-                                                                    const float* tone_re,
-                                                                    const float* tone_im)
+__attribute__((target_clones("avx2,fma", "default"))) void
+add_tone(float* out,
+         size_t n,
+         size_t n_receivers,
+         const float* phasor_re,
+         const float* phasor_im,
+         const float* tone_re,
+         const float* tone_im)
 {
     for (size_t t = 0; t < n; t++) {
         const float tr = tone_re[t], ti = tone_im[t];
@@ -81,13 +82,16 @@ inline void round_to_integers(const float* x, T* out, size_t n, double scale)
 {
     typedef double double4 __attribute__((vector_size(32)));
     typedef int32_t int4 __attribute__((vector_size(16)));
-    constexpr double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    constexpr double lo = std::numeric_limits<T>::min(),
+                     hi = std::numeric_limits<T>::max();
     constexpr double round_shift = 6755399441055744.0; // 1.5 * 2^52
     const double4 lo4 = { lo, lo, lo, lo }, hi4 = { hi, hi, hi, hi };
     const double4 shift4 = { round_shift, round_shift, round_shift, round_shift };
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        double4 v = { double(x[i]), double(x[i + 1]), double(x[i + 2]), double(x[i + 3]) };
+        double4 v = {
+            double(x[i]), double(x[i + 1]), double(x[i + 2]), double(x[i + 3])
+        };
         v *= scale;
         v = v < lo4 ? lo4 : v;
         v = v > hi4 ? hi4 : v;
@@ -267,7 +271,8 @@ bool array_source_impl::start()
     std::string buffer;
     const auto detail = this->detail();
     if (detail && detail->noutputs() > 0 && detail->output(0))
-        buffer = ", output buffer " + std::to_string(detail->output(0)->bufsize()) + " items";
+        buffer =
+            ", output buffer " + std::to_string(detail->output(0)->bufsize()) + " items";
     d_logger->info("on cpu: {:d} receivers, {:d} sources, items of {:d} B out{:s}",
                    d_n_receivers,
                    d_n_sources,
@@ -302,7 +307,8 @@ void array_source_impl::evaluate_tone(size_t k, uint64_t first, size_t n)
     double re = 1.0, im = 0.0;
     for (size_t t = 0; t < n; t++) {
         if (t == 0 || (first + t) % exact_every == 0)
-            cos_sin_of_cycles(phase_cycles(0.0, cycles_per_sample, 0.0, first + t), re, im);
+            cos_sin_of_cycles(
+                phase_cycles(0.0, cycles_per_sample, 0.0, first + t), re, im);
         d_tone_re[t] = float(re);
         d_tone_im[t] = float(im);
         const double next_re = re * step_re - im * step_im;
@@ -359,15 +365,17 @@ int array_source_impl::work(int noutput_items,
             break;
         case sample_format::sc16:
             simulate(first + t0, n, d_tile.data());
-            round_to_int16(
-                d_tile.data(), static_cast<int16_t*>(output_items[0]) + offset, n_values,
-                d_config.scale);
+            round_to_int16(d_tile.data(),
+                           static_cast<int16_t*>(output_items[0]) + offset,
+                           n_values,
+                           d_config.scale);
             break;
         case sample_format::sc8:
             simulate(first + t0, n, d_tile.data());
-            round_to_int8(
-                d_tile.data(), static_cast<int8_t*>(output_items[0]) + offset, n_values,
-                d_config.scale);
+            round_to_int8(d_tile.data(),
+                          static_cast<int8_t*>(output_items[0]) + offset,
+                          n_values,
+                          d_config.scale);
             break;
         }
     }

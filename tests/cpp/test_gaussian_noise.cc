@@ -57,13 +57,15 @@ TEST(GaussianNoise, ValuesAreSigmaTimesTablePoints)
     for (float v : x) {
         // v / sigma is within a rounding of its point: one of the two nearest.
         const float* p = std::lower_bound(t, end, v / sigma);
-        const bool found = (p != end && sigma * p[0] == v) || (p != t && sigma * p[-1] == v) ||
+        const bool found = (p != end && sigma * p[0] == v) ||
+                           (p != t && sigma * p[-1] == v) ||
                            (p + 1 < end && sigma * p[1] == v);
         ASSERT_TRUE(found) << v;
         sum_of_squares += double(v) * v;
     }
     // Mean square sigma^2 within 5 standard errors (sqrt(2 / n) relative).
-    EXPECT_NEAR(sum_of_squares / x.size() / (sigma * sigma), 1.0, 5 * std::sqrt(2.0 / x.size()));
+    EXPECT_NEAR(
+        sum_of_squares / x.size() / (sigma * sigma), 1.0, 5 * std::sqrt(2.0 / x.size()));
 }
 
 TEST(GaussianNoise, SameSeedSameStreamHoweverCut)
