@@ -68,6 +68,24 @@ uint64_t splitmix64(uint64_t& x)
     return z ^ (z >> 31);
 }
 
+/*!
+ * xoshiro256**: a scrambled (** = multiply, rotate, multiply) xor/shift/rotate
+ * state. A function of this file, not a member: the library exports its
+ * members, and with -fPIC an exported function is not inlined into fill().
+ */
+inline uint64_t next(std::array<uint64_t, 4>& s)
+{
+    const uint64_t result = rotate_left(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotate_left(s[3], 45);
+    return result;
+}
+
 } // namespace
 
 const float* gaussian_noise::table()
@@ -82,21 +100,6 @@ gaussian_noise::gaussian_noise(uint64_t seed) : d_table(table())
         s = splitmix64(seed);
 }
 
-uint64_t gaussian_noise::next()
-{
-    // xoshiro256**: a scrambled (** = multiply, rotate, multiply) xor/shift/rotate state.
-    auto& s = d_state;
-    const uint64_t result = rotate_left(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotate_left(s[3], 45);
-    return result;
-}
-
 void gaussian_noise::fill(float* out, size_t n, float sigma)
 {
     constexpr uint64_t mask = pool_size - 1;
@@ -107,13 +110,13 @@ void gaussian_noise::fill(float* out, size_t n, float sigma)
     for (; i < n && d_indices_left > 0; i++, d_indices_left--, d_bits >>= index_bits)
         out[i] = sigma * table[d_bits & mask];
     for (; i + 3 <= n; i += 3) {
-        const uint64_t r = next();
+        const uint64_t r = next(d_state);
         out[i] = sigma * table[r & mask];
         out[i + 1] = sigma * table[(r >> index_bits) & mask];
         out[i + 2] = sigma * table[(r >> (2 * index_bits)) & mask];
     }
     if (i < n) {
-        d_bits = next();
+        d_bits = next(d_state);
         d_indices_left = 3;
         for (; i < n; i++, d_indices_left--, d_bits >>= index_bits)
             out[i] = sigma * table[d_bits & mask];

@@ -57,8 +57,6 @@ public:
     static const float* table();
 
 private:
-    uint64_t next();
-
     std::array<uint64_t, 4> d_state;
     uint64_t d_bits = 0;         //!< indices not used yet, lowest first
     unsigned d_indices_left = 0; //!< how many (0 .. 2)
