@@ -4,16 +4,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "array_source_impl.h"
+#include "block_support/block_params.h"
 #include "block_support/rx_time.h"
-#include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
+#include "engines/phase_shift/phase_cycles.h" // cos_sin_of_cycles
 #include <gnuradio/beamform/engines/array_geometry.h>
+#include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
+#include <algorithm>
 #include <cmath>
-#include <string>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace beamform {
@@ -40,6 +43,78 @@ double fraction_of_product(double a, double b)
 {
     const double x = std::fma(a, b, -std::rint(a * b));
     return x - std::rint(x);
+}
+
+/*!
+ * out[t][a] += phasor[a] * tone[t] for n items of n_receivers complex values
+ * (written out: std::complex's operator* adds NaN checks). Compiled also for
+ * AVX2 + FMA, picked at run time.
+ */
+__attribute__((target_clones("avx2,fma", "default"))) void
+add_tone(float* out,
+         size_t n,
+         size_t n_receivers,
+         const float* phasor_re,
+         const float* phasor_im,
+         const float* tone_re,
+         const float* tone_im)
+{
+    for (size_t t = 0; t < n; t++) {
+        const float tr = tone_re[t], ti = tone_im[t];
+        float* row = out + 2 * t * n_receivers;
+        for (size_t a = 0; a < n_receivers; a++) {
+            row[2 * a] += phasor_re[a] * tr - phasor_im[a] * ti;
+            row[2 * a + 1] += phasor_re[a] * ti + phasor_im[a] * tr;
+        }
+    }
+}
+
+/*!
+ * out[i] = round(scale * x[i]) (to nearest, ties to even, in double)
+ * saturated to T's range. Clamping first and rounding by adding and removing
+ * 1.5 * 2^52 (exact for |v| < 2^51 in the default rounding mode) gives the
+ * same integers as rounding first. Four values at a time in GCC's vector
+ * types: written as a plain loop, the compiler turns the clamp into branches
+ * (to store the limits as constants) and the loop is not vectorized.
+ */
+template <typename T>
+inline void round_to_integers(const float* x, T* out, size_t n, double scale)
+{
+    typedef double double4 __attribute__((vector_size(32)));
+    typedef int32_t int4 __attribute__((vector_size(16)));
+    constexpr double lo = std::numeric_limits<T>::min(),
+                     hi = std::numeric_limits<T>::max();
+    constexpr double round_shift = 6755399441055744.0; // 1.5 * 2^52
+    const double4 lo4 = { lo, lo, lo, lo }, hi4 = { hi, hi, hi, hi };
+    const double4 shift4 = { round_shift, round_shift, round_shift, round_shift };
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        double4 v = {
+            double(x[i]), double(x[i + 1]), double(x[i + 2]), double(x[i + 3])
+        };
+        v *= scale;
+        v = v < lo4 ? lo4 : v;
+        v = v > hi4 ? hi4 : v;
+        const int4 r = __builtin_convertvector((v + shift4) - shift4, int4);
+        for (int k = 0; k < 4; k++)
+            out[i + k] = T(r[k]);
+    }
+    for (; i < n; i++) {
+        const double v = std::min(std::max(scale * double(x[i]), lo), hi);
+        out[i] = T(int32_t((v + round_shift) - round_shift));
+    }
+}
+
+__attribute__((target_clones("avx2,fma", "default"))) void
+round_to_int16(const float* x, int16_t* out, size_t n, double scale)
+{
+    round_to_integers(x, out, n, scale);
+}
+
+__attribute__((target_clones("avx2,fma", "default"))) void
+round_to_int8(const float* x, int8_t* out, size_t n, double scale)
+{
+    round_to_integers(x, out, n, scale);
 }
 
 } // namespace
@@ -155,11 +230,14 @@ array_source_impl::array_source_impl(const array_source_config& config)
       d_config(config),
       d_n_receivers(config.positions.size()),
       d_n_sources(config.azimuths.size()),
-      d_generator(config.seed),
-      d_normal(0.0f, float(config.noise_amplitude / std::sqrt(2.0)))
+      // About 2048 complex values (16 KiB of fc32) at a time: they stay in L1
+      // while the noise is drawn, the tones added and the integers written.
+      d_tile_items(std::max<size_t>(1, 2048 / config.positions.size())),
+      d_noise(config.seed)
 {
     d_delays.resize(d_n_sources * d_n_receivers);
-    d_phasors.resize(d_n_sources * d_n_receivers);
+    d_phasor_re.resize(d_n_sources * d_n_receivers);
+    d_phasor_im.resize(d_n_sources * d_n_receivers);
     d_cycles_per_sample.resize(d_n_sources);
     for (size_t k = 0; k < d_n_sources; k++) {
         const auto tau = geometric_delays(config.positions,
@@ -173,21 +251,19 @@ array_source_impl::array_source_impl(const array_source_config& config)
             d_delays[k * d_n_receivers + a] = tau[a];
             // Receiver a sees the wavefront tau earlier: phase + 2 pi f_sky tau.
             const double cycles = fraction_of_product(sky_freq, tau[a]);
-            d_phasors[k * d_n_receivers + a] =
+            const auto phasor =
                 std::polar(config.amplitudes[k], two_pi * cycles + config.phases[k]);
+            d_phasor_re[k * d_n_receivers + a] = float(phasor.real());
+            d_phasor_im[k * d_n_receivers + a] = float(phasor.imag());
         }
     }
-}
-
-template <typename T>
-void array_source_impl::write_integers(T* out, size_t n_values) const
-{
-    const double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-    const float* x = reinterpret_cast<const float*>(d_samples.data());
-    for (size_t i = 0; i < n_values; i++) {
-        const double v = std::nearbyint(d_config.scale * double(x[i]));
-        out[i] = T(v < lo ? lo : (v > hi ? hi : v));
-    }
+    // An output buffer as large as the CPU engines' (cpu_buffer_items): the
+    // channelizer downstream pays a fixed cost per call.
+    size_output_buffers(*this, output_signature()->sizeof_stream_item(0), device_spec{});
+    d_tone_re.resize(d_tile_items);
+    d_tone_im.resize(d_tile_items);
+    if (config.output_format != sample_format::fc32)
+        d_tile.resize(2 * d_tile_items * d_n_receivers);
 }
 
 bool array_source_impl::start()
@@ -195,13 +271,69 @@ bool array_source_impl::start()
     std::string buffer;
     const auto detail = this->detail();
     if (detail && detail->noutputs() > 0 && detail->output(0))
-        buffer = ", output buffer " + std::to_string(detail->output(0)->bufsize()) + " items";
+        buffer =
+            ", output buffer " + std::to_string(detail->output(0)->bufsize()) + " items";
     d_logger->info("on cpu: {:d} receivers, {:d} sources, items of {:d} B out{:s}",
                    d_n_receivers,
                    d_n_sources,
                    output_signature()->sizeof_stream_item(0),
                    buffer);
     return true;
+}
+
+bool array_source_impl::stop()
+{
+    // GNU Radio sets max_output_buffer to the size it allocated at each start,
+    // and a max makes the next start skip min_output_buffer: a restarted
+    // flowgraph would get the 64 KiB default (and a warning). Forgotten here,
+    // as the engine blocks do for their GPU-sized buffers, unless the user set
+    // a max below the minimum.
+    for (int i = 0; i < output_signature()->max_streams(); i++)
+        if (max_output_buffer(i) >= min_output_buffer(i))
+            set_max_output_buffer(i, -1);
+    return true;
+}
+
+void array_source_impl::evaluate_tone(size_t k, uint64_t first, size_t n)
+{
+    // Exact from the integer sample index at the start and at every 64th
+    // sample, advanced in between by the one-sample phasor in double: after
+    // fewer than 64 steps the phase is off by about 1e-14 cycles, far below the
+    // float output's rounding, and nothing accumulates beyond 64 samples.
+    constexpr uint64_t exact_every = 64;
+    const double cycles_per_sample = d_cycles_per_sample[k];
+    double step_re, step_im;
+    cos_sin_of_cycles(cycles_per_sample, step_re, step_im);
+    double re = 1.0, im = 0.0;
+    for (size_t t = 0; t < n; t++) {
+        if (t == 0 || (first + t) % exact_every == 0)
+            cos_sin_of_cycles(
+                phase_cycles(0.0, cycles_per_sample, 0.0, first + t), re, im);
+        d_tone_re[t] = float(re);
+        d_tone_im[t] = float(im);
+        const double next_re = re * step_re - im * step_im;
+        im = re * step_im + im * step_re;
+        re = next_re;
+    }
+}
+
+void array_source_impl::simulate(uint64_t first, size_t n, float* out)
+{
+    const size_t n_values = 2 * n * d_n_receivers;
+    if (d_config.noise_amplitude > 0)
+        d_noise.fill(out, n_values, float(d_config.noise_amplitude / std::sqrt(2.0)));
+    else
+        std::fill(out, out + n_values, 0.0f);
+    for (size_t k = 0; k < d_n_sources; k++) {
+        evaluate_tone(k, first, n);
+        add_tone(out,
+                 n,
+                 d_n_receivers,
+                 d_phasor_re.data() + k * d_n_receivers,
+                 d_phasor_im.data() + k * d_n_receivers,
+                 d_tone_re.data(),
+                 d_tone_im.data());
+    }
 }
 
 int array_source_impl::work(int noutput_items,
@@ -223,39 +355,29 @@ int array_source_impl::work(int noutput_items,
     }
 
     const size_t n_items = size_t(noutput_items);
-    d_samples.resize(n_items * d_n_receivers);
-    for (size_t t = 0; t < n_items; t++) {
-        std::complex<float>* row = d_samples.data() + t * d_n_receivers;
-        for (size_t a = 0; a < d_n_receivers; a++)
-            row[a] = 0.0f;
-        for (size_t k = 0; k < d_n_sources; k++) {
-            // Baseband tone phase from the integer sample index, never accumulated.
-            const double cycles =
-                phase_cycles(0.0, d_cycles_per_sample[k], 0.0, first + t);
-            const std::complex<double> tone = std::polar(1.0, two_pi * cycles);
-            const std::complex<double>* phasor = d_phasors.data() + k * d_n_receivers;
-            for (size_t a = 0; a < d_n_receivers; a++)
-                row[a] += std::complex<float>(phasor[a] * tone);
+    for (size_t t0 = 0; t0 < n_items; t0 += d_tile_items) {
+        const size_t n = std::min(d_tile_items, n_items - t0);
+        const size_t offset = 2 * t0 * d_n_receivers; // real values before this tile
+        const size_t n_values = 2 * n * d_n_receivers;
+        switch (d_config.output_format) {
+        case sample_format::fc32:
+            simulate(first + t0, n, static_cast<float*>(output_items[0]) + offset);
+            break;
+        case sample_format::sc16:
+            simulate(first + t0, n, d_tile.data());
+            round_to_int16(d_tile.data(),
+                           static_cast<int16_t*>(output_items[0]) + offset,
+                           n_values,
+                           d_config.scale);
+            break;
+        case sample_format::sc8:
+            simulate(first + t0, n, d_tile.data());
+            round_to_int8(d_tile.data(),
+                          static_cast<int8_t*>(output_items[0]) + offset,
+                          n_values,
+                          d_config.scale);
+            break;
         }
-        if (d_config.noise_amplitude > 0)
-            for (size_t a = 0; a < d_n_receivers; a++)
-                row[a] +=
-                    std::complex<float>(d_normal(d_generator), d_normal(d_generator));
-    }
-
-    const size_t n_values = 2 * n_items * d_n_receivers;
-    switch (d_config.output_format) {
-    case sample_format::fc32:
-        std::copy(d_samples.begin(),
-                  d_samples.end(),
-                  static_cast<std::complex<float>*>(output_items[0]));
-        break;
-    case sample_format::sc16:
-        write_integers(static_cast<int16_t*>(output_items[0]), n_values);
-        break;
-    case sample_format::sc8:
-        write_integers(static_cast<int8_t*>(output_items[0]), n_values);
-        break;
     }
     return noutput_items;
 }

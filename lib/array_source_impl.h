@@ -6,9 +6,9 @@
 #ifndef INCLUDED_BEAMFORM_ARRAY_SOURCE_IMPL_H
 #define INCLUDED_BEAMFORM_ARRAY_SOURCE_IMPL_H
 
+#include "engines/common/gaussian_noise.h"
 #include <gnuradio/beamform/array_source.h>
 #include <complex>
-#include <random>
 
 namespace gr {
 namespace beamform {
@@ -41,24 +41,30 @@ public:
 
     //! Logs one info line: receivers, sources, item size, output buffer.
     bool start() override;
+    //! Forgets the max_output_buffer GNU Radio set to what it allocated.
+    bool stop() override;
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override;
 
 private:
-    template <typename T>
-    void write_integers(T* out, size_t n_values) const;
+    //! Items [first, first + n) as fc32 into out: noise, then each tone added.
+    void simulate(uint64_t first, size_t n, float* out);
+    //! tone_re/im[t] = exp(2 pi i f_k (first + t) / sample_rate), t < n, source k.
+    void evaluate_tone(size_t k, uint64_t first, size_t n);
 
     array_source_config d_config;
     size_t d_n_receivers;
     size_t d_n_sources;
-    std::vector<double> d_delays;                //!< [sources][receivers], s
-    std::vector<double> d_cycles_per_sample;     //!< per source
-    std::vector<std::complex<double>> d_phasors; //!< [sources][receivers]
-    std::vector<std::complex<float>> d_samples;  //!< one work call, fc32
-    std::mt19937_64 d_generator;
-    std::normal_distribution<float> d_normal;
+    size_t d_tile_items;                     //!< items simulated at a time
+    std::vector<double> d_delays;            //!< [sources][receivers], s
+    std::vector<double> d_cycles_per_sample; //!< per source
+    std::vector<float> d_phasor_re;          //!< [sources][receivers]
+    std::vector<float> d_phasor_im;          //!< [sources][receivers]
+    std::vector<float> d_tone_re, d_tone_im; //!< one tile, one source
+    std::vector<float> d_tile;               //!< one tile fc32 (integer formats)
+    gaussian_noise d_noise;
 };
 
 } // namespace beamform

@@ -103,6 +103,29 @@ size_t host_buffer_items(size_t item_size, size_t page_size)
     return granule;
 }
 
+size_t cpu_buffer_items(size_t item_size, size_t page_size)
+{
+    // Per work call a CPU engine pays for its thread pool's wake-up, the
+    // channelizer for copying its filter history (taps x channels samples of
+    // every receiver) and the beamformer for packing its weights for the
+    // matrix products: 8 MiB of items makes those small against the data.
+    // BEAMFORM_CPU_BUFFER_MB (1 to 4096) sets another size, for measuring.
+    size_t target_bytes = size_t(8) << 20;
+    if (const char* mb = std::getenv("BEAMFORM_CPU_BUFFER_MB")) {
+        const long v = std::atol(mb);
+        if (v >= 1 && v <= 4096)
+            target_bytes = size_t(v) << 20;
+    }
+    if (item_size == 0 || page_size == 0)
+        return 0;
+    // Whole memory pages (see host_buffer_items), unless that would more than
+    // double the target: then the odd-size rule alone.
+    const size_t granule = page_size / std::gcd(item_size, page_size);
+    const size_t items = std::max<size_t>(2, (target_bytes + item_size - 1) / item_size);
+    const size_t in_pages = (items + granule - 1) / granule * granule;
+    return in_pages <= 2 * items ? in_pages : host_buffer_items(item_size, page_size);
+}
+
 void set_min_output_items(gr::block& block, long items)
 {
     const int ports = std::max(1, block.output_signature()->max_streams());
@@ -117,7 +140,7 @@ void size_output_buffers(gr::block& block, size_t item_size, const device_spec& 
         return;
     }
     const long page = sysconf(_SC_PAGESIZE);
-    if (const size_t items = host_buffer_items(item_size, page > 0 ? size_t(page) : 4096))
+    if (const size_t items = cpu_buffer_items(item_size, page > 0 ? size_t(page) : 4096))
         set_min_output_items(block, static_cast<long>(items));
 }
 

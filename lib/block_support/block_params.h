@@ -58,14 +58,25 @@ int gpu_calls_in_flight();
  */
 size_t host_buffer_items(size_t item_size, size_t page_size);
 
+/*!
+ * Items of \p item_size in a CPU engine block's output buffer: about 8 MiB
+ * (BEAMFORM_CPU_BUFFER_MB, 1 to 4096, sets another size), at least 2 items,
+ * in whole memory pages. Each work call of a CPU engine has a fixed cost
+ * (waking its threads; the channelizer's filter history, the beamformer's
+ * weight packing), which GNU Radio's default of 64 KiB made larger than the
+ * work itself on the station's items. Where whole pages would more than
+ * double the size, host_buffer_items instead.
+ */
+size_t cpu_buffer_items(size_t item_size, size_t page_size);
+
 //! Minimum output buffer of every output port, in items (GNU Radio's
 //! one-argument set_min_output_buffer also logs an info line per call).
 void set_min_output_items(gr::block& block, long items);
 
 /*!
  * Size a block's output buffers: for a GPU, gpu_buffer_items, so that each work
- * call carries enough items to fill the device; on the host, host_buffer_items,
- * so that items of odd sizes (e.g. 181 beam powers) need no rounding warning.
+ * call carries enough items to fill the device; on the CPU, cpu_buffer_items,
+ * so that each call carries enough items to pay for its fixed costs.
  */
 void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev);
 

@@ -116,6 +116,27 @@ def test_tags_on_item_zero():
     assert pmt.to_double(by_key["rx_rate"].value) == 2.5e6
 
 
+def test_restarted_flowgraph_keeps_the_large_buffer(capfd):
+    # GNU Radio sets max_output_buffer to what it allocated at each start, and
+    # a max makes the next start skip min_output_buffer; the block forgets it.
+    src = beamform.array_source([[0, 0, 0], [1, 0, 0]], 1e6, 1e9, [30.0], [10.0], [1e4],
+                                noise_amplitude=0.5)
+    items = src.min_output_buffer(0)
+    assert items * 16 >= 8 << 20  # about 8 MiB of 16-B items
+    tb = gr.top_block()
+    head = blocks.head(16, 1000)
+    snk = blocks.vector_sink_c(2)
+    tb.connect(src, head, snk)
+    for _ in range(3):
+        head.reset()
+        tb.run()
+    captured = capfd.readouterr()
+    assert "max output buffer set to" not in captured.out + captured.err
+    assert f"output buffer {items} items" in captured.out + captured.err
+    assert len(snk.data()) == 3 * 1000 * 2
+    assert src.max_output_buffer(0) == -1
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

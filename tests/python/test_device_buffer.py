@@ -212,3 +212,24 @@ def test_restarted_flowgraph_keeps_gpu_sized_buffers(capfd, device):
     assert "max output buffer set to" not in captured.out + captured.err
     assert len(snk.data()) == 3 * 64
     assert blk.max_output_buffer(0) == -1  # forgotten at stop(), sized again at start
+
+
+def test_cpu_blocks_get_buffers_of_about_8_mib(capfd):
+    """On the CPU, each engine block's output buffer holds about 8 MiB of items
+    in whole memory pages (cpu_buffer_items), so that a work call is long
+    enough to pay for its fixed costs; it is what GNU Radio allocates."""
+    n_ch, n_rx = 128, 48  # the station demo's spectra: 48 KiB items
+    pfb = beamform.pfb_channelizer(n_ch, [], 16, beamform.fc32, n_rx, 1, False, 150e6, 10e6,
+                                   "cpu")
+    conv = beamform.convert(beamform.sc16, n_rx, [1.0], "cpu")
+    assert pfb.min_output_buffer(0) == 171  # ceil(8 MiB / 48 KiB)
+    assert conv.min_output_buffer(0) * 8 * n_rx >= 8 << 20
+    assert (conv.min_output_buffer(0) * 8 * n_rx) % 4096 == 0
+    tb = gr.top_block()
+    raw = np.ones((4 * n_ch, n_rx, 2), np.int16)
+    snk = blocks.null_sink(8 * n_ch * n_rx)
+    tb.connect(byte_source(raw, 4 * n_rx), conv, pfb, snk)
+    tb.run()
+    log = "".join(capfd.readouterr())
+    assert "pfb_channelizer :info: on cpu: items of 384 B in, 49152 B out, output buffer 171 " \
+        "items" in log, log

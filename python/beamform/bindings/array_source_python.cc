@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(array_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(45f7d7e116477efe87bb06c55d9a3102)                     */
+/* BINDTOOL_HEADER_FILE_HASH(dbb403d098029de4ca53eb3baedef7b0)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
