@@ -127,8 +127,9 @@ protected:
      * every start, and at the next start a max > 0 makes it skip
      * min_output_buffer (block::allocate_buffer: "if max > 0 ... else if min >
      * 0"): a restarted flowgraph would get GNU Radio's default 64 KiB buffers,
-     * not the GPU-sized ones. That max is forgotten here so that the next start
-     * sizes them again (a max the user set below the GPU size is kept).
+     * not the GPU- or CPU-sized ones (size_output_buffers). That max is
+     * forgotten here so that the next start sizes them again (a max the user
+     * set below that size is kept).
      */
     bool stop() override
     {
@@ -142,10 +143,9 @@ protected:
             this->d_logger->error("{:s}", e.what());
             return false;
         }
-        if (placement().uses_device_buffers())
-            for (int i = 0; i < this->output_signature()->max_streams(); i++)
-                if (this->max_output_buffer(i) >= this->min_output_buffer(i))
-                    this->set_max_output_buffer(i, -1);
+        for (int i = 0; i < this->output_signature()->max_streams(); i++)
+            if (this->max_output_buffer(i) >= this->min_output_buffer(i))
+                this->set_max_output_buffer(i, -1);
         return Block::stop();
     }
 
