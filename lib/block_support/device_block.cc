@@ -188,6 +188,18 @@ copy_stats stats_of(const gr::buffer_sptr& buf)
 }
 } // namespace
 
+bool device_block::output_copy_failed() const
+{
+    auto detail = const_cast<gr::block&>(as_block()).detail();
+    if (!detail)
+        return false;
+    for (int o = 0; o < detail->noutputs(); o++)
+        if (auto* db = dynamic_cast<const device_buffer*>(detail->output(o).get()))
+            if (db->copy_failed())
+                return true;
+    return false;
+}
+
 copy_stats device_block::input_copy_stats(int port) const
 {
     auto detail = const_cast<gr::block&>(as_block()).detail();

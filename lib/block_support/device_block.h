@@ -77,6 +77,10 @@ public:
             d_stream->synchronize();
     }
 
+    //! A copy of one of this block's outputs to the host failed (the host
+    //! reader logged it): the block should end.
+    bool output_copy_failed() const;
+
     copy_stats input_copy_stats(int port = 0) const override;
     copy_stats output_copy_stats(int port = 0) const override;
 

@@ -294,17 +294,36 @@ void device_buffer::make_wait_for_copies(stream_handle s)
         d_copies.back().done->make_wait(s);
 }
 
+namespace {
+// Test hook (inject_device_to_host_failure_after): host reads left before one fails.
+std::atomic<long> g_reads_before_failure{ -1 };
+} // namespace
+
+void device_buffer::inject_device_to_host_failure_after(long reads)
+{
+    g_reads_before_failure = reads;
+}
+
 void device_buffer::wait_for_device_to_host_copies()
 {
     try {
+        if (g_reads_before_failure >= 0 && g_reads_before_failure-- == 0)
+            throw std::runtime_error("CUDA error in cudaMemcpyAsync at injected:1: an illegal "
+                                     "memory access was encountered (test hook)");
         wait_for_copies_from(0);
     } catch (const std::exception& e) {
-        // On the host reader's thread: GNU Radio 3.10 ends that thread on an
-        // exception; the error is logged first, naming the GPU writer.
+        // On the host reader's thread, which GNU Radio 3.10 ends on an
+        // exception: the error is logged first, naming the GPU writer, and
+        // the writer is told (copy_failed) and woken, so that it ends too and
+        // the flowgraph with it instead of waiting for a reader that is gone.
         d_logger->error("the copy of '{:s}''s output to the host failed, ending the "
                         "flowgraph: {:s}",
                         d_owner_alias,
                         e.what());
+        d_copy_failed = true;
+        set_done(true);
+        if (auto writer = d_link.lock(); writer && writer->detail())
+            writer->detail()->d_tpb.notify_msg(); // wakes its thread
         throw;
     }
 }

@@ -103,6 +103,12 @@ public:
     //! Host -> GPU: work enqueued on \p s from now on runs after every copy
     //! enqueued so far (the GPU reader's stream, before its kernels).
     void make_wait_for_copies(stream_handle s);
+    //! GPU -> host: a copy to the host failed (its reader logged it and ended);
+    //! the GPU writer ends at its next work call.
+    bool copy_failed() const { return d_copy_failed; }
+    //! Test hook: after \p reads more host reads of any GPU -> host buffer, the
+    //! next one fails as a failed copy would (a negative count: never).
+    static void inject_device_to_host_failure_after(long reads);
 
 protected:
     bool do_allocate_buffer(size_t final_nitems, size_t sizeof_item) override;
@@ -168,6 +174,7 @@ private:
     std::vector<std::unique_ptr<gpu_event>> d_spare_events;
     std::atomic<uint64_t> d_h2d_bytes{ 0 };
     std::atomic<uint64_t> d_d2h_bytes{ 0 };
+    std::atomic<bool> d_copy_failed{ false };
 };
 
 } // namespace beamform

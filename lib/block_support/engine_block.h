@@ -100,7 +100,8 @@ protected:
      * A work() that throws (a CUDA/HIP error reported by BF_GPU_CHECK, a bad
      * value met mid-stream) ends this block with the error logged, naming the
      * block: GNU Radio 3.10 would log the exception and leave the flowgraph
-     * hanging. Returning WORK_DONE ends the flowgraph; run() and wait()
+     * hanging. So does a failed copy of an output to the host (logged by the
+     * host reader, device_buffer::copy_failed). Returning WORK_DONE ends the flowgraph; run() and wait()
      * return (GNU Radio gives no way to raise from them).
      */
     int general_work(int noutput_items,
@@ -108,6 +109,12 @@ protected:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
+        if (output_copy_failed()) {
+            this->d_logger->error("{:s}: a copy of its output to the host failed, ending the "
+                                  "flowgraph",
+                                  this->alias());
+            return gr::block::WORK_DONE;
+        }
         try {
             return Block::general_work(noutput_items, ninput_items, input_items, output_items);
         } catch (const std::exception& e) {

@@ -19,6 +19,7 @@
  *  4. a work() that throws (as BF_GPU_CHECK does on a CUDA/HIP error) ends the
  *     flowgraph within 5 s instead of leaving it hanging.
  */
+#include "block_support/device_buffer.h"
 #include "block_support/engine_block.h"
 #include "test_util.h"
 #include <gnuradio/beamform/convert.h>
@@ -427,6 +428,36 @@ TEST_P(gpu_handoff, a_failing_work_call_ends_the_flowgraph)
     // Two calls of at most 1000 items passed, the third failed: the rest is not produced.
     EXPECT_LE(failing->nitems_written(0), 2000u);
     EXPECT_LT(sink->nitems_read(0), total);
+}
+
+TEST_P(gpu_handoff, a_failing_copy_to_the_host_ends_the_flowgraph)
+{
+    // An endless source: only the failure can end this flowgraph. The third
+    // host read of the GPU block's output fails as a failed device -> host
+    // copy would; the host reader logs it and ends, the GPU writer is woken
+    // and ends, and so does the source.
+    const device_spec dev = select_device(GetParam());
+    auto tb = gr::make_top_block("handoff_copy_failure");
+    auto src = gr::blocks::vector_source_c::make(std::vector<gr_complex>(4096, 1.f), true);
+    auto conv = convert::make(sample_format::fc32, 1, { 1.0f }, dev.name());
+    conv->set_max_noutput_items(1000);
+    auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+    tb->connect(src, 0, conv, 0);
+    tb->connect(conv, 0, sink, 0);
+    device_buffer::inject_device_to_host_failure_after(2);
+    auto ran = std::async(std::launch::async, [tb] { tb->run(); });
+    const bool ended = ran.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+    device_buffer::inject_device_to_host_failure_after(-1);
+    if (!ended) {
+        ADD_FAILURE() << GetParam() << ": the flowgraph hung after a failed copy to the host";
+        std::cout.flush();
+        std::_Exit(1);
+    }
+    // The two reads before the failure saw items; nothing after it was read.
+    EXPECT_GT(sink->nitems_read(0), 0u);
+    const auto* gpu = dynamic_cast<const device_block*>(conv.get());
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_TRUE(gpu->output_copy_failed());
 }
 
 INSTANTIATE_TEST_SUITE_P(devices,
