@@ -14,7 +14,7 @@
  *     host -> device copy of the voltages); once with a source that hands over
  *     items already in pinned memory (the GPU side), once with a source that
  *     writes every item (one host thread doing memcpy); in the steady state
- *     (from the sink's first output to its last) and over the whole run
+ *     (over the middle half of the sink's output) and over the whole run
  *     (start-up and the pipeline's fill included),
  *   - the four engines alone on device-resident data (sum of their medians),
  *     that sum plus a pinned host -> device copy of the same input, the copy
@@ -84,7 +84,7 @@ std::vector<double> random_delays(const station_size& s)
 //! A flowgraph run's input rates (samples per second, all receivers).
 struct flowgraph_rates {
     double whole_run; //!< spectra over run()'s time: start-up and pipeline fill included
-    double steady;    //!< from the sink's first work call to its last
+    double steady;    //!< over the middle half of the sink's items
 };
 
 /*!
@@ -138,7 +138,7 @@ flowgraph_rates run_flowgraph(const station_size& s,
                                          polarization_layout::single,
                                          stokes_mode::I,
                                          device);
-    auto sink = bench::timed_sink::make(beams->output_item_bytes());
+    auto sink = bench::timed_sink::make(beams->output_item_bytes(), spectra / s.n_int);
     tb->connect(src, 0, conv, 0);
     tb->connect(conv, 0, pfb, 0);
     tb->connect(pfb, 0, phase, 0);
@@ -168,11 +168,11 @@ flowgraph_rates run_flowgraph(const station_size& s,
     const double samples_per_spectrum = double(s.channels * s.receivers);
     const flowgraph_rates rates{
         double(spectra) * samples_per_spectrum / seconds,
-        double(sink->items_after_first() * s.n_int) * samples_per_spectrum /
-            sink->seconds_after_first()
+        double(sink->middle_items() * s.n_int) * samples_per_spectrum /
+            sink->middle_seconds()
     };
-    std::printf("  %s flowgraph%s: %zu spectra in %.3f s (steady state: %.3f GS/s after the "
-                "first output); host->device %.3f GB, GPU->GPU edges %llu B, device->host "
+    std::printf("  %s flowgraph%s: %zu spectra in %.3f s (steady state: %.3f GS/s over the "
+                "middle half of the output); host->device %.3f GB, GPU->GPU edges %llu B, device->host "
                 "%.3f MB\n",
                 device.c_str(),
                 host_writes ? "" : " (source writes its first 512 MiB only)",

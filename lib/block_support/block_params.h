@@ -41,8 +41,10 @@ std::vector<T> expand_per_receiver(const std::string& name,
  */
 size_t check_item_bytes(const std::string& parameters, uint64_t bytes);
 
-//! Items of \p item_size in a GPU-side buffer: at least 64 MiB, and 2 items.
-size_t gpu_buffer_items(size_t item_size);
+//! Bytes of a GPU-side buffer on \p dev: 1/128 of its memory, from 64 to 512 MiB.
+size_t gpu_buffer_bytes(const device_spec& dev);
+//! Items of \p item_size in a GPU-side buffer on \p dev (gpu_buffer_bytes), at least 2.
+size_t gpu_buffer_items(size_t item_size, const device_spec& dev);
 
 //! How many work calls a GPU block may have on the GPU at once (2).
 int gpu_calls_in_flight();

@@ -98,7 +98,7 @@ device_buffer::device_buffer(int nitems,
     // output (GNU Radio sized it for host work calls: often only a few items),
     // so that each copy and each kernel launch carries enough data.
     if (d_replaced_host_output) {
-        nitems = std::max<int>(nitems, static_cast<int>(gpu_buffer_items(sizeof_item)));
+        nitems = std::max<int>(nitems, static_cast<int>(gpu_buffer_items(sizeof_item, d_device)));
         // GNU Radio capped the host writer's work calls at the items of the
         // default host buffer it made first (2 x 32 KiB: 170 items of 96 sc16
         // receivers), which would cut the input into as many small copies.

@@ -204,7 +204,12 @@ def test_restarted_flowgraph_keeps_its_sized_buffers(capfd, device):
     snk = blocks.vector_sink_c(4)
     tb.connect(src, blk, snk)
     sized_items = blk.min_output_buffer(0)
-    assert sized_items == ((64 << 20) // 32 if device != "cpu" else (8 << 20) // 32)
+    if device == "cpu":
+        assert sized_items == (8 << 20) // 32
+    elif device.startswith("emu"):
+        assert sized_items == (64 << 20) // 32  # the emulation reports no memory
+    else:  # 1/128 of the GPU's memory, from 64 to 512 MiB
+        assert (64 << 20) // 32 <= sized_items <= (512 << 20) // 32
     for run in range(3):
         src.rewind()
         tb.run()
