@@ -192,6 +192,8 @@ flowgraph_rates run_flowgraph(const station_size& s,
 
 struct engine_times {
     double convert_ms, pfb_ms, phase_ms, beam_ms, h2d_ms;
+    double d2h_ms;  //!< the device -> host copy of the batch's powers alone
+    double both_ms; //!< the input copy and the powers' copy at once, on two streams
 };
 
 //! The station's four engines on one GPU, with buffers for `batch` spectra.
@@ -361,6 +363,37 @@ engine_times time_engines(const station_size& s, const device_spec& gpu, size_t 
                    stream,
                    10)
                    .median_ms;
+    pinned_memory host_out(backend::cuda, e.power_bytes);
+    auto copy_out = [&](cudaStream_t s) {
+        BF_GPU_CHECK(cudaMemcpyAsync(
+            host_out.get(), e.powers.get(), e.power_bytes, cudaMemcpyDeviceToHost, s));
+    };
+    t.d2h_ms = bench::time_gpu([&] { copy_out(stream); }, stream, 10).median_ms;
+    // Both directions at once: whether the link carries them side by side.
+    cudaStream_t other;
+    cudaEvent_t started, out_done;
+    BF_GPU_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    BF_GPU_CHECK(cudaEventCreateWithFlags(&started, cudaEventDisableTiming));
+    BF_GPU_CHECK(cudaEventCreateWithFlags(&out_done, cudaEventDisableTiming));
+    t.both_ms = bench::time_gpu(
+                    [&] {
+                        BF_GPU_CHECK(cudaEventRecord(started, stream));
+                        BF_GPU_CHECK(cudaStreamWaitEvent(other, started, 0));
+                        copy_out(other);
+                        BF_GPU_CHECK(cudaEventRecord(out_done, other));
+                        BF_GPU_CHECK(cudaMemcpyAsync(e.raw.get(),
+                                                     host.get(),
+                                                     e.raw_bytes,
+                                                     cudaMemcpyHostToDevice,
+                                                     stream));
+                        BF_GPU_CHECK(cudaStreamWaitEvent(stream, out_done, 0));
+                    },
+                    stream,
+                    10)
+                    .median_ms;
+    cudaEventDestroy(started);
+    cudaEventDestroy(out_done);
+    cudaStreamDestroy(other);
     cudaStreamDestroy(stream);
     return t;
 }
@@ -436,20 +469,24 @@ int main(int argc, char** argv)
     line("pinned host->device copy of the input alone", copy_rate);
     line("ideal overlapped pipeline: max(engine sum, copy)", ideal_rate);
     line("  measured: engines on one stream, copies in and out on two", pipeline_rate);
+    line("both copies at once (input in, powers out)", per_batch_samples / (e.both_ms * 1e-3));
     line("CPU flowgraph (all blocks on the CPU backend)", cpu_rate);
     char need[96];
     std::snprintf(need, sizeof need, "real time: %zu receivers at %.0f MS/s", s.receivers,
                   s.sample_rate / 1e6);
     line(need, needed);
     std::printf("\nengine medians per %zu spectra: convert %.3f ms, pfb %.3f ms, phase_shift "
-                "%.3f ms, beamformer %.3f ms (sum %.3f ms); host->device copy %.3f ms\n",
+                "%.3f ms, beamformer %.3f ms (sum %.3f ms); host->device copy %.3f ms, "
+                "device->host copy of the powers %.3f ms, both at once %.3f ms\n",
                 batch,
                 e.convert_ms,
                 e.pfb_ms,
                 e.phase_ms,
                 e.beam_ms,
                 engines_ms,
-                e.h2d_ms);
+                e.h2d_ms,
+                e.d2h_ms,
+                e.both_ms);
     std::printf("engine medians per %zu spectra, scaled to %zu: convert %.3f ms, pfb %.3f ms, "
                 "phase_shift %.3f ms, beamformer %.3f ms (sum %.3f ms); host->device copy %.3f "
                 "ms\n",
@@ -474,6 +511,8 @@ int main(int argc, char** argv)
     r.set("phase_shift_ms", e.phase_ms);
     r.set("beamformer_ms", e.beam_ms);
     r.set("h2d_ms", e.h2d_ms);
+    r.set("d2h_ms", e.d2h_ms);
+    r.set("both_copies_ms", e.both_ms);
     r.set("pipeline_ms", pipeline_ms);
     r.set("flowgraph_over_ideal", gpu_rate / ideal_rate);
     r.set("flowgraph_over_measured_pipeline", gpu_rate / pipeline_rate);
