@@ -283,14 +283,7 @@ bool array_source_impl::start()
 
 bool array_source_impl::stop()
 {
-    // GNU Radio sets max_output_buffer to the size it allocated at each start,
-    // and a max makes the next start skip min_output_buffer: a restarted
-    // flowgraph would get the 64 KiB default (and a warning). Forgotten here,
-    // as the engine blocks do for their GPU-sized buffers, unless the user set
-    // a max below the minimum.
-    for (int i = 0; i < output_signature()->max_streams(); i++)
-        if (max_output_buffer(i) >= min_output_buffer(i))
-            set_max_output_buffer(i, -1);
+    forget_allocated_max_output_buffers(*this); // as the engine blocks do
     return true;
 }
 

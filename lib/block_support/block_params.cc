@@ -156,5 +156,12 @@ void size_output_buffers(gr::block& block, size_t item_size, const device_spec& 
         set_min_output_items(block, static_cast<long>(items));
 }
 
+void forget_allocated_max_output_buffers(gr::block& block)
+{
+    for (int i = 0; i < block.output_signature()->max_streams(); i++)
+        if (block.max_output_buffer(i) >= block.min_output_buffer(i))
+            block.set_max_output_buffer(i, -1);
+}
+
 } // namespace beamform
 } // namespace gr

@@ -82,6 +82,14 @@ void set_min_output_items(gr::block& block, long items);
  */
 void size_output_buffers(gr::block& block, size_t item_size, const device_spec& dev);
 
+/*!
+ * At stop(): forget the max_output_buffer GNU Radio 3.10 sets to the size it
+ * allocated at every start (a max > 0 makes the next start skip
+ * min_output_buffer, so a restarted flowgraph would get the 64 KiB default and
+ * a warning), unless the user set a max below the minimum.
+ */
+void forget_allocated_max_output_buffers(gr::block& block);
+
 } // namespace beamform
 } // namespace gr
 

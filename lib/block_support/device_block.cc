@@ -134,7 +134,12 @@ void device_block::wait_for_neighbours(int noutput_items)
         // This call reads at most the items published now (GNU Radio counted
         // its input before calling work()): the writer's call that wrote the
         // newest of them is the one to wait for.
-        const uint64_t end = in->nitems_read() + uint64_t(in->items_available());
+        uint64_t end;
+        {
+            // The writer moves its index under the buffer's lock.
+            gr::thread::scoped_lock guard(*in->mutex());
+            end = in->nitems_read() + uint64_t(in->items_available());
+        }
         const gr::buffer_sptr& buf = in->buffer();
         if (const device_block* writer = gpu_block(buf->link())) {
             auto writer_detail = buf->link()->detail();

@@ -150,9 +150,7 @@ protected:
             this->d_logger->error("{:s}", e.what());
             return false;
         }
-        for (int i = 0; i < this->output_signature()->max_streams(); i++)
-            if (this->max_output_buffer(i) >= this->min_output_buffer(i))
-                this->set_max_output_buffer(i, -1);
+        forget_allocated_max_output_buffers(*this);
         return Block::stop();
     }
 
