@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 using namespace gr::beamform;
 
@@ -198,7 +199,7 @@ int main(int argc, char** argv)
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";
         const bool skip_conventional = bench::option(argc, argv, "no-conventional", "0") == "1";
         // --profile=W1,B1,W2,B2,MP,TILE1,TILE2,VARIANT: one engine, three volumes, nothing
-        // else (for ncu).
+        // else (for ncu); the I/Q set-up, the real one for VARIANT 3 (half2_real).
         const std::string profile = bench::option(argc, argv, "profile", "");
         const device_spec gpu{ backend::cuda, 0 };
         BF_GPU_CHECK(cudaSetDevice(0));
@@ -212,7 +213,7 @@ int main(int argc, char** argv)
                         &tune.stage2_warps, &tune.stage2_batch, &tune.multi_pixel,
                         &tune.stage1_tile_z, &tune.stage2_tile_elev, &tune.kernel_variant);
             tune.stage2_warps = tune.stage2_warps ? tune.stage2_warps : tune.stage1_warps;
-            const rca_das_config c = paper_config(false);
+            const rca_das_config c = paper_config(tune.kernel_variant == 3); // half2_real: real
             auto rf = random_rf(c, 1);
             bench::device_array out(c.output_item_bytes());
             auto e = make_rca_das_gpu_for(c, gpu, tune);
@@ -353,8 +354,9 @@ int main(int argc, char** argv)
 
         // --- tuning sweep: each variant's stage-1 (with pre-processing) and stage-2 times ---
         if (sweep) {
-            // kernel_variant: 0 reference, 2 half2 (rca::stage_variant; 1, folded,
-            // is the I/Q reference loop and is timed on the real set-up below).
+            // kernel_variant: 0 reference, 2 half2, 4 half2_pipelined
+            // (rca::stage_variant; 1, folded, is the I/Q reference loop and 3,
+            // half2_real, is real only: both timed on the real set-up below).
             struct variant {
                 int warps, batch, multi_pixel, tile1, tile2, kernel;
             };
@@ -363,7 +365,8 @@ int main(int argc, char** argv)
                 { 4, 4, -1, 8, 8, 0 },  { 8, 4, -1, 8, 8, 0 }, { 8, 2, -1, 8, 8, 0 },
                 { 16, 2, -1, 8, 8, 0 }, { 4, 8, -1, 4, 4, 0 }, { 6, 8, -1, 8, 8, 0 },
                 { 12, 8, -1, 8, 8, 0 }, { 4, 8, -1, 8, 8, 2 }, { 6, 8, -1, 8, 8, 2 },
-                { 12, 8, -1, 8, 8, 2 }, { 8, 4, -1, 8, 8, 2 },
+                { 12, 8, -1, 8, 8, 2 }, { 8, 4, -1, 8, 8, 2 }, { 4, 8, -1, 8, 8, 4 },
+                { 6, 8, -1, 8, 8, 4 },  { 8, 4, -1, 8, 8, 4 },
             };
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
             std::printf("%-52s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks, variant", "pre+stage1", "stage2+out", "volumes/s");
@@ -389,7 +392,9 @@ int main(int argc, char** argv)
                 char name[160];
                 std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy %s", vt.warps,
                               vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2,
-                              vt.kernel == 2 ? "half2" : "ref");
+                              vt.kernel == 2   ? "half2"
+                              : vt.kernel == 4 ? "half2_pipelined"
+                                               : "ref");
                 std::printf("%-52s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
                             1e3 / (t1.median_ms + t2.median_ms));
                 rep.row();
@@ -419,21 +424,23 @@ int main(int argc, char** argv)
                       e->describe(),
                       tr);
             if (sweep) {
-                // The folded variant (apodization in the weights), default and wide blocks.
-                const std::pair<int, int> shapes[] = { { 4, 8 }, { 6, 8 }, { 12, 8 } };
-                for (const auto& [warps, batch] : shapes) {
+                // The folded variant (apodization in the weights), default and wide
+                // blocks; half2_real (variant 3: half frame pairs, folded weights).
+                const std::tuple<int, int, int> shapes[] = { { 4, 8, 1 }, { 6, 8, 1 }, { 12, 8, 1 },
+                                                             { 4, 8, 3 }, { 6, 8, 3 }, { 8, 4, 3 } };
+                for (const auto& [warps, batch, variant] : shapes) {
                     rca_das_gpu_tuning tune;
                     tune.stage1_warps = tune.stage2_warps = warps;
                     tune.stage1_batch = tune.stage2_batch = batch;
-                    tune.kernel_variant = 1;
+                    tune.kernel_variant = variant;
                     auto ef = make_rca_das_gpu_for(real, gpu, tune);
                     bench::timing tf = bench::time_gpu(
                         [&] { ef->execute(rf_real->get(), out_real.get(), 2, stream); },
                         stream,
                         std::max(5, runs / 2),
                         2);
-                    table.add("  real folded " + std::to_string(warps) + "w x " +
-                                  std::to_string(batch),
+                    table.add(std::string(variant == 3 ? "  real half2_real " : "  real folded ") +
+                                  std::to_string(warps) + "w x " + std::to_string(batch),
                               tf.median_ms / 2,
                               double(real.n_voxels()),
                               double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,

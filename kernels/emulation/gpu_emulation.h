@@ -37,7 +37,7 @@
  *     three;
  *   - the read-only load __ldg, the fast intrinsics __sincosf, __cosf,
  *     __fdividef, __frcp_rn, __fsqrt_rn (as the exact operations), bit casts,
- *     atomicMax, and the packed-half operations __hmul2, __hfma2 (each half
+ *     atomicMax, __popc, __ffs, and the packed-half operations __hmul2, __hfma2 (each half
  *     rounded once, as the hardware does), __half22float2, __float2half2_rn.
  * Not modelled: timing, bank conflicts, memory spaces, preemption between
  * sync points, register limits: a kernel that passes here can still be slow
@@ -125,6 +125,7 @@ inline __half2 __hmul2(__half2 a, __half2 b)
     return __floats2half2_rn(fa.x * fb.x, fa.y * fb.y);
 }
 inline int __popc(uint32_t v) { return __builtin_popcount(v); }
+inline int __ffs(int v) { return __builtin_ffs(v); }
 inline int min(int a, int b) { return a < b ? a : b; }
 template <class T>
 inline T __ldg(const T* p)

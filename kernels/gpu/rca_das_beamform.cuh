@@ -83,13 +83,58 @@ constexpr stage_shape stage_shapes[] = { { 4, 8 },  { 4, 4 },  { 8, 4 }, { 8, 2 
  *   half:      I/Q only: filtered data and stage-1 images stored as half2
  *              (scaled into half's range by power-of-two gains), the cubic
  *              interpolation of each pixel in packed half2 (HFMA2: I and Q in
- *              one instruction), its result rotated and accumulated in fp32.
+ *              one instruction), its result rotated and accumulated in fp32;
+ *   half_real: real processing only: filtered data and stage-1 images stored
+ *              as half with two frames interleaved in each 32-bit word
+ *              (frames 2m and 2m + 1 of a sample side by side), so one HFMA2
+ *              interpolates one pixel for two frames with the same weights;
+ *              the apodization folded into the (half) weights as in folded,
+ *              each pixel's pair widened and added to fp32 accumulators, the
+ *              storage gain applied in fp32 when stored;
+ *   half_pipelined: I/Q only, the arithmetic and storage of half, in a frame
+ *              loop without the per-lane early exit: the terms of a run that
+ *              any pixel group of the block uses are walked in order,
+ *              and the next term's loads are issued before this term's FMAs
+ *              (the first term's under the next run's setup); the weights
+ *              reach shared memory already as half2.
  */
-enum stage_variant : int { variant_reference = 0, variant_folded = 1, variant_half = 2 };
-constexpr int stage_variant_count = 3;
+enum stage_variant : int {
+    variant_reference = 0,
+    variant_folded = 1,
+    variant_half = 2,
+    variant_half_real = 3,
+    variant_half_pipelined = 4
+};
+constexpr int stage_variant_count = 5;
 inline const char* stage_variant_name(int v)
 {
-    return v == variant_folded ? "folded" : v == variant_half ? "half2" : "reference";
+    switch (v) {
+    case variant_folded:
+        return "folded";
+    case variant_half:
+        return "half2";
+    case variant_half_real:
+        return "half2_real";
+    case variant_half_pipelined:
+        return "half2_pipelined";
+    default:
+        return "reference";
+    }
+}
+//! Variants that store the filtered data and the images as half (int16 input only).
+constexpr bool variant_stores_half(int v)
+{
+    return v == variant_half || v == variant_half_real || v == variant_half_pipelined;
+}
+//! Variants whose weights travel through shared memory as half2 (w, w).
+constexpr bool variant_half_weights(int v)
+{
+    return v == variant_half_real || v == variant_half_pipelined;
+}
+//! Variants whose apodization (and storage gain) scale the fp32 rotation.
+constexpr bool variant_gain_in_rotation(int v)
+{
+    return v == variant_half || v == variant_half_pipelined;
 }
 //! Frames of padding after the last frame of the filtered data and of the images.
 constexpr int max_batch_padding = 15;
@@ -162,7 +207,8 @@ __device__ __forceinline__ void make_setup(term_setup<P>& ts,
 #pragma unroll
             for (int m = 0; m < 4; m++)
                 lw[p][m] = 0.0f;
-        if constexpr (V == variant_folded && !std::is_same_v<S, float2>) {
+        if constexpr ((V == variant_folded || V == variant_half_real) &&
+                      !std::is_same_v<S, float2>) {
             // Real data: the apodization rides in the weights.
 #pragma unroll
             for (int m = 0; m < 4; m++)
@@ -199,6 +245,18 @@ __device__ __forceinline__ void make_setup(term_setup<P>& ts,
             ts.w[p][k] = v;
         }
     }
+}
+
+//! The half-weight variants: each weight w as the bits of the half2 (w, w),
+//! converted once by the warp that sets the term up, not by every warp using it.
+template <int P>
+__device__ __forceinline__ void weights_to_half2_bits(term_setup<P>& ts)
+{
+#pragma unroll
+    for (int p = 0; p < P; p++)
+#pragma unroll
+        for (int k = 0; k < window_shape<P>::WIN; k++)
+            ts.w[p][k] = half2_as_float(__float2half2_rn(ts.w[p][k]));
 }
 
 template <int P>
@@ -410,6 +468,76 @@ __device__ __forceinline__ void accumulate_strays(const term_setup<P>& ts,
     }
 }
 
+/*!
+ * The half_real variant's frame loop: \p row points at frame pairs (frames
+ * 2m and 2m + 1 of a sample in one __half2), frames b = 2m, 2m + 1 of the
+ * warp's B. Per pixel and pair: one HMUL2 and three to five HFMA2 with the
+ * weights (apodization folded in) as (w, w), the pair widened and added to
+ * the two fp32 accumulators.
+ */
+template <int B, int P, class Offsets>
+__device__ __forceinline__ void accumulate_half_pairs(const term_setup<P>& ts,
+                                                      const __half2* __restrict__ row,
+                                                      int pair_stride,
+                                                      float (&acc)[P][B])
+{
+    static_assert(B % 2 == 0, "half_real: frames in pairs");
+    constexpr int WIN = window_shape<P>::WIN;
+#pragma unroll
+    for (int m = 0; m < B / 2; m++) {
+        const __half2* __restrict__ rb = row + m * pair_stride;
+        __half2 s[WIN];
+#pragma unroll
+        for (int k = 0; k < WIN; k++)
+            s[k] = __ldg(rb + k);
+        auto pixel = [&](auto pc) {
+            constexpr int p = decltype(pc)::value;
+            constexpr int k0 = pixel_slots<p, P, Offsets>::first;
+            constexpr int k1 = pixel_slots<p, P, Offsets>::end;
+            __half2 d = __hmul2(float_as_half2(ts.w[p][k0]), s[k0]);
+#pragma unroll
+            for (int k = k0 + 1; k < k1; k++)
+                d = __hfma2(float_as_half2(ts.w[p][k]), s[k], d);
+            const float2 f = __half22float2(d);
+            acc[p][2 * m] += f.x;
+            acc[p][2 * m + 1] += f.y;
+        };
+        pixel(std::integral_constant<int, 0>{});
+        if constexpr (P == 3) {
+            pixel(std::integral_constant<int, 1>{});
+            pixel(std::integral_constant<int, 2>{});
+        }
+    }
+}
+
+//! The half_real variant's stray side pixels: own four samples per frame pair, fp32 weights.
+template <int B, int P>
+__device__ __forceinline__ void accumulate_strays_pairs(const term_setup<P>& ts,
+                                                        const __half2* __restrict__ term_row,
+                                                        int pair_stride,
+                                                        float (&acc)[P][B])
+{
+    using O = ops<float2>;
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+        if (!(ts.flags & (s == 0 ? term_stray0 : term_stray2)))
+            continue;
+        const int p = s == 0 ? 0 : P - 1;
+        float lw[4];
+        lagrange_weights(ts.fa[s] - float(ts.first[s]), lw);
+#pragma unroll
+        for (int m = 0; m < B / 2; m++) {
+            const __half2* __restrict__ rb = term_row + m * pair_stride + ts.first[s] + 1;
+            float2 d = O::scale(lw[0], __half22float2(__ldg(rb)));
+            d = O::madd(d, lw[1], __half22float2(__ldg(rb + 1)));
+            d = O::madd(d, lw[2], __half22float2(__ldg(rb + 2)));
+            d = O::madd(d, lw[3], __half22float2(__ldg(rb + 3)));
+            acc[p][2 * m] = fmaf(d.x, ts.rot[p].x, acc[p][2 * m]);
+            acc[p][2 * m + 1] = fmaf(d.y, ts.rot[p].x, acc[p][2 * m + 1]);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Stage 1: one xz image per emission (Algorithm 1, eq. 21)
 // ---------------------------------------------------------------------------
@@ -425,7 +553,8 @@ struct stage1_params {
     int n_zl;           //!< depth samples of the images
     int lri_stride;     //!< n_zl + 2
     int n_tx;
-    int frame0;         //!< first emission of this launch
+    int frame0;         //!< first emission of this launch (half_real: rounded down to even)
+    int frame_begin;    //!< first emission stored (half_real: frame0 or frame0 + 1)
     int frame_end;      //!< one past its last emission
     int tile_z;         //!< pixel groups along z in a block's 32 (the rest along lateral)
     float lat0, dlat;   //!< lateral grid
@@ -435,7 +564,7 @@ struct stage1_params {
     float fs_over_c;    //!< fs_eff / c: fractional samples per metre of path
     float t0_fs;        //!< t0 * fs_eff
     float cycles_per_m; //!< f_d / c: phase of (r - z) [cycles / m]
-    float gain;         //!< half2 variant: images stored as gain x the fp32 ones
+    float gain;         //!< half variants: images stored as gain x the fp32 ones
 };
 
 //! Stage 1's pixel group: P lateral pixels at one depth.
@@ -479,7 +608,7 @@ struct stage1_pixels {
             fa[p] = fmaf(r, prm.fs_over_c, fa_of_z);
             good[p] = in_grid[p] && fabsf(u) <= 0.5f && fa[p] >= 0.0f && fa[p] <= last;
             apo[p] = hann(u);
-            if constexpr (V == variant_half)
+            if constexpr (variant_gain_in_rotation(V))
                 apo[p] *= prm.gain;
             cycles[p] = prm.cycles_per_m * dx * dx * fast_rcp(r + z); // (r - z) f_d / c
         }
@@ -501,20 +630,38 @@ struct stage1_pixels {
         return i * prm.row_stride;
     }
 
-    template <typename S, int B, typename T>
+    template <typename S, int B, typename T, int V>
     __device__ __forceinline__ void
     store(const stage1_params& prm, int frame, int valid, const S (&acc)[P][B]) const
     {
-        T* lri = static_cast<T*>(prm.lri);
+        if constexpr (V == variant_half_real) {
+            // Half, lateral planes 2m and 2m + 1 interleaved (stage 2's frame pairs);
+            // a launch rounded down to an even emission stores from frame_begin on.
+            uint16_t* lri = static_cast<uint16_t*>(prm.lri);
+            const int lo = prm.frame_begin - frame;
 #pragma unroll
-        for (int p = 0; p < P; p++) {
-            if (!in_grid[p])
-                continue;
+            for (int p = 0; p < P; p++) {
+                if (!in_grid[p])
+                    continue;
+                const int lat = lat_first + p;
 #pragma unroll
-            for (int b = 0; b < B; b++)
-                if (b < valid)
-                    lri[(size_t(lat_first + p) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz] =
-                        narrow<T>(acc[p][b]);
+                for (int b = 0; b < B; b++)
+                    if (b < valid && b >= lo)
+                        lri[((size_t(lat >> 1) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz) * 2 +
+                            (lat & 1)] = half_bits_of(acc[p][b] * prm.gain);
+            }
+        } else {
+            T* lri = static_cast<T*>(prm.lri);
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                if (!in_grid[p])
+                    continue;
+#pragma unroll
+                for (int b = 0; b < B; b++)
+                    if (b < valid)
+                        lri[(size_t(lat_first + p) * prm.n_tx + frame + b) * prm.lri_stride + 1 +
+                            iz] = narrow<T>(acc[p][b]);
+            }
         }
     }
 };
@@ -531,6 +678,7 @@ struct stage2_params {
     int n_tx;
     int n_lat, n_elev, n_z;
     int frame0;            //!< first lateral plane of this launch
+    int frame_begin;       //!< first lateral plane stored (half_real: frame0 or frame0 + 1)
     int frame_end;         //!< one past its last lateral plane
     int tile_elev;         //!< pixel groups along elevation in a block's 32 (the rest along z)
     float elev0, delev;
@@ -539,7 +687,7 @@ struct stage2_params {
     float cycles_per_m;    //!< 2 f_d / c: phase of f(y, z) - z [cycles / m]
     const float2* sources; //!< [n_tx] (elevation position, depth)
     volume_store store;
-    float gain;            //!< half2 variant: undoes the scaling of the stored data
+    float gain;            //!< half variants: undoes the scaling of the stored data
 };
 
 //! Stage 2's pixel group: P voxels along z at one elevation.
@@ -584,7 +732,7 @@ struct stage2_pixels {
             fa[p] = fmaf(shift, prm.inv_dz, float(iz_first + p));
             good[p] = in_grid[p] && fabsf(u) <= 0.5f && fa[p] <= last;
             apo[p] = hann(u);
-            if constexpr (V == variant_half)
+            if constexpr (variant_gain_in_rotation(V))
                 apo[p] *= prm.gain;
             cycles[p] = prm.cycles_per_m * shift;
         }
@@ -606,10 +754,12 @@ struct stage2_pixels {
         return j * prm.lri_stride;
     }
 
-    template <typename S, int B, typename T>
+    template <typename S, int B, typename T, int V>
     __device__ __forceinline__ void
     store(const stage2_params& prm, int frame, int valid, const S (&acc)[P][B]) const
     {
+        // half_real: the storage gains undone here, in fp32 (the others carry
+        // them in the rotation); stage 2 always starts at an even plane.
         float peak = 0.0f;
 #pragma unroll
         for (int b = 0; b < B; b++) {
@@ -618,8 +768,12 @@ struct stage2_pixels {
                                     size_t(elev) * prm.store.stride_elev;
 #pragma unroll
                 for (int p = 0; p < P; p++)
-                    if (in_grid[p])
-                        store_voxel(prm.store, base + iz_first + p, acc[p][b], peak);
+                    if (in_grid[p]) {
+                        S v = acc[p][b];
+                        if constexpr (V == variant_half_real)
+                            v *= prm.gain;
+                        store_voxel(prm.store, base + iz_first + p, v, peak);
+                    }
             }
         }
         publish_peak(prm.store, peak);
@@ -663,7 +817,9 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
     rca_stage_kernel(Params prm)
 {
     using O = ops<S>;
-    using T = std::conditional_t<V == variant_half, __half2, S>; // stored samples
+    using T = std::conditional_t<variant_stores_half(V), __half2, S>; // stored samples (or pairs)
+    // half_real: a T holds frames 2m and 2m + 1, so frame f's data start at pair f / 2.
+    constexpr int frames_per_t = V == variant_half_real ? 2 : 1;
     using shape = window_shape<P>;
     constexpr int G = term_setup<P>::groups;
     // [buffer][warp = term of the run][float4 group][pixel group]
@@ -685,7 +841,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
         for (int b = 0; b < B; b++)
             acc[p][b] = O::zero();
 
-    const T* frames = Pixels::template frame<T>(prm, valid > 0 ? frame : prm.frame0);
+    const T* frames =
+        Pixels::template frame<T>(prm, (valid > 0 ? frame : prm.frame0) / frames_per_t);
     const int stride = Pixels::frame_stride(prm);
     const int n_terms = Pixels::n_terms(prm);
     for (int run = 0, buffer = 0; run < n_terms; run += W, buffer ^= 1) {
@@ -697,6 +854,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
                 px.template setup<S, V>(prm, term, ts);
             else
                 ts = term_setup<P>{};
+            if constexpr (variant_half_weights(V))
+                weights_to_half2_bits(ts);
             pack_setup<P>(ts, slot(buffer, warp, lane), stage_groups);
         }
         __syncthreads();
@@ -710,20 +869,191 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
             term_setup<P> ts;
             unpack_setup<P>(ts, g, stage_groups);
             const T* term_row = frames + Pixels::term_offset(prm, run + k);
-            accumulate<S, B, P, typename Pixels::offsets, V>(
-                ts, term_row + ts.first_mid + 1 - shape::SLOT0, stride, acc);
+            if constexpr (V == variant_half_real)
+                accumulate_half_pairs<B, P, typename Pixels::offsets>(
+                    ts, term_row + ts.first_mid + 1 - shape::SLOT0, stride, acc);
+            else
+                accumulate<S, B, P, typename Pixels::offsets, V>(
+                    ts, term_row + ts.first_mid + 1 - shape::SLOT0, stride, acc);
             if (P > 1 && (ts.flags & (term_stray0 | term_stray2))) {
                 const float4 st = g[6 * stage_groups];
                 ts.first[0] = __float_as_int(st.x);
                 ts.first[1] = __float_as_int(st.y);
                 ts.fa[0] = st.z;
                 ts.fa[1] = st.w;
-                accumulate_strays<S, B, P>(ts, term_row, stride, acc);
+                if constexpr (V == variant_half_real)
+                    accumulate_strays_pairs<B, P>(ts, term_row, stride, acc);
+                else
+                    accumulate_strays<S, B, P>(ts, term_row, stride, acc);
             }
         }
     }
     if (valid > 0)
-        px.template store<S, B, T>(prm, frame, valid, acc);
+        px.template store<S, B, T, V>(prm, frame, valid, acc);
+}
+
+/*!
+ * One term's frames for the half_pipelined variant: frame b's window comes
+ * from \p next (loaded during the previous term, or before the run's setup),
+ * and, if LOAD_NEXT, frame b of the following term is loaded into \p next
+ * from \p next_row before frame b's FMAs are issued. No branch between a
+ * term's loads and its FMAs: a lane that does not use the term has zero
+ * weights and rotations (make_setup) and a look-up clamped inside its row.
+ */
+template <bool LOAD_NEXT, int B, int P, class Offsets>
+__device__ __forceinline__ void pipelined_term(const term_setup<P>& ts,
+                                               __half2 (&next)[B][window_shape<P>::WIN],
+                                               const __half2* __restrict__ next_row,
+                                               int frame_stride,
+                                               float2 (&acc)[P][B])
+{
+    constexpr int WIN = window_shape<P>::WIN;
+    __half2 w[P][WIN];
+#pragma unroll
+    for (int p = 0; p < P; p++)
+#pragma unroll
+        for (int k = 0; k < WIN; k++)
+            w[p][k] = float_as_half2(ts.w[p][k]); // bits only: converted at setup
+#pragma unroll
+    for (int b = 0; b < B; b++) {
+        __half2 s[WIN];
+#pragma unroll
+        for (int k = 0; k < WIN; k++)
+            s[k] = next[b][k];
+        if constexpr (LOAD_NEXT) {
+            const __half2* __restrict__ rb = next_row + b * frame_stride;
+#pragma unroll
+            for (int k = 0; k < WIN; k++)
+                next[b][k] = __ldg(rb + k);
+        }
+        accumulate_pixel_half<0, P, Offsets>(w, ts.rot[0], s, acc[0][b]);
+        if constexpr (P == 3) {
+            accumulate_pixel_half<1, P, Offsets>(w, ts.rot[1], s, acc[1][b]);
+            accumulate_pixel_half<2, P, Offsets>(w, ts.rot[2], s, acc[2][b]);
+        }
+    }
+}
+
+/*!
+ * The half_pipelined variant of rca_stage_kernel (I/Q, half2 storage): the
+ * same work split, setups and arithmetic, with the loop reordered so that a
+ * warp always has the next term's loads in flight:
+ *   setup of run 0; barrier;
+ *   per run: the terms any pixel group of the block uses (one bit per term,
+ *   ORed over its lanes by the warp that set it up); loads of the first
+ *   used term; this warp's share of the NEXT run's setup
+ *   (other buffer: every warp finished reading it before the last barrier),
+ *   which covers those loads' latency; then each used term with the loads
+ *   of the one after it issued before its FMAs; barrier.
+ */
+template <class Pixels, int B, int P, int W, typename Params>
+__global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
+    rca_stage_kernel_pipelined(Params prm)
+{
+    constexpr int V = variant_half_pipelined;
+    static_assert(W <= 32, "half_pipelined: a run's used terms are bits of one word");
+    using shape = window_shape<P>;
+    using offsets = typename Pixels::offsets;
+    constexpr int G = term_setup<P>::groups, WIN = shape::WIN;
+    BF_RCA_DYNAMIC_SHARED(float4, setups);
+    auto slot = [&](int buffer, int term_in_run, int lane) {
+        return setups + ((buffer * W + term_in_run) * G) * stage_groups + lane;
+    };
+    // [buffer][term of the run]: bit k if some pixel group of the block uses
+    // term k (the block's 32 groups are every warp's: one word serves all).
+    unsigned* used_bits = reinterpret_cast<unsigned*>(setups + 2 * W * G * stage_groups);
+
+    const int lane = threadIdx.x;
+    const int warp = threadIdx.y;
+    const Pixels px(prm, lane);
+    const int frame = prm.frame0 + (int(blockIdx.z) * W + warp) * B;
+    const int valid = min(B, prm.frame_end - frame); // the same in every lane of the warp
+
+    float2 acc[P][B];
+#pragma unroll
+    for (int p = 0; p < P; p++)
+#pragma unroll
+        for (int b = 0; b < B; b++)
+            acc[p][b] = make_float2(0.0f, 0.0f);
+
+    const __half2* frames = Pixels::template frame<__half2>(prm, valid > 0 ? frame : prm.frame0);
+    const int stride = Pixels::frame_stride(prm);
+    const int n_terms = Pixels::n_terms(prm);
+    auto set_up = [&](int run, int buffer) {
+        term_setup<P> ts;
+        const int term = run + warp;
+        if (term < n_terms)
+            px.template setup<float2, V>(prm, term, ts);
+        else
+            ts = term_setup<P>{};
+        weights_to_half2_bits(ts);
+        pack_setup<P>(ts, slot(buffer, warp, lane), stage_groups);
+        const unsigned any = warp_or(unsigned(ts.flags & term_used));
+        if (lane == 0)
+            used_bits[buffer * W + warp] = any << warp;
+    };
+    // Where term `term` (setup at g) starts its window.
+    auto window_row = [&](const float4* g, int term) {
+        const int first_mid = __float_as_int(g[(P == 1 ? 1 : 5) * stage_groups].z);
+        return frames + Pixels::term_offset(prm, term) + first_mid + 1 - shape::SLOT0;
+    };
+
+    set_up(0, 0);
+    __syncthreads();
+    for (int run = 0, buffer = 0; run < n_terms; run += W, buffer ^= 1) {
+        // The terms of this run some lane uses, in order (warp-uniform; terms
+        // past n_terms were set up empty). Lanes that do not use a term run it
+        // with zero weights.
+        unsigned used = 0;
+#pragma unroll
+        for (int k = 0; k < W; k++)
+            used |= used_bits[buffer * W + k];
+        if (valid <= 0)
+            used = 0;
+
+        __half2 next[B][WIN];
+        int k = __ffs(int(used)) - 1; // -1: none
+        used &= used - 1;
+        const float4* const g0 = slot(buffer, 0, lane);
+        const float4* g = g0 + k * (G * stage_groups);
+        if (k >= 0) {
+            const __half2* row = window_row(g, run + k);
+#pragma unroll
+            for (int b = 0; b < B; b++)
+#pragma unroll
+                for (int m = 0; m < WIN; m++)
+                    next[b][m] = __ldg(row + b * stride + m);
+        }
+        if (run + W < n_terms)
+            set_up(run + W, buffer ^ 1);
+
+        while (k >= 0) {
+            term_setup<P> ts;
+            unpack_setup<P>(ts, g, stage_groups);
+            const int k_next = __ffs(int(used)) - 1;
+            used &= used - 1;
+            const float4* g_next = g0 + k_next * (G * stage_groups); // read only if k_next >= 0
+            if (k_next >= 0)
+                pipelined_term<true, B, P, offsets>(
+                    ts, next, window_row(g_next, run + k_next), stride, acc);
+            else
+                pipelined_term<false, B, P, offsets>(ts, next, nullptr, stride, acc);
+            if (P > 1 && (ts.flags & (term_stray0 | term_stray2))) {
+                const float4 st = g[6 * stage_groups];
+                ts.first[0] = __float_as_int(st.x);
+                ts.first[1] = __float_as_int(st.y);
+                ts.fa[0] = st.z;
+                ts.fa[1] = st.w;
+                accumulate_strays<float2, B, P>(
+                    ts, frames + Pixels::term_offset(prm, run + k), stride, acc);
+            }
+            k = k_next;
+            g = g_next;
+        }
+        __syncthreads();
+    }
+    if (valid > 0)
+        px.template store<float2, B, __half2, V>(prm, frame, valid, acc);
 }
 
 /*!
@@ -733,8 +1063,20 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
  */
 constexpr bool variant_has_shape(int V, int W, int B)
 {
+    if (V == variant_half_real || V == variant_half_pipelined) // the newer ones: no 12 x 8
+        return (W == 4 && (B == 8 || B == 4)) || (W == 8 && B == 4) || (W == 6 && B == 8);
     return V == variant_reference || (W == 4 && (B == 8 || B == 4)) || (W == 8 && B == 4) ||
            (W == 6 && B == 8) || (W == 12 && B == 8);
+}
+//! The shapes of variant_has_shape, for error messages ("4x8, 4x4, ...").
+inline std::string variant_shapes_text(int V)
+{
+    std::string text;
+    for (const auto& s : stage_shapes)
+        if (variant_has_shape(V, s.warps, s.batch))
+            text += (text.empty() ? "" : ", ") + std::to_string(s.warps) + "x" +
+                    std::to_string(s.batch);
+    return text;
 }
 
 /*!
@@ -754,15 +1096,21 @@ void launch_stage(Params prm,
                   int n_slow,  //!< pixels along the multi-pixel axis
                   gpuStream_t stream)
 {
-    static_assert(V != variant_half || std::is_same_v<S, float2>, "half2: I/Q samples only");
+    static_assert((V != variant_half && V != variant_half_pipelined) || std::is_same_v<S, float2>,
+                  "half2, half2_pipelined: I/Q samples only");
+    static_assert(V != variant_half_real || std::is_same_v<S, float>, "half2_real: real samples only");
     if constexpr (V == variant_folded && std::is_same_v<S, float2>) {
         launch_stage<S, P, variant_reference>(prm, first, count, shape, tile, n_fast, n_slow, stream);
         return;
     } else {
         if (count <= 0)
             return;
-        prm.frame0 = first;
+        // half_real reads frames in pairs: the launch starts at an even frame
+        // (the odd one before `first` is computed, not stored).
+        prm.frame0 = V == variant_half_real ? first & ~1 : first;
+        prm.frame_begin = first;
         prm.frame_end = first + count;
+        count = prm.frame_end - prm.frame0;
         const int groups_slow = stage_groups / tile;
         const int frames_per_block = shape.warps * shape.batch;
         const dim3 grid((n_fast + tile - 1) / tile,
@@ -778,12 +1126,18 @@ void launch_stage(Params prm,
             BF_RCA_LAUNCH(
                 "rca_stage_kernel", kernel, grid, dim3(stage_groups, warps), shared, stream, prm);
         };
-#define BF_RCA_STAGE_SHAPE(W_, B_)                                                  \
-    if constexpr (variant_has_shape(V, W_, B_))                                     \
-        if (shape.warps == W_ && shape.batch == B_)                                 \
-            return launch_one(rca_stage_kernel<Pixels, S, B_, P, W_, V, Params>,    \
-                              W_,                                                   \
-                              stage_shared_bytes<P, W_>());
+#define BF_RCA_STAGE_SHAPE(W_, B_)                                                          \
+    if constexpr (variant_has_shape(V, W_, B_))                                             \
+        if (shape.warps == W_ && shape.batch == B_) {                                       \
+            if constexpr (V == variant_half_pipelined)                                      \
+                return launch_one(rca_stage_kernel_pipelined<Pixels, B_, P, W_, Params>,    \
+                                  W_,                                                       \
+                                  stage_shared_bytes<P, W_>() + 2 * W_ * sizeof(unsigned)); \
+            else                                                                            \
+                return launch_one(rca_stage_kernel<Pixels, S, B_, P, W_, V, Params>,        \
+                                  W_,                                                       \
+                                  stage_shared_bytes<P, W_>());                             \
+        }
         BF_RCA_STAGE_SHAPE(4, 8)
         BF_RCA_STAGE_SHAPE(4, 4)
         BF_RCA_STAGE_SHAPE(4, 1)

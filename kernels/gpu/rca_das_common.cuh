@@ -14,6 +14,7 @@
 #include <common/gpu_portable.h>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace gr {
 namespace beamform {
@@ -62,6 +63,48 @@ __device__ __forceinline__ float fast_sqrt(float x)
     return r;
 #else
     return __fsqrt_rn(x);
+#endif
+}
+
+//! A half2 carried in a float's 32 bits (term setups in shared memory), and back.
+__device__ __forceinline__ float half2_as_float(__half2 h)
+{
+    float f;
+    memcpy(&f, &h, sizeof f);
+    return f;
+}
+__device__ __forceinline__ __half2 float_as_half2(float f)
+{
+    __half2 h;
+    memcpy(&h, &f, sizeof h);
+    return h;
+}
+
+//! The bits of v rounded to half (round to nearest even).
+__device__ __forceinline__ uint16_t half_bits_of(float v)
+{
+#ifdef BF_GPU_EMULATION
+    return gr::beamform::half_bits::from_float(v);
+#else
+    return __half_as_ushort(__float2half_rn(v));
+#endif
+}
+
+//! Bitwise OR of v over the 32 lanes of a warp (the same value in every lane).
+__device__ __forceinline__ unsigned warp_or(unsigned v)
+{
+#if defined(BF_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(0xffffffffu, v);
+#elif defined(BF_GPU_EMULATION) || defined(BF_BACKEND_CUDA)
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+        v |= __shfl_xor_sync(0xffffffffu, v, m);
+    return v;
+#else
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+        v |= __shfl_xor(v, m, 32);
+    return v;
 #endif
 }
 

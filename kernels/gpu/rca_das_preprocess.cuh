@@ -15,6 +15,8 @@
  * dot product from shared memory.
  *
  * Layout written: [emission][receiver][T] with T = n_t + 2; sample k at k + 1,
+ * (uint16_t output: real samples as half bits, emission pairs interleaved,
+ * [emission / 2][receiver][T][emission % 2]),
  * entries 0 and n_t + 1 are zero guards (written once when the buffer is made)
  * so that the beamformers' six-sample windows never leave the row.
  */
@@ -41,7 +43,8 @@ struct preprocess_params {
     double phase0;   //!< -f_d * t0 [cycles]: base-band phase of output 0
     double phase_step; //!< -f_d / fs_eff [cycles per output]
     const float2* taps; //!< [n_taps] (imaginary part 0 for real processing)
-    float scale;        //!< half2 output only: stored = scale x base-band value
+    float scale;        //!< half outputs only: stored = scale x filtered value
+    int emission0;      //!< half pairs output only: emission of blockIdx.z == 0
 };
 
 template <typename In, typename S>
@@ -79,8 +82,14 @@ __global__ void __launch_bounds__(pre_threads)
         re = fmaf(v, taps[m].x, re);
         im = fmaf(v, taps[m].y, im);
     }
-    S* dst = out + (size_t(emission) * p.n_rx + rx) * p.row_stride + 1 + k;
-    if constexpr (std::is_same_v<S, float2> || std::is_same_v<S, __half2>) {
+    if constexpr (std::is_same_v<S, uint16_t>) {
+        // Real samples as half, frames in pairs (the half_real stage variant):
+        // emission e's sample at lane e % 2 of pair e / 2; out is the buffer's start.
+        const int e = p.emission0 + emission;
+        out[((size_t(e >> 1) * p.n_rx + rx) * p.row_stride + 1 + k) * 2 + (e & 1)] =
+            half_bits_of(p.scale * re);
+    } else if constexpr (std::is_same_v<S, float2> || std::is_same_v<S, __half2>) {
+        S* dst = out + (size_t(emission) * p.n_rx + rx) * p.row_stride + 1 + k;
         double cycles = p.phase0 + p.phase_step * double(k);
         cycles -= rint(cycles);
         float s, c;
@@ -90,7 +99,7 @@ __global__ void __launch_bounds__(pre_threads)
         else
             *dst = make_float2(re * c - im * s, re * s + im * c);
     } else {
-        *dst = re;
+        out[(size_t(emission) * p.n_rx + rx) * p.row_stride + 1 + k] = re;
     }
 }
 

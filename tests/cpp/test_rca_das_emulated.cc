@@ -7,7 +7,8 @@
  * kernels/emulation/gpu_emulation.h, with the GPU engine's own parameters and
  * launch dispatch (lib/engines/rca_das/rca_das_gpu_plan.h), against the CPU
  * engine: pre-processing (int16 and float32 RF, I/Q and real), stage 1,
- * stage 2 and the axial pass of real processing, every stage_variant, block
+ * stage 2 and the axial pass of real processing, every stage_variant (half2_real
+ * with an odd split of the emissions between calls), block
  * shapes with partly filled and empty warps, multi-pixel on and off, and a
  * grid coarse enough that side pixels take the stray path. The geometry is
  * small (the emulator runs each GPU thread as a fiber); the GPU tests
@@ -52,11 +53,12 @@ public:
         : d_config(c), d_geometry(rca_das_geometry::from(c)), d_kernels(k)
     {
         const auto& g = d_geometry;
-        d_half = k.variant == rca::variant_half;
-        const size_t sample_floats = d_half ? 1 : g.iq ? 2 : 1; // half2 = one float's bytes
+        d_half = rca::variant_stores_half(k.variant);
+        const size_t sample_bytes = rca::stored_sample_bytes(g.iq, k.variant);
+        auto floats = [&](size_t elements) { return (elements * sample_bytes + 3) / 4; };
         // Zero guards and padding frames, as the engine's memsets leave them.
-        d_filtered.assign(rca::filtered_elements(g) * sample_floats, 0.0f);
-        d_lri.assign(rca::lri_elements(g) * sample_floats, 0.0f);
+        d_filtered.assign(floats(rca::filtered_elements(g)), 0.0f);
+        d_lri.assign(floats(rca::lri_elements(g)), 0.0f);
         d_real_volume.assign(g.iq ? 0 : c.n_voxels(), 0.0f);
         d_taps = rca::taps_of(g);
         d_sources = rca::sources_of(g);
@@ -87,7 +89,11 @@ private:
         const size_t offset = first * g.n_rx * rca::filtered_row_stride(g);
         const int n = int(count);
         auto run = [&](auto rf) {
-            if (d_half)
+            if (d_kernels.variant == rca::variant_half_real) {
+                p.emission0 = int(first); // emission pairs: the buffer's start
+                rca::launch_rca_preprocess(
+                    rf, reinterpret_cast<uint16_t*>(d_filtered.data()), p, n, nullptr);
+            } else if (d_half)
                 rca::launch_rca_preprocess(
                     rf, reinterpret_cast<__half2*>(d_filtered.data()) + offset, p, n, nullptr);
             else if (g.iq)
@@ -237,8 +243,15 @@ comparison run_case(const rca_das_config& c, const kernel_choice& k, unsigned se
     return r;
 }
 
-//! fp32 variants: the GPU test's bound. half2: see apps/rca_bench.md (Versions).
-double tolerance_for(int variant) { return variant == rca::variant_half ? 2e-3 : 1e-4; }
+//! fp32 variants: the GPU test's bound. Half storage: see apps/rca_bench.md (Versions).
+double tolerance_for(int variant) { return rca::variant_stores_half(variant) ? 2e-3 : 1e-4; }
+
+//! The processing a variant runs with (folded with I/Q is the reference loop).
+bool variant_runs_iq(int variant) { return variant != rca::variant_half_real; }
+bool variant_runs_real(int variant)
+{
+    return variant != rca::variant_half && variant != rca::variant_half_pipelined;
+}
 
 void expect_match(const rca_das_config& c, const kernel_choice& k, unsigned seed, const char* what)
 {
@@ -276,6 +289,8 @@ TEST(RcaDasEmulated, EveryVariantAndShape)
     for (int variant = 0; variant < rca::stage_variant_count; variant++)
         for (const auto& shape : shapes)
             for (bool multi_pixel : { true, false }) {
+                if (!rca::variant_has_shape(variant, shape.warps, shape.batch))
+                    continue;
                 kernel_choice k;
                 k.shape1 = k.shape2 = shape;
                 k.multi_pixel = multi_pixel;
@@ -283,8 +298,9 @@ TEST(RcaDasEmulated, EveryVariantAndShape)
                 k.tile1 = shape.batch == 4 ? 32 : 4;
                 k.tile2 = shape.batch == 4 ? 2 : 8;
                 const unsigned seed = 100 + 10 * unsigned(variant) + unsigned(shape.warps);
-                expect_match(small_config(false), k, seed, "variants");
-                if (variant != rca::variant_half) // half2: I/Q only
+                if (variant_runs_iq(variant))
+                    expect_match(small_config(false), k, seed, "variants");
+                if (variant_runs_real(variant))
                     expect_match(small_config(true), k, seed + 1, "variants");
             }
     // The reference-only shape with single-frame warps.
@@ -293,13 +309,41 @@ TEST(RcaDasEmulated, EveryVariantAndShape)
     expect_match(small_config(false), k, 7, "4x1");
 }
 
+TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)
+{
+    // half2_pipelined runs the half2 variant's operations on every sample in
+    // the same order (a lane that does not use a term adds exact zeros), so
+    // on the same data the two volumes must agree bit for bit (up to the
+    // sign of zero), on the stray path too.
+    for (bool coarse : { false, true }) {
+        auto c = small_config(false);
+        if (coarse) {
+            c.x = { -1.2e-3, 6e-4, 5 };
+            c.f_number = 0.5;
+        }
+        const auto rf = random_rf(c, 1, 301 + unsigned(coarse));
+        kernel_choice k;
+        k.variant = rca::variant_half;
+        std::vector<std::complex<float>> half(c.n_voxels()), pipelined(c.n_voxels());
+        emulated_rca(c, k).execute(rf.data(), half.data(), 1);
+        k.variant = rca::variant_half_pipelined;
+        emulated_rca(c, k).execute(rf.data(), pipelined.data(), 1);
+        size_t differ = 0;
+        for (size_t i = 0; i < half.size(); i++)
+            differ += half[i] != pipelined[i];
+        std::cout << "[ rca_das emulated ] half2_pipelined vs half2" << (coarse ? " (stray path)" : "")
+                  << ": " << differ << " of " << half.size() << " voxels differ" << std::endl;
+        EXPECT_EQ(differ, 0u);
+    }
+}
+
 TEST(RcaDasEmulated, CoarseGridTakesTheStrayPath)
 {
     // Lateral steps far above the sampling criterion: side pixels' samples
     // fall outside the six-sample window and take their own four loads.
     for (int variant = 0; variant < rca::stage_variant_count; variant++)
         for (bool real : { false, true }) {
-            if (real && variant == rca::variant_half)
+            if (real ? !variant_runs_real(variant) : !variant_runs_iq(variant))
                 continue;
             auto c = small_config(real);
             c.x = { -1.2e-3, 6e-4, 5 };

@@ -55,16 +55,26 @@ public:
         d_iq = g.iq;
         d_variant = tune.kernel_variant;
         if (d_variant < -1 || d_variant >= rca::stage_variant_count)
-            throw std::invalid_argument("kernel_variant must be -1 (the engine's choice), 0 "
-                                        "(reference), 1 (folded) or 2 (half2), got " +
-                                        std::to_string(d_variant));
-        d_half = d_variant == rca::variant_half;
-        if (d_half && !(d_iq && c.input == rca_sample_type::int16 &&
-                        c.method == rca_method::dual_stage))
             throw std::invalid_argument(
-                "kernel_variant 2 (half2) needs I/Q processing, int16 input and the dual-stage "
-                "method (its storage gains are derived from the int16 range)");
-        d_sample_bytes = d_half ? 2 * sizeof(uint16_t) : d_iq ? sizeof(float2) : sizeof(float);
+                "kernel_variant must be -1 (the engine's choice), 0 (reference), 1 (folded), "
+                "2 (half2), 3 (half2_real) or 4 (half2_pipelined), got " +
+                std::to_string(d_variant));
+        d_half = d_variant >= 0 && rca::variant_stores_half(d_variant);
+        if (d_half) {
+            // The storage gains are derived from the int16 range.
+            const bool wants_iq = d_variant != rca::variant_half_real;
+            if (!(d_iq == wants_iq && c.input == rca_sample_type::int16 &&
+                  c.method == rca_method::dual_stage))
+                throw std::invalid_argument(
+                    "kernel_variant " + std::to_string(d_variant) + " (" +
+                    rca::stage_variant_name(d_variant) + ") needs " +
+                    (wants_iq ? "I/Q" : "real") +
+                    " processing, int16 input and the dual-stage method (its storage gains are "
+                    "derived from the int16 range), got " + (d_iq ? "I/Q" : "real") + ", " +
+                    (c.input == rca_sample_type::int16 ? "int16" : "float32") + ", " +
+                    (c.method == rca_method::dual_stage ? "dual-stage" : "conventional"));
+        }
+        d_sample_bytes = rca::stored_sample_bytes(d_iq, d_variant);
         if (d_half)
             d_gains = rca::half_gains_for(g);
 
@@ -88,9 +98,9 @@ public:
             if (!rca::variant_has_shape(built, shape.warps, shape.batch))
                 throw std::invalid_argument(
                     std::string(name) + ": kernel_variant " + std::to_string(d_variant) + " (" +
-                    rca::stage_variant_name(d_variant) + ") is built for 4x8, 4x4, 8x4, 6x8 and "
-                    "12x8 (warps x batch) only, got " + std::to_string(shape.warps) + "x" +
-                    std::to_string(shape.batch));
+                    rca::stage_variant_name(d_variant) + ") is built for " +
+                    rca::variant_shapes_text(built) + " (warps x batch) only, got " +
+                    std::to_string(shape.warps) + "x" + std::to_string(shape.batch));
         // Defaults: the fastest measured on an H200 with the paper's geometry
         // (apps/rca_bench.md).
         d_tile1 = pick(tune.stage1_tile_z, 8);
@@ -216,7 +226,10 @@ private:
         const int n = int(count);
         if (d_config.input == rca_sample_type::int16) {
             auto rf = static_cast<const int16_t*>(in);
-            if (d_half)
+            if (d_variant == rca::variant_half_real) { // emission pairs: the buffer's start
+                p.emission0 = int(first);
+                rca::launch_rca_preprocess(rf, d_filtered.as<uint16_t>(), p, n, s);
+            } else if (d_half)
                 rca::launch_rca_preprocess(rf, d_filtered.as<__half2>() + offset, p, n, s);
             else if (d_iq)
                 rca::launch_rca_preprocess(rf, d_filtered.as<float2>() + offset, p, n, s);
@@ -289,7 +302,7 @@ private:
     rca::stage_shape d_shape1{ 4, 8 }, d_shape2{ 4, 8 };
     bool d_multi_pixel = true;
     int d_variant = rca::variant_reference;
-    bool d_half = false;                     //!< filtered data and images stored as half2
+    bool d_half = false;                     //!< filtered data and images stored as half
     rca::half_gains d_gains{ 1.0f, 1.0f, 1.0f };
     int d_tile1 = 8, d_tile2 = 8;
     size_t d_row_stride = 0;

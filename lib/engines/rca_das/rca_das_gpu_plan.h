@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -27,14 +29,25 @@ namespace rca {
 //! Stored row lengths: one zero guard sample at each end.
 inline size_t filtered_row_stride(const rca_das_geometry& g) { return g.n_t + 2; }
 inline size_t lri_row_stride(const rca_das_geometry& g) { return g.n_z_lri + 2; }
+//! Frames, padding included, rounded up to even (half_real stores frame pairs).
+inline size_t padded_frames(size_t n) { return (n + max_batch_padding + 1) / 2 * 2; }
 //! Elements of the filtered data and of the images, padding frames included.
 inline size_t filtered_elements(const rca_das_geometry& g)
 {
-    return (g.n_tx + max_batch_padding) * g.n_rx * filtered_row_stride(g);
+    return padded_frames(g.n_tx) * g.n_rx * filtered_row_stride(g);
 }
 inline size_t lri_elements(const rca_das_geometry& g)
 {
-    return (g.n_lat + max_batch_padding) * g.n_tx * lri_row_stride(g);
+    return padded_frames(g.n_lat) * g.n_tx * lri_row_stride(g);
+}
+//! Bytes of one stored sample of the filtered data and the images.
+inline size_t stored_sample_bytes(bool iq, int variant)
+{
+    if (variant == variant_half_real)
+        return sizeof(uint16_t);
+    if (variant_stores_half(variant))
+        return 2 * sizeof(uint16_t);
+    return iq ? sizeof(float2) : sizeof(float);
 }
 
 inline std::vector<float2> taps_of(const rca_das_geometry& g)
@@ -182,14 +195,24 @@ void launch_stage_for(bool iq,
 {
     auto with_pixels = [&](auto pixels) {
         constexpr int P = decltype(pixels)::value;
+        if (iq ? variant == variant_half_real
+               : variant == variant_half || variant == variant_half_pipelined)
+            throw std::invalid_argument(std::string("kernel_variant ") + std::to_string(variant) +
+                                        " (" + stage_variant_name(variant) + ") is for " +
+                                        (iq ? "real" : "I/Q") + " processing only");
         if (iq) {
             if (variant == variant_half)
                 launch_stage<float2, P, variant_half>(p, first, count, shape, tile, n_fast, n_slow, s);
+            else if (variant == variant_half_pipelined)
+                launch_stage<float2, P, variant_half_pipelined>(
+                    p, first, count, shape, tile, n_fast, n_slow, s);
             else
                 launch_stage<float2, P, variant_reference>(
                     p, first, count, shape, tile, n_fast, n_slow, s);
         } else if (variant == variant_folded) {
             launch_stage<float, P, variant_folded>(p, first, count, shape, tile, n_fast, n_slow, s);
+        } else if (variant == variant_half_real) {
+            launch_stage<float, P, variant_half_real>(p, first, count, shape, tile, n_fast, n_slow, s);
         } else {
             launch_stage<float, P, variant_reference>(
                 p, first, count, shape, tile, n_fast, n_slow, s);
@@ -202,7 +225,9 @@ void launch_stage_for(bool iq,
 }
 
 /*!
- * The half2 variant's power-of-two gains: filtered samples stored as
+ * The half variants' power-of-two gains (half2, half2_real, half2_pipelined;
+ * for real processing the taps are real and the same bounds hold): filtered
+ * samples stored as
  * filtered_scale x value (int16 full scale times the taps' absolute sum
  * within 2^15, half's largest power of two below its maximum 65504), images
  * as image_gain x the stage-1 sum (a sum of n_rx interpolations, each at
