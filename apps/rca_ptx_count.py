@@ -16,7 +16,7 @@ to PTX with nvcc (no GPU needed) and counts, per kernel:
 PTX's per-load 64-bit address adds are reported separately ("addr64"): SASS
 folds them into the loads' immediate offsets, so the total leaves them out
 except one per frame. Register moves, negations and sign extensions are not
-counted (SASS folds them). apps/rca_bench.md (Versions 7-11) quotes the output.
+counted (SASS folds them). apps/rca_bench.md (Versions 7-13) quotes the output.
 
     /usr/bin/python3 apps/rca_ptx_count.py [--nvcc PATH]
 """
@@ -73,6 +73,8 @@ def kind(op):
         return "FFMA"
     if op.startswith(("mul.f32", "mul.rn.f32")):
         return "FMUL"
+    if op.startswith(("add.f32", "add.rn.f32")):
+        return "FADD"
     if op.startswith("ld.global"):
         return "LDG"
     if op.startswith("ld.shared"):

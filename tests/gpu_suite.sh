@@ -44,7 +44,9 @@ sanitize)
         "memcheck:test_incoherent_beam_gpu:*" "racecheck:test_incoherent_beam_gpu:*" \
         "memcheck:test_tensor_beamformer_gpu:*resident*" "racecheck:test_tensor_beamformer_gpu:*resident*" \
         "synccheck:test_tensor_beamformer_gpu:*resident*" \
-        "memcheck:test_rca_das_gpu:*StageVariants*"; do
+        "memcheck:test_rca_das_gpu:*StageVariants*" \
+        "memcheck:test_rca_das_gpu:*HalfRealOddEmission*" \
+        "racecheck:test_rca_das_gpu:*PipelinedMatchesHalf2*"; do
         IFS=: read -r tool test filter <<<"$run"
         compute-sanitizer --tool "$tool" --error-exitcode 3 "$test" --gtest_filter="$filter" \
             >"$out/sanitizer_${tool}_$test.log" 2>&1 || status=1

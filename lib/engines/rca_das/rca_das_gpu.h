@@ -33,7 +33,10 @@ struct rca_das_gpu_tuning {
     //! Arithmetic of the stages' frame loop (rca::stage_variant): -1 the
     //! engine's choice (1 where built for the shapes, else 0), 0 reference,
     //! 1 folded (real processing: apodization in the weights; I/Q: as 0),
-    //! 2 half2 (I/Q dual-stage with int16 input: half2 storage and interpolation).
+    //! 2 half2 (I/Q dual-stage with int16 input: half2 storage and interpolation),
+    //! 3 half2_real (real dual-stage with int16 input: half storage, two frames
+    //! per HFMA2, folded apodization), 4 half2_pipelined (as 2, the next term's
+    //! loads issued before this term's FMAs). 3 and 4: not for 12 x 8.
     int kernel_variant = -1;
 };
 
