@@ -56,6 +56,7 @@ using gpuEvent_t = hipEvent_t;
 #define gpuDeviceProp_t hipDeviceProp_t
 #define gpuGetDeviceProperties hipGetDeviceProperties
 #define gpuFuncSetAttribute(f, a, v) hipFuncSetAttribute((const void*)(f), a, v)
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 #define gpuFuncAttributeMaxDynamicSharedMemorySize \
     hipFuncAttributeMaxDynamicSharedMemorySize
 #else
@@ -99,6 +100,7 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuDeviceProp_t cudaDeviceProp
 #define gpuGetDeviceProperties cudaGetDeviceProperties
 #define gpuFuncSetAttribute cudaFuncSetAttribute
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define gpuFuncAttributeMaxDynamicSharedMemorySize \
     cudaFuncAttributeMaxDynamicSharedMemorySize
 #endif

@@ -115,6 +115,79 @@ BF_HOST_DEVICE int stockham_radix(int log2_n, int pass)
 }
 BF_HOST_DEVICE int stockham_log2_ns(int pass) { return 2 * pass; }
 
+/*
+ * In-place decimation-in-time FFT (the tiled kernel's: one buffer, no
+ * ping-pong). Radices: one radix-2 stage first when log2 N is odd, then radix
+ * 4. A stage of sub-transform length L and radix R combines R transforms of
+ * length L/R that sit one after the other: butterfly (g, j), j < L/R, reads
+ * the elements g L + j + q L/R (q < R), multiplies element q by
+ * exp(2 pi i j q / L), does the R-point inverse DFT and writes bin k back to
+ * g L + j + k L/R. Natural order out needs the input in mixed-radix digit-
+ * reversed order: sample n goes to inplace_dit_slot(n).
+ */
+
+//! Stages of the in-place DIT transform of length 2^log2_n.
+BF_HOST_DEVICE int inplace_dit_stage_count(int log2_n) { return (log2_n + 1) / 2; }
+
+//! log2 of L after stage \p stage (0-based): 1 or 2 first, then +2 each.
+BF_HOST_DEVICE int inplace_dit_log2_len(int log2_n, int stage)
+{
+    return (log2_n & 1) ? 2 * stage + 1 : 2 * stage + 2;
+}
+
+//! Slot of input sample \p n (0 <= n < 2^log2_n) so that the stages leave
+//! bin c in slot c: the last stage (radix 4) splits n by n mod 4 into
+//! quarters, recursively; a radix-2 first stage takes the last bit.
+BF_HOST_DEVICE int inplace_dit_slot(int n, int log2_n)
+{
+    int slot = 0;
+    int bits = log2_n;
+    while (bits >= 2) {
+        bits -= 2;
+        slot |= (n & 3) << bits; // digit n mod 4 chooses the quarter of length 2^bits
+        n >>= 2;
+    }
+    if (bits == 1)
+        slot |= n & 1;
+    return slot;
+}
+
+/*!
+ * Butterfly \p b (0 <= b < N/R) of the in-place stage of length 2^log2_len
+ * and radix R on one row. \p twiddle: exp(2 pi i k / N), k < N.
+ */
+template <int R, typename C>
+BF_HOST_DEVICE void
+inplace_dit_butterfly(C* row, const C* twiddle, int log2_n, int log2_len, int b)
+{
+    static_assert(R == 2 || R == 4, "radix 2 or 4");
+    const int log2_quarter = log2_len - (R == 4 ? 2 : 1); // log2(L / R)
+    const int j = b & ((1 << log2_quarter) - 1);
+    const int base = ((b >> log2_quarter) << log2_len) + j;
+    const int q_stride = 1 << log2_quarter;
+    const int tw_step = j << (log2_n - log2_len); // j N / L
+    C v[R];
+#pragma unroll
+    for (int q = 0; q < R; q++)
+        v[q] = row[base + q * q_stride];
+#pragma unroll
+    for (int q = 1; q < R; q++)
+        v[q] = cmul(v[q], twiddle[q * tw_step]);
+    if (R == 2) {
+        row[base] = cadd(v[0], v[1]);
+        row[base + q_stride] = csub(v[0], v[1]);
+    } else {
+        const C a = cadd(v[0], v[2]);
+        const C bb = csub(v[0], v[2]);
+        const C c = cadd(v[1], v[3]);
+        const C d = cmul_i(csub(v[1], v[3]));
+        row[base] = cadd(a, c);
+        row[base + q_stride] = cadd(bb, d);
+        row[base + 2 * q_stride] = csub(a, c);
+        row[base + 3 * q_stride] = csub(bb, d);
+    }
+}
+
 //! Shared-memory row stride of the channelizer's FFT rows: one extra element
 //! so that the rows of different receivers start in different banks.
 BF_HOST_DEVICE int row_stride(int n) { return n + 1; }

@@ -16,6 +16,7 @@
 #include <emulation/gpu_emulation.h>
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
+#include <gpu/pfb_tiled.cuh>
 #include <gpu/pfb_two_pass.cuh>
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
@@ -101,6 +102,35 @@ private:
         return st;
     }
 
+    //! The GPU engine's run_tiled, with every tiled shape that fits N.
+    template <typename Tin>
+    void tiled(const Tin* in, float2* out, size_t n_out)
+    {
+        const auto st = stream_of(in);
+        const auto g = geometry(n_out);
+        pfb_plan::with_tiled_shape(d_config.n_channels, [&](auto index) {
+            constexpr pfb_plan::tiled_shape shape =
+                pfb_plan::tiled_shapes[decltype(index)::value];
+            // blocks_per_sm 1 and a small SM count: blocks take several tiles.
+            const auto l = pfb_plan::plan_tiled(d_config, shape, n_out, d_sm_count, 1);
+            launch(dim3(unsigned(l.blocks)),
+                   dim3(unsigned(pfb_tiled_threads)),
+                   l.shared_bytes,
+                   [&] {
+                       if (d_config.oversample == 1)
+                           pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 1, shape.steps,
+                                            shape.receivers>(
+                               st, d_taps.data(), d_twiddle.data(), out, g,
+                               l.tiles_per_group);
+                       else
+                           pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 2, shape.steps,
+                                            shape.receivers>(
+                               st, d_taps.data(), d_twiddle.data(), out, g,
+                               l.tiles_per_group);
+                   });
+        });
+    }
+
     template <typename Tin, int O, int BQ, int RBT, int NT>
     void fused(const Tin* in, float2* out, size_t n_out)
     {
@@ -171,6 +201,10 @@ private:
         const auto p = d_path;
         if (p == pfb_plan::path::two_pass) {
             two_pass(in, out, n_out);
+            return;
+        }
+        if (p == pfb_plan::path::tiled) {
+            tiled(in, out, n_out);
             return;
         }
         if (p == pfb_plan::path::fused) {
@@ -297,7 +331,7 @@ void check_case(const emulated_case& k, unsigned seed)
     c.oversample = k.o;
     c.n_receivers = k.r;
     int ran = 0;
-    for (auto p : { pfb_plan::path::two_pass, pfb_plan::path::fused })
+    for (auto p : { pfb_plan::path::tiled, pfb_plan::path::two_pass, pfb_plan::path::fused })
         if (pfb_plan::path_applies(p, c)) {
             check_path(k, seed, p);
             ran++;

@@ -10,6 +10,7 @@
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
+#include <gpu/pfb_tiled.cuh>
 #include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
@@ -94,6 +95,8 @@ public:
         BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
         d_sm_count = prop.multiProcessorCount;
 
+        if (d_path == path::tiled)
+            prepare_tiled();
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
             BF_GPU_CHECK(gpuFuncSetAttribute(pfb_columns_fft_kernel,
@@ -161,7 +164,9 @@ private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        if (d_path == path::two_pass)
+        if (d_path == path::tiled)
+            run_tiled(in, out, n_out, s);
+        else if (d_path == path::two_pass)
             run_two_pass(in, out, n_out, s);
         else if (d_path == path::fused)
             run_fused(in, out, n_out, s);
@@ -192,6 +197,66 @@ private:
             launch_fused<Tin, shape.oversample, shape.bq, shape.rbt, shape.nt>(
                 in, out, n_out, s);
         });
+    }
+
+    //! Calls launch(kernel, shape) with the tiled kernel of input Tin.
+    template <typename Tin, typename Launch>
+    void with_tiled_kernel(Launch&& launch) const
+    {
+        auto with_shape = [&](auto index) {
+            constexpr tiled_shape shape = tiled_shapes[decltype(index)::value];
+            if (d_config.oversample == 1)
+                launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, shape.steps, shape.receivers>,
+                       shape);
+            else
+                launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, shape.steps, shape.receivers>,
+                       shape);
+        };
+        with_tiled_shape_index(
+            d_tiled_shape, with_shape, std::make_index_sequence<tiled_shape_count>{});
+    }
+
+    //! Shared memory and occupancy of the tiled kernel for this input format.
+    void prepare_tiled()
+    {
+        d_tiled_shape = tiled_shape_index(d_config.n_channels);
+        const auto prepare = [&](auto kernel, const tiled_shape& shape) {
+            const int bytes = int(tiled_shared_bytes(d_config.n_channels, shape));
+            BF_GPU_CHECK(gpuFuncSetAttribute(
+                kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, bytes));
+            BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &d_tiled_blocks_per_sm, kernel, pfb_tiled_threads, size_t(bytes)));
+        };
+        switch (d_config.input) {
+        case sample_format::sc8:
+            with_tiled_kernel<int8_t>(prepare);
+            break;
+        case sample_format::sc16:
+            with_tiled_kernel<int16_t>(prepare);
+            break;
+        case sample_format::fc32:
+            with_tiled_kernel<float>(prepare);
+            break;
+        }
+    }
+
+    template <typename Tin>
+    void run_tiled(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+        const pfb_geometry g = geometry(n_out);
+        const auto st = stream_of(in);
+        with_tiled_kernel<Tin>([&](auto kernel, const tiled_shape& shape) {
+            const tiled_launch l =
+                plan_tiled(d_config, shape, n_out, d_sm_count, d_tiled_blocks_per_sm);
+            kernel<<<unsigned(l.blocks), pfb_tiled_threads, l.shared_bytes, s>>>(
+                st,
+                d_taps.as<float>(),
+                d_twiddle.as<float2>(),
+                out,
+                g,
+                l.tiles_per_group);
+        });
+        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel");
     }
 
     template <typename Tin>
@@ -324,6 +389,8 @@ private:
     path d_path;
     int d_sm_count = 1;
     int d_max_log2_cols = two_pass_max_log2_cols();
+    size_t d_tiled_shape = 0;      //!< index in tiled_shapes
+    int d_tiled_blocks_per_sm = 1; //!< occupancy of the tiled kernel
     size_t d_steps_done = 0;
 #ifdef BF_BACKEND_CUDA
     cuda::pfb_inverse_fft d_cufft;

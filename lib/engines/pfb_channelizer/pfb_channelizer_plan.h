@@ -29,6 +29,7 @@ namespace pfb_plan {
 constexpr int fused_max_taps = 16; //!< T_MAX: the register window of the fused kernel
 constexpr int fused_max_channels = 1024; //!< register windows of one block
 constexpr int fft_kernel_max_channels = 4096;
+constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
 
 inline bool is_power_of_two(size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
@@ -41,6 +42,7 @@ inline int log2_exact(size_t n)
 }
 
 enum class path {
+    tiled,          //!< pfb_tiled_kernel: FIR + FFT in one pass, tiles of steps
     two_pass,       //!< pfb_fir_columns_kernel -> columns -> pfb_columns_fft_kernel
     fused,          //!< pfb_fused_kernel: FIR + FFT in one pass
     fir_smem_fft,   //!< pfb_fir_kernel -> workspace -> pfb_fft_kernel
@@ -53,6 +55,8 @@ inline bool path_applies(path p, const pfb_channelizer_config& c)
     const bool pow2 = is_power_of_two(c.n_channels);
     const bool short_branches = c.taps_per_branch <= size_t(fused_max_taps);
     switch (p) {
+    case path::tiled:
+        return pow2 && c.n_channels <= size_t(tiled_max_channels) && short_branches;
     case path::two_pass:
         return pow2 && c.n_channels <= size_t(fft_kernel_max_channels) && short_branches;
     case path::fused:
@@ -67,7 +71,8 @@ inline bool path_applies(path p, const pfb_channelizer_config& c)
 
 inline const char* path_name(path p)
 {
-    return p == path::two_pass       ? "two_pass"
+    return p == path::tiled          ? "tiled"
+           : p == path::two_pass     ? "two_pass"
            : p == path::fused        ? "fused"
            : p == path::fir_smem_fft ? "fir_smem_fft"
                                      : "fir_library_fft";
@@ -82,15 +87,108 @@ inline const char* path_name(path p)
 inline path path_for(const pfb_channelizer_config& c)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
-        for (path p : { path::two_pass, path::fused, path::fir_smem_fft, path::fir_library_fft })
+        for (path p : { path::tiled,
+                        path::two_pass,
+                        path::fused,
+                        path::fir_smem_fft,
+                        path::fir_library_fft })
             if (path_name(p) == std::string(forced) && path_applies(p, c))
                 return p;
     }
+    if (path_applies(path::tiled, c))
+        return path::tiled;
     if (path_applies(path::two_pass, c))
         return path::two_pass;
     if (is_power_of_two(c.n_channels) && c.n_channels <= size_t(fft_kernel_max_channels))
         return path::fir_smem_fft;
     return path::fir_library_fft;
+}
+
+/*!
+ * Template shape of a tiled launch (kernels/gpu/pfb_tiled.cuh): tiles of
+ * `steps` steps x `receivers` receivers; a configuration takes the first
+ * entry with N >= min_channels. Both are powers of two.
+ */
+struct tiled_shape {
+    size_t min_channels;
+    int steps;     //!< S
+    int receivers; //!< RB
+};
+
+inline constexpr tiled_shape tiled_shapes[] = {
+    { 1024, 4, 4 },
+    { 0, 8, 4 },
+    // Measured against the above through BEAMFORM_PFB_TILED_SHAPE.
+    { 0, 8, 8 },
+    { 0, 4, 4 },
+    { 1024, 2, 4 },
+    { 0, 16, 2 },
+};
+constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
+
+//! Dynamic shared memory of a tiled block: N twiddles + S RB rows of N + 1.
+inline size_t tiled_shared_bytes(size_t n, const tiled_shape& s)
+{
+    return (n + size_t(s.steps * s.receivers) * size_t(pfb_fft::row_stride(int(n)))) * 2 *
+           sizeof(float);
+}
+
+constexpr size_t tiled_shared_limit = 227 * 1024; //!< per block (sm_90 opt-in)
+
+//! Index in tiled_shapes of N = \p n channels (BEAMFORM_PFB_TILED_SHAPE = i
+//! forces entry i where its shared memory fits: a bench knob).
+inline size_t tiled_shape_index(size_t n)
+{
+    if (const char* forced = std::getenv("BEAMFORM_PFB_TILED_SHAPE")) {
+        const long i = std::atol(forced);
+        if (i >= 0 && size_t(i) < tiled_shape_count &&
+            tiled_shared_bytes(n, tiled_shapes[i]) <= tiled_shared_limit)
+            return size_t(i);
+    }
+    for (size_t i = 0; i < tiled_shape_count; i++)
+        if (n >= tiled_shapes[i].min_channels)
+            return i;
+    throw std::logic_error("pfb_channelizer: no tiled launch shape");
+}
+
+/*!
+ * Calls launch(std::integral_constant<size_t, I>{}) with I the index in
+ * tiled_shapes of N = \p n (every entry is compiled; see with_fused_shape).
+ */
+template <typename Launch, size_t... I>
+void with_tiled_shape_index(size_t index, Launch& launch, std::index_sequence<I...>)
+{
+    ((index == I ? launch(std::integral_constant<size_t, I>{}) : void()), ...);
+}
+
+template <typename Launch>
+void with_tiled_shape(size_t n, Launch&& launch)
+{
+    with_tiled_shape_index(
+        tiled_shape_index(n), launch, std::make_index_sequence<tiled_shape_count>{});
+}
+
+struct tiled_launch {
+    long long blocks;          //!< grid: each block loops over (group, tile) pairs
+    long long tiles_per_group; //!< tiles of S steps per receiver group
+    size_t shared_bytes;
+};
+
+//! \p blocks_per_sm: resident blocks of the kernel per SM (occupancy).
+inline tiled_launch plan_tiled(const pfb_channelizer_config& c,
+                               const tiled_shape& shape,
+                               size_t n_out,
+                               int sm_count,
+                               int blocks_per_sm)
+{
+    tiled_launch l;
+    l.tiles_per_group = ((long long)n_out + shape.steps - 1) / shape.steps;
+    const long long groups =
+        ((long long)c.n_receivers + shape.receivers - 1) / shape.receivers;
+    const long long resident = (long long)std::max(1, sm_count) * std::max(1, blocks_per_sm);
+    l.blocks = std::max<long long>(1, std::min(groups * l.tiles_per_group, resident));
+    l.shared_bytes = tiled_shared_bytes(c.n_channels, shape);
+    return l;
 }
 
 /*!
@@ -121,12 +219,31 @@ inline constexpr fused_shape fused_shapes[] = {
     { 1, 0, 1, 4, 256 },
     { 2, 1024, 2, 1, 256 },
     { 2, 0, 1, 2, 256 },
+    // Wider blocks of one or two windows per thread (measured against the
+    // above through BEAMFORM_PFB_FUSED_SHAPE; apps/channelizer_bench.md).
+    { 1, 0, 1, 2, 512 },
+    { 1, 0, 1, 1, 1024 },
+    { 1, 0, 1, 1, 512 },
+    { 1, 0, 2, 1, 512 },
+    { 2, 0, 1, 1, 512 },
+    { 2, 0, 1, 1, 1024 },
 };
 constexpr size_t fused_shape_count = sizeof(fused_shapes) / sizeof(fused_shapes[0]);
 
 //! Index in fused_shapes of the shape of N = \p n channels and \p oversample.
 inline size_t fused_shape_index(size_t n, unsigned oversample)
 {
+    // BEAMFORM_PFB_FUSED_SHAPE = i forces entry i where it fits (a bench knob).
+    if (const char* forced = std::getenv("BEAMFORM_PFB_FUSED_SHAPE")) {
+        const long i = std::atol(forced);
+        if (i >= 0 && size_t(i) < fused_shape_count) {
+            const fused_shape& s = fused_shapes[i];
+            if (unsigned(s.oversample) == oversample &&
+                n / oversample <= size_t(s.nt) * size_t(s.bq) &&
+                (n / oversample) % size_t(s.bq) == 0)
+                return size_t(i);
+        }
+    }
     for (size_t i = 0; i < fused_shape_count; i++)
         if (unsigned(fused_shapes[i].oversample) == oversample &&
             n >= fused_shapes[i].min_channels)

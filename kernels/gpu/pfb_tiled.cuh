@@ -1,0 +1,163 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The channelizer in one pass over tiles of steps (CUDA and HIP; notation of
+ * pfb_channelizer.cuh: N channels, T taps per branch, O oversample, M = N/O).
+ *
+ * Why: the fused kernel keeps each branch's FIR window in registers, so a
+ * block holds few receivers and runs its shared-memory FFT, barrier by
+ * barrier, on a handful of rows per step; the two-pass path moves the FFT
+ * inputs through device memory. Here a block computes a tile of S steps x RB
+ * receivers x N branches without any window: thread (p, receiver) loads the
+ * S + O (T_MAX - 1) samples its S outputs need (from L1/L2: neighbouring
+ * tiles read them too) and accumulates the S outputs at once; the S RB rows
+ * go to shared memory at their digit-reversed slots; one in-place FFT
+ * (pfb_fft.cuh, no ping-pong buffer) transforms all of them between the same
+ * few barriers; the spectra leave with RB consecutive receivers per channel.
+ * Blocks loop over the (receiver group, tile) pairs of the call.
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_PFB_TILED_CUH
+#define INCLUDED_BEAMFORM_KERNELS_PFB_TILED_CUH
+
+#include <gpu/pfb_two_pass.cuh>
+
+namespace gr {
+namespace beamform {
+namespace BF_GPU_NS {
+
+constexpr int pfb_tiled_threads = 256;
+
+/*!
+ * In-place FFT of \p rows rows (ld apart) in shared memory; rows are the
+ * fastest index of the work so that a warp's lanes touch different rows
+ * (ld = N + 1 puts them in different banks). Every thread must call it.
+ */
+__device__ __forceinline__ void
+pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, int ld)
+{
+    const int stages = pfb_fft::inplace_dit_stage_count(log2_n);
+    for (int stage = 0; stage < stages; stage++) {
+        const int log2_len = pfb_fft::inplace_dit_log2_len(log2_n, stage);
+        if (stage == 0 && (log2_n & 1)) {
+            const int total = rows << (log2_n - 1);
+            for (int idx = threadIdx.x; idx < total; idx += blockDim.x)
+                pfb_fft::inplace_dit_butterfly<2>(
+                    buf + (idx % rows) * ld, twiddle, log2_n, log2_len, idx / rows);
+        } else {
+            const int total = rows << (log2_n - 2);
+            for (int idx = threadIdx.x; idx < total; idx += blockDim.x)
+                pfb_fft::inplace_dit_butterfly<4>(
+                    buf + (idx % rows) * ld, twiddle, log2_n, log2_len, idx / rows);
+        }
+        __syncthreads();
+    }
+}
+
+/*!
+ * Grid: any number of blocks; block b takes the pairs (receiver group, tile)
+ * b, b + gridDim.x, ... of the \p tiles_per_group tiles of S steps of each
+ * receiver group of RB receivers. Dynamic shared memory: N twiddles + S RB
+ * rows of ld = N + 1.
+ */
+template <typename Tin, int TMAX, int O, int S, int RB>
+__global__ void __launch_bounds__(pfb_tiled_threads, 2)
+    pfb_tiled_kernel(pfb_stream<Tin> in,
+                     const float* __restrict__ taps, // prototype, N * T
+                     const float2* __restrict__ twiddle_table,
+                     float2* __restrict__ out,
+                     pfb_geometry g,
+                     long long tiles_per_group)
+{
+    extern __shared__ float2 pfb_smem[];
+    const int n = g.n_channels;
+    const int m = g.step;
+    const int ld = pfb_fft::row_stride(n);
+    float2* twiddle = pfb_smem;
+    float2* rows = twiddle + n; // row s RB + rr: step s of the tile, receiver rr
+    for (int k = threadIdx.x; k < n; k += blockDim.x)
+        twiddle[k] = twiddle_table[k];
+
+    const long long groups = (g.n_receivers + RB - 1) / RB;
+    const long long work = groups * tiles_per_group;
+    for (long long w = blockIdx.x; w < work; w += gridDim.x) {
+        const int r_first = int(w % groups) * RB;
+        const long long t0 = (w / groups) * S;
+        const int steps = int(min((long long)S, g.n_out - t0));
+
+        // FIR: y_p(t0 + s) = sum_k h[p + kN] x[m_(t0+s) - p - kN]; sample offset
+        // j = s - k O (in units of M) from the newest sample of step t0.
+        for (int pair = threadIdx.x; pair < n * RB; pair += blockDim.x) {
+            const int rr = pair % RB;
+            const int p = pair / RB;
+            const int r = r_first + rr;
+            float2 acc[S];
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                acc[s] = make_float2(0.f, 0.f);
+            if (r < g.n_receivers) {
+                float tap[TMAX];
+#pragma unroll
+                for (int k = 0; k < TMAX; k++)
+                    tap[k] = k < g.taps_per_branch ? taps[p + k * n] : 0.0f;
+                const pfb_receiver_column<Tin> x(in, r);
+                const long long newest = (t0 + 1) * m - 1 - p;
+                const auto fir = [&](auto load) {
+#pragma unroll
+                    for (int j = -(TMAX - 1) * O; j < S; j++) {
+                        const float2 v = load(j);
+#pragma unroll
+                        for (int s = 0; s < S; s++) {
+                            const int d = s - j; // k O
+                            if (d >= 0 && d % O == 0 && d / O < TMAX) {
+                                acc[s].x = fmaf(tap[d / O], v.x, acc[s].x);
+                                acc[s].y = fmaf(tap[d / O], v.y, acc[s].y);
+                            }
+                        }
+                    }
+                };
+                if (newest - (long long)(TMAX - 1) * O * m >= 0) {
+                    // Every sample in this call's input: plain loads, which the
+                    // compiler issues together (no select waits on each).
+                    const Tin* newest_sample = x.input + newest * x.row;
+                    const long long stride = (long long)m * x.row;
+                    fir([&](int j) {
+                        return pfb_stream<Tin>::load_sample(newest_sample + j * stride);
+                    });
+                } else {
+                    fir([&](int j) { return x.load(newest + (long long)j * m); });
+                }
+            }
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (s < steps) {
+                    const int pos = pfb_fft_position<O>(p, t0 + s, g);
+                    rows[(s * RB + rr) * ld + pfb_fft::inplace_dit_slot(pos, g.log2_n)] =
+                        acc[s];
+                }
+        }
+        __syncthreads();
+        pfb_inplace_block_fft(rows, twiddle, g.log2_n, steps * RB, ld);
+
+        // Spectra out: [t][channel][receiver], RB receivers of a channel together.
+        const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds bin k + N/2
+        const int total = (steps * RB) << g.log2_n;
+        for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+            const int rr = idx % RB;
+            const int k = (idx / RB) & (n - 1);
+            const int s = (idx / RB) >> g.log2_n;
+            const int r = r_first + rr;
+            if (r < g.n_receivers)
+                out[((t0 + s) * n + k) * (long long)g.n_receivers + r] =
+                    rows[(s * RB + rr) * ld + ((k + shift) & (n - 1))];
+        }
+        __syncthreads(); // the next tile's FIR rewrites the rows
+    }
+}
+
+} // namespace BF_GPU_NS
+} // namespace beamform
+} // namespace gr
+
+#endif
