@@ -28,7 +28,7 @@ __device__ inline void float16_range_count(float x,
 
 //! counts[0] += values rounded to inf, counts[1] += values rounded to 0, over
 //! n_pairs float2 (8-byte aligned). Atomics only where something was found.
-__global__ void float16_range_kernel(const float2* x,
+static __global__ void float16_range_kernel(const float2* x,
                                      size_t n_pairs,
                                      unsigned long long* counts)
 {
