@@ -86,6 +86,29 @@ static __global__ void fc32_to_fp16_flat_kernel(const float4* __restrict__ in,
     float16_range_flush(over, under, counts);
 }
 
+//! How the pass is launched: the flat kernel where rows carry no padding, the
+//! input is 16-byte aligned and the number of values even; else the row kernel.
+struct fc32_to_fp16_plan {
+    static constexpr unsigned threads = 256;
+    bool flat = false;
+    size_t work = 0; //!< flat: pairs of complex values; rows: complex values
+    unsigned blocks = 0;
+};
+
+inline fc32_to_fp16_plan
+plan_fc32_to_fp16(const void* in, size_t n_rows, unsigned n_cols, unsigned ld_cols)
+{
+    fc32_to_fp16_plan p;
+    const size_t n_complex = n_rows * ld_cols;
+    p.flat = ld_cols == n_cols && n_complex % 2 == 0 &&
+             reinterpret_cast<uintptr_t>(in) % 16 == 0;
+    p.work = p.flat ? n_complex / 2 : n_complex;
+    const size_t wanted = (p.work + p.threads - 1) / p.threads;
+    p.blocks = unsigned(wanted < 65536 ? wanted : 65536);
+    return p;
+}
+
+#ifndef BF_GPU_EMULATION
 /*!
  * fc32 [n_rows][n_cols] complex at \p in (8-byte aligned)
  * -> fp16 [n_rows][ld_cols] complex at \p out (8-byte aligned), on \p stream;
@@ -99,20 +122,14 @@ inline void launch_fc32_to_fp16_rows(const void* in,
                                      unsigned long long* counts,
                                      gpuStream_t stream)
 {
-    const size_t n_complex = n_rows * ld_cols;
-    if (n_complex == 0)
+    const auto p = plan_fc32_to_fp16(in, n_rows, n_cols, ld_cols);
+    if (p.work == 0)
         return;
-    const unsigned threads = 256;
-    const bool flat = ld_cols == n_cols && n_complex % 2 == 0 &&
-                      reinterpret_cast<uintptr_t>(in) % 16 == 0;
-    const size_t work = flat ? n_complex / 2 : n_complex;
-    const size_t wanted = (work + threads - 1) / threads;
-    const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);
-    if (flat)
-        fc32_to_fp16_flat_kernel<<<blocks, threads, 0, stream>>>(
-            static_cast<const float4*>(in), static_cast<half2_pair*>(out), work, counts);
+    if (p.flat)
+        fc32_to_fp16_flat_kernel<<<p.blocks, p.threads, 0, stream>>>(
+            static_cast<const float4*>(in), static_cast<half2_pair*>(out), p.work, counts);
     else
-        fc32_to_fp16_rows_kernel<<<blocks, threads, 0, stream>>>(
+        fc32_to_fp16_rows_kernel<<<p.blocks, p.threads, 0, stream>>>(
             static_cast<const float2*>(in),
             static_cast<__half2*>(out),
             n_rows,
@@ -121,6 +138,7 @@ inline void launch_fc32_to_fp16_rows(const void* in,
             counts);
     BF_GPU_CHECK_LAUNCH("fc32_to_fp16_rows");
 }
+#endif
 
 } // namespace BF_GPU_NS
 } // namespace beamform
