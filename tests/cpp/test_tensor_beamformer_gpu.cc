@@ -516,9 +516,7 @@ TEST(tensor_beamformer_gpu, library_path_choice)
 
     // The built-in rule: single-polarization voltage from 64 receivers on
     // compute capability 9 and later, from 128 before; power stays fused.
-    int major = 0;
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, gpu.index),
-              cudaSuccess);
+    const int major = tb_testing::compute_capability_major(gpu.index);
     auto c = library_config(2, major >= 9 ? 64 : 128, 40, polarization_layout::single);
     EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index), library);
     auto engine = tensor_beamformer_engine::make(

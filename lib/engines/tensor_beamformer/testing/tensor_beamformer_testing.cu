@@ -184,6 +184,13 @@ std::string device_name(int device) { return cuda::tb_device_name(device); }
 
 const char* library_path() { return tb_library_path_name; }
 
+int compute_capability_major(int device)
+{
+    int major = 0;
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major;
+}
+
 bool library_path_covers(const tensor_beamformer_config& c)
 {
     return tb_library_path_covers(c);

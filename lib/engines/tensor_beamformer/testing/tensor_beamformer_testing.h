@@ -34,6 +34,8 @@ std::string shape_class(const tensor_beamformer_config& config);
 std::string device_name(int device);
 //! The library voltage path's name among the tiles: "cublas".
 const char* library_path();
+//! The compute capability's major number of \p device (the built-in rule's input).
+int compute_capability_major(int device);
 //! Whether the library voltage path computes this configuration (float16,
 //! voltage output, GEMM dimensions within 32-bit ints).
 bool library_path_covers(const tensor_beamformer_config& config);
