@@ -19,8 +19,9 @@ namespace {
 
 /*!
  * --tune: every compiled tile (and "cublas" where it applies) on this
- * configuration's shape; returns ms per tile. A tile whose output disagrees with the cuBLAS route (float16: relative
- * error >= 1e-3) or with the exact host values (int1) is reported and left out.
+ * configuration's shape; returns ms per tile. A tile whose output disagrees with the
+ * cuBLAS route (float16: relative error >= 1e-3) or with the exact host values (int1) is
+ * reported and left out.
  */
 std::map<std::string, double> tune_config(const context& ctx, const bench_config& b)
 {

@@ -39,11 +39,11 @@ __device__ inline void float16_range_flush(unsigned long long over,
 
 //! Rows with padding (ld_cols > n_cols): one complex value per thread.
 static __global__ void fc32_to_fp16_rows_kernel(const float2* __restrict__ in,
-                                         __half2* __restrict__ out,
-                                         size_t n_rows,
-                                         unsigned n_cols,
-                                         unsigned ld_cols,
-                                         unsigned long long* counts)
+                                                __half2* __restrict__ out,
+                                                size_t n_rows,
+                                                unsigned n_cols,
+                                                unsigned ld_cols,
+                                                unsigned long long* counts)
 {
     unsigned long long over = 0, under = 0;
     const size_t n = n_rows * ld_cols;
@@ -65,9 +65,9 @@ static __global__ void fc32_to_fp16_rows_kernel(const float2* __restrict__ in,
 //! No padding (ld_cols == n_cols, an even number of values): two complex
 //! values per thread (16-byte loads, 8-byte stores).
 static __global__ void fc32_to_fp16_flat_kernel(const float4* __restrict__ in,
-                                         half2_pair* __restrict__ out,
-                                         size_t n_pairs,
-                                         unsigned long long* counts)
+                                                half2_pair* __restrict__ out,
+                                                size_t n_pairs,
+                                                unsigned long long* counts)
 {
     unsigned long long over = 0, under = 0;
     const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -127,7 +127,10 @@ inline void launch_fc32_to_fp16_rows(const void* in,
         return;
     if (p.flat)
         fc32_to_fp16_flat_kernel<<<p.blocks, p.threads, 0, stream>>>(
-            static_cast<const float4*>(in), static_cast<half2_pair*>(out), p.work, counts);
+            static_cast<const float4*>(in),
+            static_cast<half2_pair*>(out),
+            p.work,
+            counts);
     else
         fc32_to_fp16_rows_kernel<<<p.blocks, p.threads, 0, stream>>>(
             static_cast<const float2*>(in),

@@ -30,9 +30,8 @@ __device__ inline void float16_range_count(float x,
 //! n_pairs float2 (8-byte aligned). Atomics only where something was found.
 //! (A template: several translation units include it.)
 template <typename Pair = float2>
-__global__ void float16_range_kernel(const Pair* x,
-                                     size_t n_pairs,
-                                     unsigned long long* counts)
+__global__ void
+float16_range_kernel(const Pair* x, size_t n_pairs, unsigned long long* counts)
 {
     unsigned long long over = 0, under = 0;
     const size_t stride = size_t(gridDim.x) * blockDim.x;

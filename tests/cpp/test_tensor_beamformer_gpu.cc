@@ -438,10 +438,8 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
 }
 
 //! The library voltage path's configurations: float16 voltage, both layouts.
-tensor_beamformer_config library_config(size_t channels,
-                                        size_t receivers,
-                                        size_t beams,
-                                        polarization_layout pol)
+tensor_beamformer_config
+library_config(size_t channels, size_t receivers, size_t beams, polarization_layout pol)
 {
     return tb_reference::make_config(
         channels, receivers, beams, beam_precision::float16, beam_output::voltage, pol);
@@ -476,8 +474,11 @@ TEST(tensor_beamformer_gpu, library_path_counts_the_float16_range)
     x[3] = cfloat(1e5f, 0.25f);  // rounds to inf
     x[17] = cfloat(0.5f, 1e-9f); // rounds to 0
     const auto expected = count_float16_range(x.data(), x.size());
-    auto engine = tb_testing::make_gpu_tiled(
-        c, tb_reference::random_complex(c.weight_count(), 42), gpu, tb_testing::library_path());
+    auto engine =
+        tb_testing::make_gpu_tiled(c,
+                                   tb_reference::random_complex(c.weight_count(), 42),
+                                   gpu,
+                                   tb_testing::library_path());
     run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
     const auto got = engine->input_range(true);
     std::cout << "library path range counts: " << got.overflow << " overflows, "
@@ -500,16 +501,23 @@ TEST(tensor_beamformer_gpu, library_path_choice)
         for (auto out : { beam_output::voltage, beam_output::power }) {
             if (prec == beam_precision::float16 && out == beam_output::voltage)
                 continue;
-            const auto c = tb_reference::make_config(
-                2, 64, 8, prec, out, polarization_layout::single, out == beam_output::power ? 4 : 1);
+            const auto c = tb_reference::make_config(2,
+                                                     64,
+                                                     8,
+                                                     prec,
+                                                     out,
+                                                     polarization_layout::single,
+                                                     out == beam_output::power ? 4 : 1);
             try {
                 tb_testing::make_gpu_tiled(
                     c, tb_reference::random_complex(c.weight_count(), 1), gpu, library);
-                ADD_FAILURE() << "no exception for " << tb_reference::describe(c, 0, library);
+                ADD_FAILURE() << "no exception for "
+                              << tb_reference::describe(c, 0, library);
             } catch (const std::invalid_argument& e) {
                 const std::string m = e.what();
                 EXPECT_NE(m.find("tile 'cublas'"), std::string::npos) << m;
-                EXPECT_NE(m.find(tb_testing::compiled_tiles(c).front()), std::string::npos)
+                EXPECT_NE(m.find(tb_testing::compiled_tiles(c).front()),
+                          std::string::npos)
                     << m;
             }
         }
@@ -526,8 +534,13 @@ TEST(tensor_beamformer_gpu, library_path_choice)
     auto fewer = c;
     fewer.n_receivers = c.n_receivers - 1;
     EXPECT_NE(tb_testing::builtin_tile(fewer, gpu.index), library);
-    auto power = tb_reference::make_config(
-        2, 512, 40, beam_precision::float16, beam_output::power, polarization_layout::single, 4);
+    auto power = tb_reference::make_config(2,
+                                           512,
+                                           40,
+                                           beam_precision::float16,
+                                           beam_output::power,
+                                           polarization_layout::single,
+                                           4);
     EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
     auto xy = library_config(2, 512, 40, polarization_layout::xy_pairs);
     EXPECT_NE(tb_testing::builtin_tile(xy, gpu.index), library);

@@ -205,14 +205,20 @@ TEST(tensor_beamformer_library_path, gemm_shape)
 
 TEST(tensor_beamformer_library_path, explicit_choice_outside_float16_voltage)
 {
-    auto c = make_config(
-        2, 64, 8, beam_precision::float16, beam_output::power, polarization_layout::single, 4);
+    auto c = make_config(2,
+                         64,
+                         8,
+                         beam_precision::float16,
+                         beam_output::power,
+                         polarization_layout::single,
+                         4);
     for (auto prec : { beam_precision::float16, beam_precision::int1 })
         for (auto out : { beam_output::voltage, beam_output::power }) {
             c.precision = prec;
             c.output = out;
             c.n_int = out == beam_output::power ? 4 : 1;
-            const bool ok = prec == beam_precision::float16 && out == beam_output::voltage;
+            const bool ok =
+                prec == beam_precision::float16 && out == beam_output::voltage;
             EXPECT_EQ(tb_library_path_covers(c), ok);
             if (ok) {
                 EXPECT_NO_THROW(tb_check_library_path(c));
@@ -232,9 +238,9 @@ TEST(tensor_beamformer_library_path, explicit_choice_outside_float16_voltage)
                                                               : "precision float16"),
                           std::string::npos)
                     << m;
-                EXPECT_NE(m.find(out == beam_output::power ? "output power"
-                                                           : "output voltage"),
-                          std::string::npos)
+                EXPECT_NE(
+                    m.find(out == beam_output::power ? "output power" : "output voltage"),
+                    std::string::npos)
                     << m;
                 EXPECT_NE(m.find("accepted for this configuration: the kernel tiles "
                                  "256x128x64/64x64/3"),
@@ -247,8 +253,12 @@ TEST(tensor_beamformer_library_path, explicit_choice_outside_float16_voltage)
 
 TEST(tensor_beamformer_library_path, built_in_rule)
 {
-    auto c = make_config(
-        4, 64, 1024, beam_precision::float16, beam_output::voltage, polarization_layout::single);
+    auto c = make_config(4,
+                         64,
+                         1024,
+                         beam_precision::float16,
+                         beam_output::voltage,
+                         polarization_layout::single);
     EXPECT_TRUE(tb_library_path_preferred(c, 9));  // Hopper: from 64 receivers
     EXPECT_TRUE(tb_library_path_preferred(c, 10)); // and later GPUs
     EXPECT_FALSE(tb_library_path_preferred(c, 8)); // Ampere / Ada: from 128
@@ -275,20 +285,24 @@ TEST(tensor_beamformer_library_path, built_in_rule)
 TEST(tensor_beamformer_library_path, tuning_keys_name_the_device)
 {
     namespace cu = gr::beamform::cuda;
-    const auto volt = make_config(
-        1, 64, 40, beam_precision::float16, beam_output::voltage, polarization_layout::single);
+    const auto volt = make_config(1,
+                                  64,
+                                  40,
+                                  beam_precision::float16,
+                                  beam_output::voltage,
+                                  polarization_layout::single);
     auto power = volt;
     power.output = beam_output::power;
     power.n_int = 4;
     EXPECT_EQ(cu::tensor_beamformer_shape_class(volt), "float16.single.voltage.rx_small");
     EXPECT_EQ(cu::tensor_beamformer_tuning_key(volt, "NVIDIA H100 80GB HBM3"),
               "NVIDIA H100 80GB HBM3/float16.single.voltage.rx_small");
-    const std::string path =
-        testing::TempDir() + "beamform_tuning_library_path_test.txt";
-    std::ofstream(path) << "# written by a test\n"
-                        << "NVIDIA H100 80GB HBM3/float16.single.voltage.rx_small = cublas\n"
-                        << "Other GPU/float16.single.power.rx_small = 128x128x64/32x64/3\n"
-                        << "float16.single.power.rx_small = 256x128x64/64x64/3  # old key\n";
+    const std::string path = testing::TempDir() + "beamform_tuning_library_path_test.txt";
+    std::ofstream(path)
+        << "# written by a test\n"
+        << "NVIDIA H100 80GB HBM3/float16.single.voltage.rx_small = cublas\n"
+        << "Other GPU/float16.single.power.rx_small = 128x128x64/32x64/3\n"
+        << "float16.single.power.rx_small = 256x128x64/64x64/3  # old key\n";
     const auto entries = cu::read_tuning_file(path.c_str());
     std::remove(path.c_str());
     EXPECT_EQ(cu::tb_tuning_lookup(entries, volt, "NVIDIA H100 80GB HBM3"), "cublas");

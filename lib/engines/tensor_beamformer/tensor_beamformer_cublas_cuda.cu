@@ -27,7 +27,8 @@ void check_cublas(cublasStatus_t status, const char* what)
 size_t cublas_workspace_bytes(int device)
 {
     int major = 0;
-    BF_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     return size_t(major >= 9 ? 32 : 4) << 20;
 }
 

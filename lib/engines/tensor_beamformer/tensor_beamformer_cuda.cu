@@ -3,8 +3,8 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "tensor_beamformer_cuda.h"
 #include "tensor_beamformer_cublas_cuda.h"
+#include "tensor_beamformer_cuda.h"
 #include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <stdexcept>

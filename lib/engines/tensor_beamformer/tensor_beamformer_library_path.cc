@@ -40,7 +40,10 @@ const char* name_of(beam_precision p)
 {
     return p == beam_precision::int1 ? "int1" : "float16";
 }
-const char* name_of(beam_output o) { return o == beam_output::power ? "power" : "voltage"; }
+const char* name_of(beam_output o)
+{
+    return o == beam_output::power ? "power" : "voltage";
+}
 } // namespace
 
 void tb_check_library_path(const tensor_beamformer_config& c,

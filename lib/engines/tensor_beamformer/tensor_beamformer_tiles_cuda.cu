@@ -3,11 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <gnuradio/beamform/runtime/log.h>
 #include "tensor_beamformer_expand.h"
 #include "tensor_beamformer_library_path.h"
 #include "tensor_beamformer_tiles_cuda.h"
 #include "tensor_beamformer_tuning.h"
+#include <gnuradio/beamform/runtime/log.h>
 #include <common/gpu_portable.h>
 #include <algorithm>
 #include <cstdlib>
@@ -132,7 +132,8 @@ kernel_family parse_variant(const std::string& s)
 int compute_capability_major(int device)
 {
     int major = 0;
-    BF_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     return major;
 }
 
@@ -248,7 +249,9 @@ std::string tb_device_name(int device)
     return prop.name;
 }
 
-bool tb_path_usable(const tensor_beamformer_config& c, int device, const std::string& tile)
+bool tb_path_usable(const tensor_beamformer_config& c,
+                    int device,
+                    const std::string& tile)
 {
     if (tile == tb_library_path_name)
         return tb_library_path_covers(c);

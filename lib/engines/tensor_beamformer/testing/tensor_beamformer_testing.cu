@@ -3,11 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "tensor_beamformer_testing.h"
 #include "../tensor_beamformer_cublas_cuda.h"
 #include "../tensor_beamformer_cuda.h"
 #include "../tensor_beamformer_library_path.h"
 #include "../tensor_beamformer_tuning.h"
+#include "tensor_beamformer_testing.h"
 #include <stdexcept>
 
 namespace gr {
@@ -187,7 +187,8 @@ const char* library_path() { return tb_library_path_name; }
 int compute_capability_major(int device)
 {
     int major = 0;
-    BF_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     return major;
 }
 
