@@ -110,7 +110,7 @@ void check_library_path(const tensor_beamformer_config& c, size_t T, unsigned se
     ASSERT_EQ(out.size(), T * g.ldc); // the output is exactly n columns of ldc
     host_gemm_t_n(g.m,
                   T,
-                  g.k,
+                  g.k_padded, // as the engine calls it: the zero padding included
                   a.data(),
                   g.lda,
                   g.m * g.k_padded,

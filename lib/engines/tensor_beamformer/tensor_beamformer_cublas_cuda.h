@@ -20,7 +20,8 @@
  *        D_c: column t at out + (t C + c) m floats: ldc = C m, strideC = m,
  *             i.e. the engine's documented voltage item [C][B] complex
  *             (xy_pairs: [C][B][2] complex), written in place: no extra pass.
- *      m = 2 B (xy_pairs 4 B: rows 4b + 2p + q), k = 2 R.
+ *      m = 2 B (xy_pairs 4 B: rows 4b + 2p + q); the GEMM's k is k_padded
+ *      (2 R rounded up to 8; the padding is 0 in both operands).
  * The cuBLAS handle is the engine's, bound to the stream of each call
  * (cublasSetStream) with an engine-owned cuBLAS workspace (so cuBLAS never
  * allocates inside execute()). Weights are expanded at set_weights() and

@@ -31,7 +31,7 @@ bool tb_library_path_covers(const tensor_beamformer_config& c)
         return false;
     const auto g = tb_library_gemm(c);
     const size_t limit = size_t(INT_MAX);
-    return g.m <= limit && g.k <= limit && g.ldb <= limit && g.ldc <= limit &&
+    return g.m <= limit && g.k_padded <= limit && g.ldb <= limit && g.ldc <= limit &&
            c.n_channels <= limit;
 }
 

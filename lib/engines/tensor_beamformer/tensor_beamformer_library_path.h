@@ -30,7 +30,10 @@ extern const char* const tb_library_path_name; // "cublas"
  * cuBLAS's convention; tensor_beamformer_cublas_cuda.h says how they map):
  *   m = 2 beams x npol rows (beam b, polarization p, part q at m = 2 npol b + 2 p + q),
  *   k = 2 receivers (all of them; xy_pairs: the other polarization's weights are 0),
- *   lda = k_padded (k rounded up to 8 halves: 16-byte aligned rows and columns),
+ *   k_padded = k rounded up to 8 halves (16-byte aligned rows and columns; the
+ *     padding is 0 in both operands, and the GEMM runs over k_padded, which
+ *     lets cuBLAS take its aligned kernels),
+ *   lda = k_padded,
  *   ldb = channels x k_padded (the fp16 workspace [T][C][k_padded]),
  *   ldc = channels x m (the output [T][C][m] floats: the documented voltage layout).
  */
