@@ -24,8 +24,11 @@
  *      (2 R rounded up to 8; the padding is 0 in both operands).
  * The cuBLAS handle is the engine's, bound to the stream of each call
  * (cublasSetStream) with an engine-owned cuBLAS workspace (so cuBLAS never
- * allocates inside execute()). Weights are expanded at set_weights() and
- * uploaded in stream order (tensor_beamformer_weights.h).
+ * allocates inside execute()). The fp16 workspace grows on the first call and
+ * on a call with more time steps than any before (cudaMalloc, which waits, as
+ * the fused engine's int1 scratch does); steady calls of a bounded size never
+ * wait on the host. Weights are expanded at set_weights() and uploaded in
+ * stream order (tensor_beamformer_weights.h).
  */
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_CUBLAS_CUDA_H
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_CUBLAS_CUDA_H
