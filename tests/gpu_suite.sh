@@ -44,6 +44,7 @@ sanitize)
         "memcheck:test_incoherent_beam_gpu:*" "racecheck:test_incoherent_beam_gpu:*" \
         "memcheck:test_tensor_beamformer_gpu:*resident*" "racecheck:test_tensor_beamformer_gpu:*resident*" \
         "synccheck:test_tensor_beamformer_gpu:*resident*" \
+        "memcheck:test_tensor_beamformer_gpu:*library*" \
         "memcheck:test_rca_das_gpu:*StageVariants*" \
         "memcheck:test_rca_das_gpu:*HalfRealOddEmission*" \
         "racecheck:test_rca_das_gpu:*PipelinedMatchesHalf2*"; do

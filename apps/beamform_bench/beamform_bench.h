@@ -9,7 +9,7 @@
  *   cublas_route.cu  the cuBLAS route and the cuBLAS HGEMM ceiling
  *   peaks.cu         mma.sync peak micro-benchmarks (no memory)
  *   engine_runs.cu   the tensor beamformer against the route, per configuration
- *   tuner.cu         --tune: every compiled tile, the tuning file
+ *   tuner.cu         --tune: every compiled tile and the library path, the tuning file
  *   report.cc        the results table
  * The engine is reached through tensor_beamformer_engine.h and the
  * beamform-testing library (tensor_beamformer_testing.h).

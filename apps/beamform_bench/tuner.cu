@@ -3,8 +3,10 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * --tune: every compiled tile on each configuration's shape; the fastest
- * right tile per shape class goes to the tuning file.
+ * --tune: every compiled tile and the library voltage path ("cublas") on
+ * each configuration's shape, each timed through the engine's execute() as
+ * the engine runs it; the fastest right one per device and shape class goes
+ * to the tuning file (keys "<device name>/<shape class>").
  */
 #include "beamform_bench.h"
 #include <fstream>
@@ -16,9 +18,10 @@ namespace bf_bench {
 namespace {
 
 /*!
- * --tune: every compiled tile on this configuration's shape; returns ms per
- * tile. A tile whose output disagrees with the cuBLAS route (float16: relative
- * error >= 1e-3) or with the exact host values (int1) is reported and left out.
+ * --tune: every compiled tile (and "cublas" where it applies) on this
+ * configuration's shape; returns ms per tile. A tile whose output disagrees with the
+ * cuBLAS route (float16: relative error >= 1e-3) or with the exact host values (int1) is
+ * reported and left out.
  */
 std::map<std::string, double> tune_config(const context& ctx, const bench_config& b)
 {
@@ -38,7 +41,12 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
         time_cublas_route(once, b, w, d_in->get(), *route_out);
     }
     const uint64_t seed = 99;
-    for (const auto& tile : tb_testing::compiled_tiles(c)) {
+    // Every kernel tile and, for float16 voltage output on fc32 samples, the
+    // library path: each timed as the engine runs it (execute()).
+    auto candidates = tb_testing::compiled_tiles(c);
+    if (!b.fp16_input && tb_testing::library_path_covers(c))
+        candidates.push_back(tb_testing::library_path());
+    for (const auto& tile : candidates) {
         try {
             auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
             if (int1)
@@ -87,9 +95,17 @@ void tune(const context& ctx,
     for (const auto& b : configs) {
         if (only && b.id.substr(0, b.id.find('/')) != std::to_string(only))
             continue;
-        const auto key = tb_testing::tuning_key(b.cfg);
+        const auto timings = tune_config(ctx, b);
+        // fp16 samples (the GEMM core) are not what the engine reads: timed,
+        // reported, not written to the file.
+        if (b.fp16_input) {
+            std::cout << "  (config " << b.id << ": fp16 samples, not an engine input: "
+                      << "not written to the tuning file)" << std::endl;
+            continue;
+        }
+        const auto key = tb_testing::tuning_key(b.cfg, ctx.gpu.index);
         n_configs[key]++;
-        for (const auto& [tile, ms] : tune_config(ctx, b)) {
+        for (const auto& [tile, ms] : timings) {
             per_key[key][tile] += ms;
             right_in[key][tile]++;
         }

@@ -28,14 +28,15 @@ __device__ inline void float16_range_count(float x,
 
 //! counts[0] += values rounded to inf, counts[1] += values rounded to 0, over
 //! n_pairs float2 (8-byte aligned). Atomics only where something was found.
-__global__ void float16_range_kernel(const float2* x,
-                                     size_t n_pairs,
-                                     unsigned long long* counts)
+//! (A template: several translation units include it.)
+template <typename Pair = float2>
+__global__ void
+float16_range_kernel(const Pair* x, size_t n_pairs, unsigned long long* counts)
 {
     unsigned long long over = 0, under = 0;
     const size_t stride = size_t(gridDim.x) * blockDim.x;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n_pairs; i += stride) {
-        const float2 v = x[i];
+        const Pair v = x[i];
         float16_range_count(v.x, over, under);
         float16_range_count(v.y, over, under);
     }

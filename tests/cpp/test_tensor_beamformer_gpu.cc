@@ -6,7 +6,8 @@
  * The GPU tensor beamformer and bit packer against the CPU engines (and the
  * beamformer also against its definition, tb_reference.h), for every mode
  * (float16 / int1, voltage / power, single / xy_pairs with Stokes I and IQUV)
- * and odd sizes, with outputs poisoned (NaN) before every run. Tolerances:
+ * and odd sizes, and the CUDA engine's library voltage path ("cublas": cuBLAS
+ * on expanded weights), with outputs poisoned (NaN) before every run. Tolerances:
  * float16 relative error norm < 1e-3, int1 exact. Each case prints its error
  * norms. Skips with the reason where there is no GPU.
  */
@@ -125,6 +126,52 @@ void check(const tensor_beamformer_config& c,
         EXPECT_LT(e_cpu, 1e-3) << what; // NaN (unwritten output) fails too
         EXPECT_LT(e_ref, 1e-3) << what;
     }
+}
+
+/*!
+ * Weights set between two execute() calls on one stream take effect at the
+ * second, wholly; two updates before an execute: the last one. \p tile ""
+ * = the engine's own choice (tensor_beamformer_engine::make).
+ */
+void check_weight_update(const tensor_beamformer_config& c,
+                         const device_spec& gpu,
+                         const std::string& tile)
+{
+    const size_t T = 37;
+    const auto w1 = tb_reference::random_complex(c.weight_count(), 21);
+    const auto w2 = tb_reference::random_complex(c.weight_count(), 22);
+    const auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 23);
+    const auto in = input_bytes(c, x, T);
+    std::unique_ptr<tensor_beamformer_engine> engine;
+#ifdef BEAMFORM_HAVE_CUDA
+    if (!tile.empty())
+        engine = tb_testing::make_gpu_tiled(c, w1, gpu, tile);
+#endif
+    if (!engine)
+        engine = tensor_beamformer_engine::make(c, w1, gpu);
+    gpu_stream stream(gpu);
+    const auto first = run_gpu(*engine, gpu, in, T, &stream);
+    engine->set_weights(w2);
+    const auto second = run_gpu(*engine, gpu, in, T, &stream);
+    // set twice before an execute: only the last one counts
+    engine->set_weights(w1);
+    engine->set_weights(w2);
+    const auto third = run_gpu(*engine, gpu, in, T, &stream);
+    const auto ref1 = run_cpu(c, w1, in, T);
+    const auto ref2 = run_cpu(c, w2, in, T);
+    const double e1 = tb_reference::rel_error(first, ref1);
+    const double e2 = tb_reference::rel_error(second, ref2);
+    const double e3 = tb_reference::rel_error(third, ref2);
+    const double e_mixed = tb_reference::rel_error(second, ref1);
+    std::cout << tb_reference::describe(c, T, tile.empty() ? "(engine's choice)" : tile)
+              << " weight update: error before " << e1 << ", after " << e2
+              << ", after two updates " << e3 << ", after vs old weights " << e_mixed
+              << "\n";
+    const double limit = c.precision == beam_precision::int1 ? 0.0 : 1e-3;
+    EXPECT_LE(e1, limit);
+    EXPECT_LE(e2, limit);
+    EXPECT_LE(e3, limit);
+    EXPECT_GT(e_mixed, 0.5); // the new weights, entirely
 }
 
 } // namespace
@@ -376,15 +423,160 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
     const auto w = tb_reference::random_complex(c.weight_count(), 3);
     for (const std::string& wanted : { tiles[0], tiles.back() }) {
         std::ofstream(path) << "# test\n"
-                            << tb_testing::tuning_key(c) << " = " << wanted << "\n";
+                            << tb_testing::tuning_key(c, gpu.index) << " = " << wanted
+                            << "\n";
         setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
         auto engine = tensor_beamformer_engine::make(c, w, gpu);
         EXPECT_EQ(tb_testing::tile(*engine), wanted);
     }
-    std::ofstream(path) << tb_testing::tuning_key(c) << " = 1x2x3/4x5/6\n";
+    std::ofstream(path) << tb_testing::tuning_key(c, gpu.index) << " = 1x2x3/4x5/6\n";
     auto engine =
         tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
     EXPECT_EQ(tb_testing::tile(*engine), tb_testing::builtin_tile(c, gpu.index));
+    unsetenv("BEAMFORM_TUNING_FILE");
+    std::remove(path.c_str());
+}
+
+//! The library voltage path's configurations: float16 voltage, both layouts.
+tensor_beamformer_config
+library_config(size_t channels, size_t receivers, size_t beams, polarization_layout pol)
+{
+    return tb_reference::make_config(
+        channels, receivers, beams, beam_precision::float16, beam_output::voltage, pol);
+}
+
+TEST(tensor_beamformer_gpu, library_voltage_path)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda)
+        GTEST_SKIP() << "the library path is CUDA's (cuBLAS)";
+    const std::string library = tb_testing::library_path();
+    for (auto pol : { polarization_layout::single, polarization_layout::xy_pairs }) {
+        const bool xy = pol == polarization_layout::xy_pairs;
+        // 155 beams x 46 receivers x 3 channels (k padded 92 -> 96), 1 beam,
+        // 1 receiver (xy_pairs: 1 antenna), and rows with no padding
+        check(library_config(3, 46, 155, pol), 37, gpu, 31, library);
+        check(library_config(2, 46, 1, pol), 45, gpu, 32, library);
+        check(library_config(3, xy ? 2 : 1, 20, pol), 41, gpu, 33, library);
+        check(library_config(2, 128, 70, pol), 131, gpu, 34, library);
+        check_weight_update(library_config(3, 46, 155, pol), gpu, library);
+    }
+}
+
+TEST(tensor_beamformer_gpu, library_path_counts_the_float16_range)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda)
+        GTEST_SKIP() << "the library path is CUDA's (cuBLAS)";
+    const auto c = library_config(2, 46, 7, polarization_layout::single);
+    const size_t T = 5;
+    auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 41);
+    x[3] = cfloat(1e5f, 0.25f);  // rounds to inf
+    x[17] = cfloat(0.5f, 1e-9f); // rounds to 0
+    const auto expected = count_float16_range(x.data(), x.size());
+    auto engine =
+        tb_testing::make_gpu_tiled(c,
+                                   tb_reference::random_complex(c.weight_count(), 42),
+                                   gpu,
+                                   tb_testing::library_path());
+    run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
+    const auto got = engine->input_range(true);
+    std::cout << "library path range counts: " << got.overflow << " overflows, "
+              << got.underflow << " underflows (host: " << expected.overflow << ", "
+              << expected.underflow << ")\n";
+    EXPECT_EQ(got.overflow, expected.overflow);
+    EXPECT_EQ(got.underflow, expected.underflow);
+    EXPECT_GE(got.overflow, 1u);
+}
+
+TEST(tensor_beamformer_gpu, library_path_choice)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda)
+        GTEST_SKIP() << "the library path is CUDA's (cuBLAS)";
+    const std::string library = tb_testing::library_path();
+    // An explicit choice outside float16 voltage output: the parameter, the
+    // value and the tiles accepted instead.
+    for (auto prec : { beam_precision::float16, beam_precision::int1 })
+        for (auto out : { beam_output::voltage, beam_output::power }) {
+            if (prec == beam_precision::float16 && out == beam_output::voltage)
+                continue;
+            const auto c = tb_reference::make_config(2,
+                                                     64,
+                                                     8,
+                                                     prec,
+                                                     out,
+                                                     polarization_layout::single,
+                                                     out == beam_output::power ? 4 : 1);
+            try {
+                tb_testing::make_gpu_tiled(
+                    c, tb_reference::random_complex(c.weight_count(), 1), gpu, library);
+                ADD_FAILURE() << "no exception for "
+                              << tb_reference::describe(c, 0, library);
+            } catch (const std::invalid_argument& e) {
+                const std::string m = e.what();
+                EXPECT_NE(m.find("tile 'cublas'"), std::string::npos) << m;
+                EXPECT_NE(m.find(tb_testing::compiled_tiles(c).front()),
+                          std::string::npos)
+                    << m;
+            }
+        }
+
+    // The built-in rule: single-polarization voltage from 64 receivers on
+    // compute capability 9 and later, from 128 before; power stays fused.
+    const int major = tb_testing::compute_capability_major(gpu.index);
+    auto c = library_config(2, major >= 9 ? 64 : 128, 40, polarization_layout::single);
+    EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index), library);
+    auto engine = tensor_beamformer_engine::make(
+        c, tb_reference::random_complex(c.weight_count(), 2), gpu);
+    EXPECT_EQ(tb_testing::tile(*engine), library);
+    check(c, 50, gpu, 35); // the engine's own choice
+    auto fewer = c;
+    fewer.n_receivers = c.n_receivers - 1;
+    EXPECT_NE(tb_testing::builtin_tile(fewer, gpu.index), library);
+    auto power = tb_reference::make_config(2,
+                                           512,
+                                           40,
+                                           beam_precision::float16,
+                                           beam_output::power,
+                                           polarization_layout::single,
+                                           4);
+    EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
+    auto xy = library_config(2, 512, 40, polarization_layout::xy_pairs);
+    EXPECT_NE(tb_testing::builtin_tile(xy, gpu.index), library);
+    setenv("BEAMFORM_TB_VARIANT", "cublas", 1); // forced wherever it applies
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), library);
+    EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
+    unsetenv("BEAMFORM_TB_VARIANT");
+
+    // The tuning file: this GPU's key chooses; another GPU's does not steer
+    // this one; an entry of 'cublas' for power output warns and is ignored.
+    const std::string path = "/tmp/beamform_tuning_library_test.txt";
+    const std::string kernel_tile = tb_testing::builtin_kernel_tile(c, gpu.index);
+    std::ofstream(path) << "Some Other GPU/" << tb_testing::shape_class(c) << " = "
+                        << kernel_tile << "\n"
+                        << tb_testing::tuning_key(power, gpu.index) << " = cublas\n";
+    setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
+    EXPECT_EQ(tb_testing::tile(*tensor_beamformer_engine::make(
+                  c, tb_reference::random_complex(c.weight_count(), 3), gpu)),
+              library);
+    EXPECT_EQ(tb_testing::tile(*tensor_beamformer_engine::make(
+                  power, tb_reference::random_complex(power.weight_count(), 3), gpu)),
+              tb_testing::builtin_tile(power, gpu.index));
+    std::ofstream(path) << tb_testing::tuning_key(c, gpu.index) << " = " << kernel_tile
+                        << "\n"
+                        << tb_testing::tuning_key(xy, gpu.index) << " = cublas\n";
+    EXPECT_EQ(tb_testing::tile(*tensor_beamformer_engine::make(
+                  c, tb_reference::random_complex(c.weight_count(), 3), gpu)),
+              kernel_tile);
+    auto xy_engine = tensor_beamformer_engine::make(
+        xy, tb_reference::random_complex(xy.weight_count(), 3), gpu);
+    EXPECT_EQ(tb_testing::tile(*xy_engine), library);
+    // files without device names (before them): their keys apply to every GPU
+    std::ofstream(path) << tb_testing::shape_class(c) << " = " << kernel_tile << "\n";
+    EXPECT_EQ(tb_testing::tile(*tensor_beamformer_engine::make(
+                  c, tb_reference::random_complex(c.weight_count(), 3), gpu)),
+              kernel_tile);
     unsetenv("BEAMFORM_TUNING_FILE");
     std::remove(path.c_str());
 }
@@ -393,39 +585,12 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
 TEST(tensor_beamformer_gpu, weight_update_takes_effect_at_next_execute)
 {
     REQUIRE_GPU(gpu);
-    for (auto prec : { beam_precision::float16, beam_precision::int1 }) {
-        const auto c = tb_reference::make_config(
-            3, 48, 155, prec, beam_output::voltage, polarization_layout::single);
-        const size_t T = 37;
-        const auto w1 = tb_reference::random_complex(c.weight_count(), 21);
-        const auto w2 = tb_reference::random_complex(c.weight_count(), 22);
-        const auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 23);
-        const auto in = input_bytes(c, x, T);
-        auto engine = tensor_beamformer_engine::make(c, w1, gpu);
-        gpu_stream stream(gpu);
-        const auto first = run_gpu(*engine, gpu, in, T, &stream);
-        engine->set_weights(w2);
-        const auto second = run_gpu(*engine, gpu, in, T, &stream);
-        // set twice before an execute: only the last one counts
-        engine->set_weights(w1);
-        engine->set_weights(w2);
-        const auto third = run_gpu(*engine, gpu, in, T, &stream);
-        const auto ref1 = run_cpu(c, w1, in, T);
-        const auto ref2 = run_cpu(c, w2, in, T);
-        const double e1 = tb_reference::rel_error(first, ref1);
-        const double e2 = tb_reference::rel_error(second, ref2);
-        const double e3 = tb_reference::rel_error(third, ref2);
-        const double e_mixed = tb_reference::rel_error(second, ref1);
-        std::cout << (prec == beam_precision::int1 ? "int1" : "float16")
-                  << " weight update: error before " << e1 << ", after " << e2
-                  << ", after two updates " << e3 << ", after vs old weights " << e_mixed
-                  << "\n";
-        const double limit = prec == beam_precision::int1 ? 0.0 : 1e-3;
-        EXPECT_LE(e1, limit);
-        EXPECT_LE(e2, limit);
-        EXPECT_LE(e3, limit);
-        EXPECT_GT(e_mixed, 0.5); // the new weights, entirely
-    }
+    for (auto prec : { beam_precision::float16, beam_precision::int1 })
+        check_weight_update(
+            tb_reference::make_config(
+                3, 48, 155, prec, beam_output::voltage, polarization_layout::single),
+            gpu,
+            "");
 }
 
 TEST(tensor_beamformer_gpu, rejects_bad_sizes)

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "tensor_beamformer_cublas_cuda.h"
 #include "tensor_beamformer_cuda.h"
 #include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
@@ -140,14 +141,31 @@ void tensor_beamformer_cuda::run(
 }
 
 std::unique_ptr<tensor_beamformer_engine>
+make_tensor_beamformer_cuda(const tensor_beamformer_config& config,
+                            const std::vector<std::complex<float>>& weights,
+                            const device_spec& device,
+                            const std::string& tile)
+{
+    if (tile == tb_library_path_name)
+        return std::make_unique<tensor_beamformer_cublas>(config, weights, device);
+    const tb_variant* v = tb_usable_variant(config, device.index, tile);
+    if (!v)
+        throw std::invalid_argument("tensor_beamformer: tile " + tile +
+                                    " is not compiled for this configuration, "
+                                    "needs too much shared memory, or needs "
+                                    "sm_90a (wgmma) that this GPU lacks");
+    return std::make_unique<tensor_beamformer_cuda>(config, weights, device, *v);
+}
+
+std::unique_ptr<tensor_beamformer_engine>
 make_tensor_beamformer_gpu(const tensor_beamformer_config& config,
                            const std::vector<std::complex<float>>& weights,
                            const device_spec& device)
 {
     config.validate();
     check_tensor_beamformer_weights(config, weights);
-    return std::make_unique<tensor_beamformer_cuda>(
-        config, weights, device, tb_choose_variant(config, device.index));
+    return make_tensor_beamformer_cuda(
+        config, weights, device, tb_choose_tile(config, device.index));
 }
 
 } // namespace cuda

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "tensor_beamformer_expand.h"
+#include "tensor_beamformer_library_path.h"
 #include <common/half_bits.h>
 #include <common/tensor_beamformer_layout.h>
 #include <algorithm>
@@ -52,6 +53,55 @@ tb_operand_layout make_operand_layout(const tensor_beamformer_config& c,
     return l;
 }
 
+tb_operand_layout make_library_layout(const tensor_beamformer_config& c)
+{
+    tb_check_library_path(c);
+    const auto g = tb_library_gemm(c);
+    tb_operand_layout l;
+    l.precision = c.precision;
+    l.n_channels = c.n_channels;
+    l.n_beams = c.n_beams;
+    l.n_receivers = c.n_receivers;
+    l.npol = 1; // both polarizations' rows in one matrix
+    l.rows = g.m;
+    l.row_bytes = g.k_padded * sizeof(uint16_t);
+    l.k_bytes = g.k * sizeof(uint16_t);
+    l.k_valid = g.k;
+    l.library_rows = true;
+    return l;
+}
+
+namespace {
+
+//! The library layout: rows 2 npol b + 2 p + q, k = 2 r + q over all receivers.
+void expand_library_rows(const tb_operand_layout& l,
+                         const tensor_beamformer_config& c,
+                         const std::vector<std::complex<float>>& w,
+                         uint16_t* dst)
+{
+    const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
+    const size_t row_halves = l.row_bytes / sizeof(uint16_t);
+    for (size_t ch = 0; ch < c.n_channels; ch++) {
+        uint16_t* m = dst + ch * l.rows * row_halves;
+        for (size_t b = 0; b < c.n_beams; b++) {
+            const std::complex<float>* wb = &w[(ch * c.n_beams + b) * c.n_receivers];
+            for (size_t r = 0; r < c.n_receivers; r++) {
+                const size_t p = r % npol; // xy_pairs: receiver 2a + p
+                uint16_t* re_row = m + (2 * npol * b + 2 * p) * row_halves;
+                uint16_t* im_row = re_row + row_halves;
+                const uint16_t wr = float_to_half_bits(wb[r].real());
+                const uint16_t wi = float_to_half_bits(wb[r].imag());
+                re_row[2 * r] = wr; // Re = Wr xr - Wi xi
+                re_row[2 * r + 1] = uint16_t(wi ^ 0x8000u);
+                im_row[2 * r] = wi; // Im = Wi xr + Wr xi
+                im_row[2 * r + 1] = wr;
+            }
+        }
+    }
+}
+
+} // namespace
+
 void expand_weights_fp16(const tb_operand_layout& l,
                          const tensor_beamformer_config& c,
                          const std::vector<std::complex<float>>& w,
@@ -63,6 +113,10 @@ void expand_weights_fp16(const tb_operand_layout& l,
             std::to_string(c.weight_count()) + " entries, got " +
             std::to_string(w.size()));
     std::memset(dst, 0, l.total_bytes());
+    if (l.library_rows) {
+        expand_library_rows(l, c, w, dst);
+        return;
+    }
     const size_t row_halves = l.row_bytes / sizeof(uint16_t);
     const size_t step = l.npol; // receiver stride inside one polarization
     const size_t rx_per_pol = c.n_receivers / step;

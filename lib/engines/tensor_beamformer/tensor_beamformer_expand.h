@@ -24,6 +24,13 @@
  *   xy_pairs: one matrix per polarization over the same packed row, with the
  *   bits of the other polarization 0 (and popc(X) counted over its own bits).
  * Rows are padded to the block's m, k to the block's k; padding is zero.
+ *
+ * The library voltage path (tensor_beamformer_library_path.h) reads its own
+ * float16 layout (library_rows): one matrix per channel, rows m = 2 npol b +
+ * 2 p + q (beam b, polarization p, q = 0 real / 1 imaginary part), so that
+ * the GEMM's output column is the documented voltage item; k = 2 r + q over
+ * all receivers r, padded to 8 halves; xy_pairs: row (b, p) is 0 at the
+ * receivers of the other polarization.
  */
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_EXPAND_H
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_EXPAND_H
@@ -48,6 +55,7 @@ struct tb_operand_layout {
     size_t row_bytes = 0; //!< bytes per row, k padded to a multiple of block_k_bytes
     size_t k_bytes = 0;   //!< bytes of k that carry data (before padding)
     size_t k_valid = 0;   //!< int1: number of ±1 terms per output value
+    bool library_rows = false; //!< the library path's layout (see above)
 
     size_t matrix_bytes() const { return rows * row_bytes; }
     size_t total_bytes() const { return n_channels * npol * rows * row_bytes; }
@@ -62,7 +70,11 @@ tb_operand_layout make_operand_layout(const tensor_beamformer_config& config,
                                       size_t block_m,
                                       size_t block_k_bytes);
 
-//! float16: \p dst gets total_bytes() of half-precision bit patterns.
+//! The library voltage path's layout (float16, voltage output).
+tb_operand_layout make_library_layout(const tensor_beamformer_config& config);
+
+//! float16: \p dst gets total_bytes() of half-precision bit patterns (either
+//! layout: library_rows chooses).
 void expand_weights_fp16(const tb_operand_layout& layout,
                          const tensor_beamformer_config& config,
                          const std::vector<std::complex<float>>& weights,

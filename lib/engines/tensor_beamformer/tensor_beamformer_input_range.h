@@ -43,8 +43,18 @@ public:
         float16_range_kernel<<<unsigned(blocks), threads, 0, s>>>(
             static_cast<const float2*>(in), n_complex, counts);
         BF_GPU_CHECK_LAUNCH("float16_range_kernel");
+        publish(s);
+    }
+
+    //! The device counters ([0] overflows, [1] underflows), for a kernel that
+    //! counts while it reads the input for another purpose; publish() after it.
+    unsigned long long* device_counts() { return d_counts.as<unsigned long long>(); }
+
+    //! Copy the counts to the host in stream order on \p s (one execute()).
+    void publish(gpuStream_t s)
+    {
         BF_GPU_CHECK(gpuMemcpyAsync(d_host.as<unsigned long long>() + 2 * (d_calls % 2),
-                                    counts,
+                                    d_counts.get(),
                                     d_counts.size(),
                                     gpuMemcpyDeviceToHost,
                                     s));

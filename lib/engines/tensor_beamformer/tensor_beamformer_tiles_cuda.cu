@@ -3,10 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <gnuradio/beamform/runtime/log.h>
 #include "tensor_beamformer_expand.h"
+#include "tensor_beamformer_library_path.h"
 #include "tensor_beamformer_tiles_cuda.h"
 #include "tensor_beamformer_tuning.h"
+#include <gnuradio/beamform/runtime/log.h>
 #include <common/gpu_portable.h>
 #include <algorithm>
 #include <cstdlib>
@@ -109,9 +110,10 @@ const tb_variant* find_usable(const std::vector<const tb_variant*>& cands,
     return found;
 }
 
-enum class kernel_family { automatic, resident, pipelined };
+enum class kernel_family { automatic, resident, pipelined, library };
 
-//! BEAMFORM_TB_VARIANT: "resident", "pipelined", or empty (the built-in rule).
+//! BEAMFORM_TB_VARIANT: "resident", "pipelined", "cublas", or empty (the
+//! built-in rule).
 kernel_family parse_variant(const std::string& s)
 {
     if (s.empty())
@@ -120,9 +122,19 @@ kernel_family parse_variant(const std::string& s)
         return kernel_family::resident;
     if (s == "pipelined")
         return kernel_family::pipelined;
-    throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident' or 'pipelined' "
-                                "(or unset), got '" +
+    if (s == tb_library_path_name)
+        return kernel_family::library;
+    throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident', 'pipelined' or "
+                                "'cublas' (or unset), got '" +
                                 s + "'");
+}
+
+int compute_capability_major(int device)
+{
+    int major = 0;
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major;
 }
 
 std::string variant_from_environment()
@@ -157,7 +169,24 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
 std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& c, int device)
 {
     const std::string variant = variant_from_environment();
-    if (parse_variant(variant) == kernel_family::automatic && tb_wgmma_available(device)) {
+    const kernel_family family = parse_variant(variant);
+    // The library voltage path: where the rule expects it faster, or wherever
+    // it computes the configuration when BEAMFORM_TB_VARIANT=cublas.
+    if ((family == kernel_family::automatic &&
+         tb_library_path_preferred(c, compute_capability_major(device))) ||
+        (family == kernel_family::library && tb_library_path_covers(c)))
+        return tb_library_path_name;
+    return tensor_beamformer_builtin_kernel_tile(c, device);
+}
+
+std::string tensor_beamformer_builtin_kernel_tile(const tensor_beamformer_config& c,
+                                                  int device)
+{
+    const std::string variant = variant_from_environment();
+    const kernel_family family = parse_variant(variant);
+    const bool automatic =
+        family == kernel_family::automatic || family == kernel_family::library;
+    if (automatic && tb_wgmma_available(device)) {
         const std::string hopper = tensor_beamformer_hopper_tile(c, tb_input_kind(c));
         if (!hopper.empty() && tb_usable_variant(c, device, hopper))
             return hopper;
@@ -213,39 +242,53 @@ tb_usable_variant(const tensor_beamformer_config& c, int device, const std::stri
         tb_candidates(c, tb_input_kind(c)), c, device, device_smem_limit(device), tile);
 }
 
-const tb_variant& tb_choose_variant(const tensor_beamformer_config& c, int device)
+std::string tb_device_name(int device)
+{
+    cudaDeviceProp prop{};
+    BF_GPU_CHECK(cudaGetDeviceProperties(&prop, device));
+    return prop.name;
+}
+
+bool tb_path_usable(const tensor_beamformer_config& c,
+                    int device,
+                    const std::string& tile)
+{
+    if (tile == tb_library_path_name)
+        return tb_library_path_covers(c);
+    return tb_usable_variant(c, device, tile) != nullptr;
+}
+
+std::string tb_choose_tile(const tensor_beamformer_config& c, int device)
 {
     const auto cands = tb_candidates(c, tb_input_kind(c));
-    if (cands.empty())
+    if (cands.empty() && !tb_library_path_covers(c))
         throw std::runtime_error(no_kernel_message);
-    std::string tile;
     if (const char* path = std::getenv("BEAMFORM_TUNING_FILE")) {
-        const auto entries = read_tuning_file(path);
-        const auto it = entries.find(tensor_beamformer_tuning_key(c));
-        if (it != entries.end())
-            tile = it->second;
+        const std::string device_name = tb_device_name(device);
+        const std::string tile = tb_tuning_lookup(read_tuning_file(path), c, device_name);
+        if (!tile.empty()) {
+            if (tb_path_usable(c, device, tile))
+                return tile;
+            warn("tuning file tile '" + tile + "' for " +
+                 tensor_beamformer_tuning_key(c, device_name) +
+                 " is not usable here; using the built-in choice");
+        }
     }
+    const std::string builtin = tensor_beamformer_builtin_tile(c, device);
+    if (tb_path_usable(c, device, builtin))
+        return builtin;
+    // The default needs too much shared memory: the smallest tile that fits.
     const size_t limit = device_smem_limit(device);
     const tb_variant* chosen = nullptr;
-    if (!tile.empty()) {
-        chosen = find_usable(cands, c, device, limit, tile);
-        if (!chosen)
-            warn("tuning file tile '" + tile + "' for " +
-                 tensor_beamformer_tuning_key(c) +
-                 " is not usable here; using the built-in choice");
-    }
-    if (!chosen)
-        chosen = find_usable(cands, c, device, limit, tensor_beamformer_builtin_tile(c, device));
-    if (!chosen) // the default needs too much shared memory: smallest that fits
-        for (const auto* v : cands)
-            if (!v->opt_in && usable(*v, c, device, limit) &&
-                (!chosen || tb_smem_for(*v, c) < tb_smem_for(*chosen, c)))
-                chosen = v;
+    for (const auto* v : cands)
+        if (!v->opt_in && usable(*v, c, device, limit) &&
+            (!chosen || tb_smem_for(*v, c) < tb_smem_for(*chosen, c)))
+            chosen = v;
     if (!chosen)
         throw std::runtime_error("tensor_beamformer: no kernel fits this GPU's shared "
                                  "memory (power output with small n_int and IQUV needs "
                                  "the most)");
-    return *chosen;
+    return chosen->tile;
 }
 
 } // namespace cuda

@@ -4,15 +4,18 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The compiled tile variants of the CUDA tensor-core beamformer and the
- * choice among them: the tuning file's tile for the configuration's shape
- * class (tensor_beamformer_tuning.h), else the built-in rule, else the
- * smallest tile that fits the GPU's shared memory.
+ * choice among them and the library voltage path ("cublas",
+ * tensor_beamformer_library_path.h): the tuning file's entry for the GPU and
+ * the configuration's shape class (tensor_beamformer_tuning.h), else the
+ * built-in rule, else the smallest tile that fits the GPU's shared memory.
  */
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_TILES_CUDA_H
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_TILES_CUDA_H
 
 #include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <complex>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,7 +86,9 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
  * resident-weights (short-k) kernel instead wherever a resident tile covers k
  * (float16, single polarization, at most 128 receivers); =pipelined keeps this
  * rule and also turns off the Hopper preference of
- * tensor_beamformer_builtin_tile. std::invalid_argument for any other value.
+ * tensor_beamformer_builtin_tile. =cublas is the library path's
+ * (tensor_beamformer_builtin_tile; here it keeps this rule).
+ * std::invalid_argument for any other value.
  */
 std::string tensor_beamformer_default_tile(const tensor_beamformer_config& config);
 //! The same with \p variant ("resident", "pipelined" or "") in place of the
@@ -102,13 +107,19 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& config
 
 /*!
  * The tile the engine picks by itself on \p device when no tuning file names
- * one: the Hopper tile where the GPU runs the sm_90a image and
- * BEAMFORM_TB_VARIANT is unset (measured faster than the mma.sync tiles for
- * every float16 configuration of beamform_bench on the H100), else
+ * one: "cublas" (the library voltage path) where tb_library_path_preferred
+ * holds and BEAMFORM_TB_VARIANT is unset, or wherever the library path
+ * computes the configuration with BEAMFORM_TB_VARIANT=cublas; else the Hopper
+ * tile where the GPU runs the sm_90a image and BEAMFORM_TB_VARIANT is unset or
+ * cublas (measured faster than the mma.sync tiles for every float16
+ * configuration of beamform_bench on the H100), else
  * tensor_beamformer_default_tile.
  */
 std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& config,
                                            int device);
+//! The same without the library path: the kernel tile of the built-in rule.
+std::string tensor_beamformer_builtin_kernel_tile(const tensor_beamformer_config& config,
+                                                  int device);
 
 /*!
  * The variant named \p tile for this configuration that \p device can run
@@ -119,11 +130,35 @@ const tb_variant* tb_usable_variant(const tensor_beamformer_config& config,
                                     const std::string& tile);
 
 /*!
- * The engine's choice for \p device: the tuning file's tile (a warning if it
- * is not usable), else the default tile, else the smallest non-opt-in tile
- * that fits. std::runtime_error if none is compiled or fits.
+ * The name of the engine's device as the tuning file keys it (the CUDA
+ * device name, e.g. "NVIDIA H100 80GB HBM3").
  */
-const tb_variant& tb_choose_variant(const tensor_beamformer_config& config, int device);
+std::string tb_device_name(int device);
+
+//! Whether \p tile (a kernel tile, or "cublas": the library voltage path)
+//! computes this configuration on \p device.
+bool tb_path_usable(const tensor_beamformer_config& config,
+                    int device,
+                    const std::string& tile);
+
+/*!
+ * The engine's choice for \p device, a kernel tile or "cublas": the tuning
+ * file's entry for this device and shape class (a warning if it is not
+ * usable), else tensor_beamformer_builtin_tile, else the smallest non-opt-in
+ * tile that fits. std::runtime_error if none is compiled or fits.
+ */
+std::string tb_choose_tile(const tensor_beamformer_config& config, int device);
+
+/*!
+ * The CUDA engine on \p tile (usable: tb_path_usable): the fused kernel
+ * engine (tensor_beamformer_cuda.h) or, for "cublas", the library voltage
+ * path (tensor_beamformer_cublas_cuda.h). std::invalid_argument otherwise.
+ */
+std::unique_ptr<tensor_beamformer_engine>
+make_tensor_beamformer_cuda(const tensor_beamformer_config& config,
+                            const std::vector<std::complex<float>>& weights,
+                            const device_spec& device,
+                            const std::string& tile);
 
 } // namespace cuda
 } // namespace beamform

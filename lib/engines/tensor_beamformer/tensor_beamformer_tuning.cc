@@ -38,7 +38,7 @@ std::map<std::string, std::string> read_tuning_file(const char* path)
     return entries;
 }
 
-std::string tensor_beamformer_tuning_key(const tensor_beamformer_config& c)
+std::string tensor_beamformer_shape_class(const tensor_beamformer_config& c)
 {
     const bool xy = c.polarization == polarization_layout::xy_pairs;
     const size_t rx = xy ? c.n_receivers / 2 : c.n_receivers;
@@ -46,6 +46,22 @@ std::string tensor_beamformer_tuning_key(const tensor_beamformer_config& c)
     const char* precision = c.precision == beam_precision::int1 ? "int1" : "float16";
     return std::string(precision) + "." + (xy ? "xy_pairs" : "single") + "." +
            (c.output == beam_output::power ? "power" : "voltage") + "." + size;
+}
+
+std::string tensor_beamformer_tuning_key(const tensor_beamformer_config& c,
+                                         const std::string& device_name)
+{
+    return device_name + "/" + tensor_beamformer_shape_class(c);
+}
+
+std::string tb_tuning_lookup(const std::map<std::string, std::string>& entries,
+                             const tensor_beamformer_config& c,
+                             const std::string& device_name)
+{
+    auto it = entries.find(tensor_beamformer_tuning_key(c, device_name));
+    if (it == entries.end())
+        it = entries.find(tensor_beamformer_shape_class(c));
+    return it == entries.end() ? std::string() : it->second;
 }
 
 } // namespace cuda

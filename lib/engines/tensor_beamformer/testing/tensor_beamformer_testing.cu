@@ -3,9 +3,11 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "tensor_beamformer_testing.h"
+#include "../tensor_beamformer_cublas_cuda.h"
 #include "../tensor_beamformer_cuda.h"
+#include "../tensor_beamformer_library_path.h"
 #include "../tensor_beamformer_tuning.h"
+#include "tensor_beamformer_testing.h"
 #include <stdexcept>
 
 namespace gr {
@@ -73,13 +75,20 @@ __global__ void random_int1_weights_kernel(uint32_t* a,
 
 //! The engine's insides that the hooks below use.
 struct tb_engine_access {
+    //! The fused kernel engine; std::invalid_argument for the library path's
+    //! (it has no tile variant, no fp16-input form and no int1 weights).
     static tensor_beamformer_cuda& of(tensor_beamformer_engine& e)
     {
-        return dynamic_cast<tensor_beamformer_cuda&>(e);
+        auto* fused = dynamic_cast<tensor_beamformer_cuda*>(&e);
+        if (!fused)
+            throw std::invalid_argument(
+                "this test hook needs the fused kernel engine, not the library "
+                "voltage path ('cublas') or another device's engine");
+        return *fused;
     }
     static const tensor_beamformer_cuda& of(const tensor_beamformer_engine& e)
     {
-        return dynamic_cast<const tensor_beamformer_cuda&>(e);
+        return of(const_cast<tensor_beamformer_engine&>(e));
     }
 
     //! Zero weights, for an engine made without any. The memsets run on the
@@ -161,9 +170,31 @@ std::vector<std::string> compiled_tiles(const tensor_beamformer_config& c)
     return names;
 }
 
-std::string tuning_key(const tensor_beamformer_config& c)
+std::string tuning_key(const tensor_beamformer_config& c, int device)
 {
-    return cuda::tensor_beamformer_tuning_key(c);
+    return cuda::tensor_beamformer_tuning_key(c, cuda::tb_device_name(device));
+}
+
+std::string shape_class(const tensor_beamformer_config& c)
+{
+    return cuda::tensor_beamformer_shape_class(c);
+}
+
+std::string device_name(int device) { return cuda::tb_device_name(device); }
+
+const char* library_path() { return tb_library_path_name; }
+
+int compute_capability_major(int device)
+{
+    int major = 0;
+    BF_GPU_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major;
+}
+
+bool library_path_covers(const tensor_beamformer_config& c)
+{
+    return tb_library_path_covers(c);
 }
 
 std::string default_tile(const tensor_beamformer_config& c)
@@ -181,6 +212,11 @@ std::string builtin_tile(const tensor_beamformer_config& c, int device)
     return cuda::tensor_beamformer_builtin_tile(c, device);
 }
 
+std::string builtin_kernel_tile(const tensor_beamformer_config& c, int device)
+{
+    return cuda::tensor_beamformer_builtin_kernel_tile(c, device);
+}
+
 std::string hopper_tile(const tensor_beamformer_config& c, bool fp16_input)
 {
     return cuda::tensor_beamformer_hopper_tile(
@@ -189,7 +225,7 @@ std::string hopper_tile(const tensor_beamformer_config& c, bool fp16_input)
 
 bool tile_usable(const tensor_beamformer_config& c, int device, const std::string& tile)
 {
-    return cuda::tb_usable_variant(c, device, tile) != nullptr;
+    return cuda::tb_path_usable(c, device, tile);
 }
 
 bool wgmma_available(int device) { return cuda::tb_wgmma_available(device); }
@@ -201,29 +237,33 @@ make_gpu_tiled(const tensor_beamformer_config& config,
                const std::string& tile)
 {
     config.validate();
-    const cuda::tb_variant* v = nullptr;
-    if (tile.empty()) {
-        v = &cuda::tb_choose_variant(config, device.index);
+    std::string chosen = tile;
+    if (chosen.empty()) {
+        chosen = cuda::tb_choose_tile(config, device.index);
+    } else if (chosen == tb_library_path_name) {
+        std::string accepted;
+        for (const auto& t : compiled_tiles(config))
+            accepted += (accepted.empty() ? "" : ", ") + t;
+        tb_check_library_path(config, accepted);
     } else {
         if (cuda::tb_candidates(config, cuda::tb_input_kind(config)).empty())
             throw std::runtime_error("tensor_beamformer: no CUDA kernel compiled for "
                                      "this precision and polarization layout");
-        v = cuda::tb_usable_variant(config, device.index, tile);
-        if (!v)
-            throw std::invalid_argument("tensor_beamformer: tile " + tile +
-                                        " is not compiled for this configuration, "
-                                        "needs too much shared memory, or needs "
-                                        "sm_90a (wgmma) that this GPU lacks");
     }
-    auto engine =
-        std::make_unique<cuda::tensor_beamformer_cuda>(config, weights, device, *v);
-    if (weights.empty())
-        tb_engine_access::zero_weights(*engine);
+    auto engine = cuda::make_tensor_beamformer_cuda(config, weights, device, chosen);
+    if (weights.empty()) {
+        if (auto* library = dynamic_cast<cuda::tensor_beamformer_cublas*>(engine.get()))
+            library->zero_weights();
+        else
+            tb_engine_access::zero_weights(tb_engine_access::of(*engine));
+    }
     return engine;
 }
 
 std::string tile(const tensor_beamformer_engine& engine)
 {
+    if (dynamic_cast<const cuda::tensor_beamformer_cublas*>(&engine))
+        return tb_library_path_name;
     return tb_engine_access::of(engine).variant().tile;
 }
 

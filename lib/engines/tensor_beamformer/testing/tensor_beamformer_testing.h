@@ -25,8 +25,20 @@ namespace tb_testing {
 //! Tile names compiled for this configuration's precision and layout
 //! (wgmma tiles, "...x128/wgmma/S", included; see wgmma_available).
 std::vector<std::string> compiled_tiles(const tensor_beamformer_config& config);
-//! The tuning-file key of this configuration's shape class.
-std::string tuning_key(const tensor_beamformer_config& config);
+//! The tuning-file key of this configuration's shape class on \p device
+//! ("<device name>/<shape class>").
+std::string tuning_key(const tensor_beamformer_config& config, int device);
+//! The shape class alone (the key of tuning files without device names).
+std::string shape_class(const tensor_beamformer_config& config);
+//! The name of \p device as the tuning file keys it.
+std::string device_name(int device);
+//! The library voltage path's name among the tiles: "cublas".
+const char* library_path();
+//! The compute capability's major number of \p device (the built-in rule's input).
+int compute_capability_major(int device);
+//! Whether the library voltage path computes this configuration (float16,
+//! voltage output, GEMM dimensions within 32-bit ints).
+bool library_path_covers(const tensor_beamformer_config& config);
 //! The mma.sync tile of the built-in rule (cuda::tensor_beamformer_default_tile).
 std::string default_tile(const tensor_beamformer_config& config);
 /*!
@@ -39,12 +51,15 @@ std::string default_tile(const tensor_beamformer_config& config,
 //! The tile the engine picks by itself on \p device without a tuning file
 //! (the Hopper wgmma tile where it applies; cuda::tensor_beamformer_builtin_tile).
 std::string builtin_tile(const tensor_beamformer_config& config, int device);
+//! The same without the library path (the kernel tile of the built-in rule).
+std::string builtin_kernel_tile(const tensor_beamformer_config& config, int device);
 //! The wgmma tile preferred on Hopper for this configuration ("" if none), for
 //! fc32 samples or, with \p fp16_input, the benchmark's fp16 samples.
 std::string hopper_tile(const tensor_beamformer_config& config, bool fp16_input);
 //! Whether make_gpu_tiled(config, ..., tile) can run on \p device: compiled for
 //! the configuration, enough shared memory (the resident-weights tiles need
-//! (BM + 2 BN) x the weight row), sm_90a for wgmma.
+//! (BM + 2 BN) x the weight row), sm_90a for wgmma; "cublas":
+//! library_path_covers.
 bool tile_usable(const tensor_beamformer_config& config,
                  int device,
                  const std::string& tile);
@@ -56,8 +71,10 @@ double wgmma_peak_tops(int device, bool int1);
 
 /*!
  * The CUDA engine on a given tile ("" = tuning file or default, as
- * make_tensor_beamformer_gpu). Benchmark use: \p weights may be empty (then
- * zero weights until fill_random_weights()).
+ * make_tensor_beamformer_gpu; "cublas" = the library voltage path, whose
+ * std::invalid_argument outside float16 voltage output names the tiles
+ * accepted instead). Benchmark use: \p weights may be empty (then zero
+ * weights until fill_random_weights()).
  */
 std::unique_ptr<tensor_beamformer_engine>
 make_gpu_tiled(const tensor_beamformer_config& config,
@@ -65,9 +82,11 @@ make_gpu_tiled(const tensor_beamformer_config& config,
                const device_spec& device,
                const std::string& tile);
 
-//! The tile of a CUDA engine (std::bad_cast for other engines).
+//! The tile of a CUDA engine, "cublas" for the library voltage path
+//! (std::invalid_argument for other engines).
 std::string tile(const tensor_beamformer_engine& engine);
-//! Shared memory per block of its kernel, registers are in the build log.
+//! Shared memory per block of its kernel, registers are in the build log
+//! (std::invalid_argument for the library path).
 size_t smem_bytes(const tensor_beamformer_engine& engine);
 
 /*!

@@ -1,0 +1,91 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "tensor_beamformer_library_path.h"
+#include <climits>
+#include <stdexcept>
+
+namespace gr {
+namespace beamform {
+
+const char* const tb_library_path_name = "cublas";
+
+tb_library_gemm_shape tb_library_gemm(const tensor_beamformer_config& c)
+{
+    const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
+    tb_library_gemm_shape g;
+    g.m = 2 * npol * c.n_beams;
+    g.k = 2 * c.n_receivers;
+    g.k_padded = (g.k + 7) / 8 * 8;
+    g.lda = g.k_padded;
+    g.ldb = c.n_channels * g.k_padded;
+    g.ldc = c.n_channels * g.m;
+    return g;
+}
+
+bool tb_library_path_covers(const tensor_beamformer_config& c)
+{
+    if (c.precision != beam_precision::float16 || c.output != beam_output::voltage)
+        return false;
+    const auto g = tb_library_gemm(c);
+    const size_t limit = size_t(INT_MAX);
+    return g.m <= limit && g.k_padded <= limit && g.ldb <= limit && g.ldc <= limit &&
+           c.n_channels <= limit;
+}
+
+namespace {
+const char* name_of(beam_precision p)
+{
+    return p == beam_precision::int1 ? "int1" : "float16";
+}
+const char* name_of(beam_output o)
+{
+    return o == beam_output::power ? "power" : "voltage";
+}
+} // namespace
+
+void tb_check_library_path(const tensor_beamformer_config& c,
+                           const std::string& accepted_tiles)
+{
+    if (tb_library_path_covers(c))
+        return;
+    std::string msg = std::string("tile '") + tb_library_path_name +
+                      "' (the cuBLAS library path) needs precision float16 and output "
+                      "voltage";
+    if (c.precision == beam_precision::float16 && c.output == beam_output::voltage)
+        msg += " and a GEMM whose leading dimensions fit 32-bit ints (n_channels x 2 x "
+               "n_receivers and n_channels x 2 x n_beams x polarizations at most 2^31 "
+               "- 1); got n_channels " +
+               std::to_string(c.n_channels) + ", n_receivers " +
+               std::to_string(c.n_receivers) + ", n_beams " + std::to_string(c.n_beams);
+    else
+        msg += std::string(", got precision ") + name_of(c.precision) + ", output " +
+               name_of(c.output);
+    msg += "; accepted for this configuration: the kernel tiles";
+    msg += accepted_tiles.empty() ? " (BMxBNxBKB/WMxWN/STAGES)" : " " + accepted_tiles;
+    throw std::invalid_argument(msg);
+}
+
+size_t tb_library_path_min_receivers(int cc_major)
+{
+    // Hopper (measured on an H100, beamform_bench configs 3/rx64..512: the fused
+    // wgmma kernel at 0.83x, 0.70x, 0.50x of convert + cuBLAS) and later GPUs,
+    // whose cuBLAS uses tensor-core instructions our mma.sync kernels do not.
+    // Ampere/Ada: cuBLAS runs mma.sync like our kernels, so only the fused
+    // kernel's per-k-tile overhead separates them; taken from 128 receivers
+    // (unmeasured: a tuning file settles it per GPU).
+    return cc_major >= 9 ? 64 : 128;
+}
+
+bool tb_library_path_preferred(const tensor_beamformer_config& c, int cc_major)
+{
+    // xy_pairs stays fused: its library GEMM multiplies by the other
+    // polarization's zero weights (2x the products) and was not measured.
+    return tb_library_path_covers(c) && c.polarization == polarization_layout::single &&
+           c.n_receivers >= tb_library_path_min_receivers(cc_major);
+}
+
+} // namespace beamform
+} // namespace gr

@@ -1,0 +1,71 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The library voltage path of the CUDA tensor beamformer (the "cublas" entry
+ * of the tile choice, tensor_beamformer_tiles_cuda.h): for float16 precision
+ * and voltage output, an fc32 -> fp16 conversion into an engine-owned
+ * workspace and one cuBLAS strided-batched GEMM over the channels, written
+ * straight into the engine's output (tensor_beamformer_cublas_cuda.h). Power
+ * output and int1 never take it (their detection and bit products stay fused
+ * in our kernels). Here: what needs no GPU (the name, which configurations it
+ * can compute, the built-in rule, the check of an explicit choice), so that
+ * CPU tests reach it.
+ */
+#ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_LIBRARY_PATH_H
+#define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_LIBRARY_PATH_H
+
+#include <gnuradio/beamform/engines/tensor_beamformer_engine.h>
+#include <string>
+
+namespace gr {
+namespace beamform {
+
+//! The library path's name where tiles are named (tuning file, benchmark).
+extern const char* const tb_library_path_name; // "cublas"
+
+/*!
+ * The leading dimensions and sizes of the library path's GEMM (column-major,
+ * cuBLAS's convention; tensor_beamformer_cublas_cuda.h says how they map):
+ *   m = 2 beams x npol rows (beam b, polarization p, part q at m = 2 npol b + 2 p + q),
+ *   k = 2 receivers (all of them; xy_pairs: the other polarization's weights are 0),
+ *   k_padded = k rounded up to 8 halves (16-byte aligned rows and columns; the
+ *     padding is 0 in both operands, and the GEMM runs over k_padded, which
+ *     lets cuBLAS take its aligned kernels),
+ *   lda = k_padded,
+ *   ldb = channels x k_padded (the fp16 workspace [T][C][k_padded]),
+ *   ldc = channels x m (the output [T][C][m] floats: the documented voltage layout).
+ */
+struct tb_library_gemm_shape {
+    size_t m = 0, k = 0, k_padded = 0, lda = 0, ldb = 0, ldc = 0;
+};
+tb_library_gemm_shape tb_library_gemm(const tensor_beamformer_config& config);
+
+//! Whether the library path computes this configuration: float16, voltage
+//! output, and every GEMM dimension within cuBLAS's 32-bit int arguments.
+bool tb_library_path_covers(const tensor_beamformer_config& config);
+
+/*!
+ * An explicit choice of the library path (a tile or tuning value of
+ * "cublas"): std::invalid_argument naming the parameter, the value and what
+ * is accepted where tb_library_path_covers is false. \p accepted_tiles lists
+ * the kernel tiles the caller could take instead ("" to leave them out).
+ */
+void tb_check_library_path(const tensor_beamformer_config& config,
+                           const std::string& accepted_tiles = "");
+
+/*!
+ * The built-in rule (no tuning file, BEAMFORM_TB_VARIANT unset): the library
+ * path for float16, single-polarization voltage output with at least
+ * tb_library_path_min_receivers(cc_major) receivers, on a GPU of compute
+ * capability \p cc_major; the fused kernels everywhere else.
+ */
+bool tb_library_path_preferred(const tensor_beamformer_config& config, int cc_major);
+//! 64 from compute capability 9 (Hopper, where it was measured) on, 128 before.
+size_t tb_library_path_min_receivers(int cc_major);
+
+} // namespace beamform
+} // namespace gr
+
+#endif
