@@ -61,7 +61,7 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
  * receiver group of RB receivers. Dynamic shared memory: N twiddles + S RB
  * rows of ld = N + 1.
  */
-template <typename Tin, int TMAX, int O, int S, int RB>
+template <typename Tin, int TMAX, int O, int S, int RB, int P>
 __global__ void __launch_bounds__(pfb_tiled_threads, 2)
     pfb_tiled_kernel(pfb_stream<Tin> in,
                      const float* __restrict__ taps, // prototype, N * T
@@ -87,55 +87,81 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
         const int steps = int(min((long long)S, g.n_out - t0));
 
         // FIR: y_p(t0 + s) = sum_k h[p + kN] x[m_(t0+s) - p - kN]; sample offset
-        // j = s - k O (in units of M) from the newest sample of step t0.
-        for (int pair = threadIdx.x; pair < n * RB; pair += blockDim.x) {
-            const int rr = pair % RB;
-            const int p = pair / RB;
+        // j = s - k O (in units of M) from the newest sample of step t0. A
+        // thread takes P pairs (p, receiver) at once, blockDim apart (the same
+        // receiver: blockDim is a multiple of RB), so that the loads of all P
+        // are in flight together.
+        for (int first = threadIdx.x; first < n * RB; first += P * blockDim.x) {
+            const int rr = first % RB;
             const int r = r_first + rr;
-            float2 acc[S];
+            int p[P];
+            bool live[P];
+            long long newest[P];
+            float tap[P][TMAX];
+            float2 acc[P][S];
+            // A partial last tile (steps < S) must not read past the input.
+            bool all_in_input = steps == S;
 #pragma unroll
-            for (int s = 0; s < S; s++)
-                acc[s] = make_float2(0.f, 0.f);
-            if (r < g.n_receivers) {
-                float tap[TMAX];
+            for (int i = 0; i < P; i++) {
+                const int pair = first + i * blockDim.x;
+                p[i] = pair / RB;
+                live[i] = pair < n * RB && r < g.n_receivers;
+                newest[i] = (t0 + 1) * m - 1 - p[i];
+                all_in_input = all_in_input &&
+                               (!live[i] || newest[i] - (long long)(TMAX - 1) * O * m >= 0);
 #pragma unroll
                 for (int k = 0; k < TMAX; k++)
-                    tap[k] = k < g.taps_per_branch ? taps[p + k * n] : 0.0f;
-                const pfb_receiver_column<Tin> x(in, r);
-                const long long newest = (t0 + 1) * m - 1 - p;
-                const auto fir = [&](auto load) {
+                    tap[i][k] = live[i] && k < g.taps_per_branch ? taps[p[i] + k * n] : 0.0f;
 #pragma unroll
-                    for (int j = -(TMAX - 1) * O; j < S; j++) {
-                        const float2 v = load(j);
+                for (int s = 0; s < S; s++)
+                    acc[i][s] = make_float2(0.f, 0.f);
+            }
+            const auto fir = [&](auto load) {
+#pragma unroll
+                for (int j = -(TMAX - 1) * O; j < S; j++) {
+#pragma unroll
+                    for (int i = 0; i < P; i++) {
+                        const float2 v = load(i, j);
 #pragma unroll
                         for (int s = 0; s < S; s++) {
                             const int d = s - j; // k O
                             if (d >= 0 && d % O == 0 && d / O < TMAX) {
-                                acc[s].x = fmaf(tap[d / O], v.x, acc[s].x);
-                                acc[s].y = fmaf(tap[d / O], v.y, acc[s].y);
+                                acc[i][s].x = fmaf(tap[i][d / O], v.x, acc[i][s].x);
+                                acc[i][s].y = fmaf(tap[i][d / O], v.y, acc[i][s].y);
                             }
                         }
                     }
-                };
-                if (newest - (long long)(TMAX - 1) * O * m >= 0) {
-                    // Every sample in this call's input: plain loads, which the
-                    // compiler issues together (no select waits on each).
-                    const Tin* newest_sample = x.input + newest * x.row;
+                }
+            };
+            if (r < g.n_receivers) {
+                const pfb_receiver_column<Tin> x(in, r);
+                if (all_in_input) {
+                    // Plain loads, which the compiler issues together (no
+                    // select waits on each); a dead pair reads a live one's.
                     const long long stride = (long long)m * x.row;
-                    fir([&](int j) {
-                        return pfb_stream<Tin>::load_sample(newest_sample + j * stride);
+                    const Tin* newest_sample[P];
+#pragma unroll
+                    for (int i = 0; i < P; i++)
+                        newest_sample[i] = x.input + (live[i] ? newest[i] : newest[0]) * x.row;
+                    fir([&](int i, int j) {
+                        return pfb_stream<Tin>::load_sample(newest_sample[i] + j * stride);
                     });
                 } else {
-                    fir([&](int j) { return x.load(newest + (long long)j * m); });
+                    fir([&](int i, int j) {
+                        return live[i] && j < steps ? x.load(newest[i] + (long long)j * m)
+                                                    : make_float2(0.f, 0.f);
+                    });
                 }
             }
 #pragma unroll
-            for (int s = 0; s < S; s++)
-                if (s < steps) {
-                    const int pos = pfb_fft_position<O>(p, t0 + s, g);
-                    rows[(s * RB + rr) * ld + pfb_fft::inplace_dit_slot(pos, g.log2_n)] =
-                        acc[s];
-                }
+            for (int i = 0; i < P; i++)
+#pragma unroll
+                for (int s = 0; s < S; s++)
+                    if (live[i] && s < steps) {
+                        const int pos = pfb_fft_position<O>(p[i], t0 + s, g);
+                        rows[(s * RB + rr) * ld +
+                             pfb_fft::inplace_dit_slot(pos, g.log2_n)] = acc[i][s];
+                    }
         }
         __syncthreads();
         pfb_inplace_block_fft(rows, twiddle, g.log2_n, steps * RB, ld);

@@ -119,12 +119,12 @@ private:
                    [&] {
                        if (d_config.oversample == 1)
                            pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 1, shape.steps,
-                                            shape.receivers>(
+                                            shape.receivers, shape.pairs>(
                                st, d_taps.data(), d_twiddle.data(), out, g,
                                l.tiles_per_group);
                        else
                            pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 2, shape.steps,
-                                            shape.receivers>(
+                                            shape.receivers, shape.pairs>(
                                st, d_taps.data(), d_twiddle.data(), out, g,
                                l.tiles_per_group);
                    });

@@ -206,10 +206,10 @@ private:
         auto with_shape = [&](auto index) {
             constexpr tiled_shape shape = tiled_shapes[decltype(index)::value];
             if (d_config.oversample == 1)
-                launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, shape.steps, shape.receivers>,
+                launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, shape.steps, shape.receivers, shape.pairs>,
                        shape);
             else
-                launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, shape.steps, shape.receivers>,
+                launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, shape.steps, shape.receivers, shape.pairs>,
                        shape);
         };
         with_tiled_shape_index(

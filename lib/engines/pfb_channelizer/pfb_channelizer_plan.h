@@ -113,16 +113,19 @@ struct tiled_shape {
     size_t min_channels;
     int steps;     //!< S
     int receivers; //!< RB
+    int pairs;     //!< P: (branch, receiver) pairs a thread filters at once
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
-    { 1024, 4, 4 },
-    { 0, 8, 4 },
-    // Measured against the above through BEAMFORM_PFB_TILED_SHAPE.
-    { 0, 8, 8 },
-    { 0, 4, 4 },
-    { 1024, 2, 4 },
-    { 0, 16, 2 },
+    { 1024, 4, 4, 2 },
+    { 0, 8, 4, 2 },
+    // Measured against the above through BEAMFORM_PFB_TILED_SHAPE
+    // (apps/channelizer_bench.md, version 4).
+    { 1024, 4, 4, 1 },
+    { 0, 8, 4, 1 },
+    { 0, 4, 4, 1 },
+    { 1024, 2, 4, 1 },
+    { 0, 4, 4, 2 },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
