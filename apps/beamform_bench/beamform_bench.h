@@ -48,7 +48,7 @@ struct bench_config {
     tensor_beamformer_config cfg;
     size_t n_times;
     bool fp16_input = false; // configuration 1: the GEMM core on fp16 samples
-    double target = 0;       // ratio to the cuBLAS route, or TOPs/s for int1
+    double target = 0;       // ratio to the cuBLAS route, or (int1) to the b1 AND peak
     std::string target_text;
 };
 
@@ -63,6 +63,7 @@ struct context {
     cudaStream_t stream;
     cublasHandle_t cublas;
     double hgemm_tflops;
+    double peak_b1_tops = 0; //!< mma.sync b1 AND peak of this run (config 5's target)
     int runs;
     device_spec gpu;
 };

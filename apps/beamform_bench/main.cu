@@ -70,6 +70,7 @@ int main(int argc, char** argv)
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);
+        ctx.peak_b1_tops = peak_b1;
         const double peak_wg_f16 = tb_testing::wgmma_peak_tops(0, false);
         const double peak_wg_b1 = tb_testing::wgmma_peak_tops(0, true);
         std::cout << "wgmma (sm_90a) kernels: "

@@ -30,6 +30,10 @@ constexpr int fused_max_taps = 16; //!< T_MAX: the register window of the fused 
 constexpr int fused_max_channels = 1024; //!< register windows of one block
 constexpr int fft_kernel_max_channels = 4096;
 constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
+//! Above this the two-pass path is the default: at N = 1024 the tiled tiles
+//! hold 4 steps (shared memory), so each sample is read (4 + 15) / 4 times,
+//! and two_pass measured as fast or faster (apps/channelizer_bench.md).
+constexpr int tiled_default_max_channels = 512;
 
 inline bool is_power_of_two(size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
@@ -79,10 +83,11 @@ inline const char* path_name(path p)
 }
 
 /*!
- * The path a configuration takes: the first that applies of two_pass,
- * fir_smem_fft, fir_library_fft (measured in apps/channelizer_bench.md).
- * BEAMFORM_PFB_PATH = two_pass | fused | fir_smem_fft | fir_library_fft forces
- * one where it applies (for measuring the paths against each other).
+ * The path a configuration takes: tiled up to tiled_default_max_channels, else
+ * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
+ * in apps/channelizer_bench.md). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
+ * fir_smem_fft | fir_library_fft forces one where it applies (for measuring
+ * the paths against each other).
  */
 inline path path_for(const pfb_channelizer_config& c)
 {
@@ -95,7 +100,7 @@ inline path path_for(const pfb_channelizer_config& c)
             if (path_name(p) == std::string(forced) && path_applies(p, c))
                 return p;
     }
-    if (path_applies(path::tiled, c))
+    if (path_applies(path::tiled, c) && c.n_channels <= size_t(tiled_default_max_channels))
         return path::tiled;
     if (path_applies(path::two_pass, c))
         return path::two_pass;
