@@ -5,7 +5,9 @@
  *
  * rfi_flagger: spectral-kurtosis flagging of spectra [item][channel][receiver]
  * (the engine's contract: include/gnuradio/beamform/engines/rfi_flagger_engine.h).
- * Two paths, chosen by the block size M (rfi_path_for):
+ * Two paths, chosen by the block size M (rfi_path_for; the host side, from
+ * the choice of path to the launches of a group, is
+ * lib/engines/rfi_flagger/rfi_flagger_gpu_plan.h):
  *
  * The fused path (M <= 256: at most rfi_fused_max_segments segments of 16
  * spectra), which reads the input once:
@@ -68,31 +70,6 @@ __host__ __device__ inline unsigned rfi_segments(unsigned block_size)
 constexpr unsigned rfi_fused_max_segments = 16;
 constexpr unsigned rfi_fused_max_threads = 32 * rfi_fused_max_segments;
 constexpr unsigned rfi_patch_threads = 256;
-
-enum class rfi_path { fused, segments };
-
-inline rfi_path rfi_path_for(size_t block_size)
-{
-    return block_size <= size_t(rfi_fused_max_segments) * rfi_math::sum_segment
-               ? rfi_path::fused
-               : rfi_path::segments;
-}
-
-/*!
- * Blocks of M items per group. The segment path: input of about 24 MiB (half
- * an H100's L2), so that the apply kernel's second read can come from L2. The
- * fused path reads the input once; its group only bounds the scratch (S1 per
- * (block, element): 16 MiB) and the number of launches. At most 65535 (the
- * receiver kernel's grid y).
- */
-inline size_t rfi_group_blocks(size_t block_size, size_t n_elements, rfi_path path)
-{
-    const size_t block_bytes = path == rfi_path::fused ? n_elements * sizeof(double)
-                                                       : block_size * n_elements * 8;
-    const size_t target = path == rfi_path::fused ? size_t(16) << 20 : size_t(24) << 20;
-    const size_t blocks = block_bytes >= target ? 1 : target / block_bytes;
-    return blocks < 65535 ? blocks : 65535;
-}
 
 /*!
  * The fused kernel's tile: \p elements consecutive elements (a multiple of
@@ -513,166 +490,6 @@ __global__ void __launch_bounds__(rfi_patch_threads)
             out[t * n_elements + j] = y;
         }
         __syncthreads(); // scan and list are rewritten for the next block
-    }
-}
-
-//! Launch shapes, shared by the engine and the emulated test.
-inline dim3 rfi_element_grid(unsigned n_elements, size_t n_rows)
-{
-    return dim3((n_elements + rfi_threads - 1) / rfi_threads,
-                unsigned(n_rows < 65535 ? n_rows : 65535));
-}
-inline dim3 rfi_apply_grid(unsigned n_elements, size_t n_items)
-{
-    const size_t chunks =
-        (n_items + rfi_apply_items_per_thread - 1) / rfi_apply_items_per_thread;
-    return dim3((n_elements + rfi_threads - 1) / rfi_threads,
-                unsigned(chunks < 65535 ? chunks : 65535));
-}
-
-inline dim3 rfi_fused_grid(unsigned n_elements, unsigned block_size, size_t n_blocks)
-{
-    const unsigned tile = rfi_fused_shape_for(block_size).elements;
-    return dim3((n_elements + tile - 1) / tile, unsigned(n_blocks)); // groups <= 65535
-}
-inline dim3 rfi_patch_grid(unsigned n_elements, size_t n_blocks)
-{
-    return dim3((n_elements + rfi_patch_threads - 1) / rfi_patch_threads,
-                unsigned(n_blocks < 65535 ? n_blocks : 65535));
-}
-
-// One launch sequence for the engine and the emulated test: a launch is a
-// kernel launch on a GPU, a run on the host under the emulation.
-#ifdef BF_GPU_EMULATION
-using rfi_stream = void*;
-#define BF_RFI_LAUNCH(kernel, grid, threads, shared, stream, ...) \
-    launch(grid, dim3(threads), shared, [&] { kernel(__VA_ARGS__); })
-#else
-using rfi_stream = gpuStream_t;
-#define BF_RFI_LAUNCH(kernel, grid, threads, shared, stream, ...) \
-    do {                                                          \
-        kernel<<<grid, threads, shared, stream>>>(__VA_ARGS__);   \
-        BF_GPU_CHECK_LAUNCH(#kernel);                             \
-    } while (0)
-#endif
-
-//! What one group needs: pointers of its input, output, and scratch.
-struct rfi_group_args {
-    const float2* in;
-    float2* out;
-    double* seg_s1;  //!< [blocks][segments][elements] (segment path)
-    double* seg_s2;  //!< [blocks][segments][elements] (segment path)
-    double* s1;      //!< [blocks][elements]
-    uint8_t* flags;  //!< [blocks][elements]
-    double* scale;   //!< [blocks][receivers]
-    double* scratch; //!< [blocks][receivers][2]
-    unsigned n_channels, n_receivers, block_size, n_blocks;
-    double lower, upper, mad_threshold;
-    uint64_t first_item, seed;
-    bool noise;
-    rfi_path path; //!< rfi_path_for(block_size) (the test also runs the other)
-};
-
-inline void launch_rfi_flagger_group(const rfi_group_args& g, rfi_stream stream)
-{
-    if (g.n_blocks == 0)
-        return;
-    const unsigned n = g.n_channels * g.n_receivers;
-    const bool receiver_step = g.mad_threshold > 0.0 || g.noise;
-    if (g.path == rfi_path::fused) {
-        const rfi_fused_shape shape = rfi_fused_shape_for(g.block_size);
-        BF_RFI_LAUNCH(rfi_fused_kernel,
-                      rfi_fused_grid(n, g.block_size, g.n_blocks),
-                      shape.threads(),
-                      shape.shared_bytes(),
-                      stream,
-                      g.in,
-                      g.out,
-                      receiver_step ? g.s1 : nullptr,
-                      g.flags,
-                      n,
-                      g.block_size,
-                      g.n_blocks,
-                      g.lower,
-                      g.upper,
-                      receiver_step ? 0 : 1);
-    } else {
-        const size_t n_segments = size_t(g.n_blocks) * rfi_segments(g.block_size);
-        BF_RFI_LAUNCH(rfi_segment_kernel,
-                      rfi_element_grid(n, n_segments),
-                      rfi_threads,
-                      0,
-                      stream,
-                      g.in,
-                      g.seg_s1,
-                      g.seg_s2,
-                      n,
-                      g.block_size,
-                      g.n_blocks);
-        BF_RFI_LAUNCH(rfi_decide_kernel,
-                      rfi_element_grid(n, g.n_blocks),
-                      rfi_threads,
-                      0,
-                      stream,
-                      g.seg_s1,
-                      g.seg_s2,
-                      g.s1,
-                      g.flags,
-                      n,
-                      g.block_size,
-                      g.n_blocks,
-                      g.lower,
-                      g.upper);
-    }
-    if (receiver_step)
-        BF_RFI_LAUNCH(rfi_receiver_kernel,
-                      dim3(g.n_receivers, g.n_blocks),
-                      rfi_receiver_threads,
-                      rfi_receiver_shared_bytes,
-                      stream,
-                      g.s1,
-                      g.flags,
-                      g.scale,
-                      g.scratch,
-                      g.n_channels,
-                      g.n_receivers,
-                      g.block_size,
-                      g.mad_threshold);
-    if (g.path == rfi_path::fused) {
-        if (receiver_step)
-            BF_RFI_LAUNCH(rfi_patch_kernel,
-                          rfi_patch_grid(n, g.n_blocks),
-                          rfi_patch_threads,
-                          rfi_patch_shared_bytes,
-                          stream,
-                          g.out,
-                          g.flags,
-                          g.scale,
-                          n,
-                          g.n_receivers,
-                          g.block_size,
-                          g.n_blocks,
-                          g.first_item,
-                          g.seed,
-                          g.noise ? 1 : 0);
-    } else {
-        const size_t n_items = size_t(g.n_blocks) * g.block_size;
-        BF_RFI_LAUNCH(rfi_apply_kernel,
-                      rfi_apply_grid(n, n_items),
-                      rfi_threads,
-                      0,
-                      stream,
-                      g.in,
-                      g.out,
-                      g.flags,
-                      g.scale,
-                      n,
-                      g.n_receivers,
-                      g.block_size,
-                      n_items,
-                      g.first_item,
-                      g.seed,
-                      g.noise ? 1 : 0);
     }
 }
 

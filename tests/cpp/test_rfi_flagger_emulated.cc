@@ -4,15 +4,17 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The rfi_flagger's GPU kernels (kernels/gpu/rfi_flagger.cuh) run on the host
- * through kernels/emulation/gpu_emulation.h, launched as the GPU engine
- * launches them (groups of blocks, the same grids), against the CPU engine:
+ * through kernels/emulation/gpu_emulation.h, planned and launched as the GPU
+ * engine does (lib/engines/rfi_flagger/rfi_flagger_gpu_plan.h: scratch, group
+ * arguments, groups, launch sequence), against the CPU engine:
  * masks and outputs must be bit-identical (both use rfi_flagger_math.h), on
  * odd sizes, with RFI injected so that both criteria flag, with poisoned
  * output buffers, in place and not, zeros and noise replacement.
  */
 #include <emulation/gpu_emulation.h>
-// The kernels, compiled for the emulation (namespace gr::beamform::emulated).
-#include <gpu/rfi_flagger.cuh>
+// The kernels and the engine's planning, compiled for the emulation
+// (namespace gr::beamform::emulated).
+#include "engines/rfi_flagger/rfi_flagger_gpu_plan.h"
 
 #include <gnuradio/beamform/engines/rfi_flagger_engine.h>
 #include <gtest/gtest.h>
@@ -32,11 +34,13 @@ namespace {
 
 /*!
  * The GPU engine's execute(), with host memory and emulated launches: the
- * engine's own launch sequence (launch_rfi_flagger_group) on groups of
- * \p group blocks, on \p path (the engine takes rfi_path_for(M); the test
- * also runs the segment path on short blocks). Scratch starts as NaN. When
- * \p s1_record is given, the S1 of every (block, element) that the kernels
- * computed is appended to it (what the receiver step reads).
+ * engine's scratch sizes, group arguments and launch sequence, on groups of
+ * \p group blocks over the whole call (the engine also splits a call into
+ * chunks for its mask copies, which changes only where groups start), on
+ * \p path (the engine takes rfi_path_for(M); the test also runs the segment
+ * path on short blocks). Scratch starts as NaN. When \p s1_record is given
+ * and the kernels keep S1, the S1 of every (block, element) is appended to
+ * it (what the receiver step reads).
  */
 void emulated_execute(const rfi_flagger_config& c,
                       const cfloat* in,
@@ -48,39 +52,23 @@ void emulated_execute(const rfi_flagger_config& c,
                       rfi_path path,
                       std::vector<double>* s1_record = nullptr)
 {
-    const auto th = sk_thresholds_for(c.block_size, c.pfa);
-    const size_t n = c.n_channels * c.n_receivers, m = c.block_size;
-    const size_t n_blocks = n_items / m;
-    const unsigned n_seg = rfi_segments(unsigned(m));
-    std::vector<double> seg_s1(group * n_seg * n, std::nan("")), seg_s2 = seg_s1;
-    std::vector<double> s1(group * n, std::nan("")), scale(group * c.n_receivers, -1.0),
-        scratch(2 * group * c.n_receivers, std::nan(""));
-    rfi_group_args g;
-    g.seg_s1 = seg_s1.data();
-    g.seg_s2 = seg_s2.data();
-    g.s1 = s1.data();
-    g.scale = scale.data();
-    g.scratch = scratch.data();
-    g.n_channels = unsigned(c.n_channels);
-    g.n_receivers = unsigned(c.n_receivers);
-    g.block_size = unsigned(m);
-    g.lower = th.lower;
-    g.upper = th.upper;
-    g.mad_threshold = c.mad_threshold;
-    g.seed = c.seed;
-    g.noise = c.replacement == rfi_replacement::noise;
-    g.path = path;
-    for (size_t b0 = 0; b0 < n_blocks; b0 += group) {
-        const size_t nb = std::min(group, n_blocks - b0);
-        g.in = reinterpret_cast<const float2*>(in) + b0 * m * n;
-        g.out = reinterpret_cast<float2*>(out) + b0 * m * n;
-        g.flags = mask + b0 * n;
-        g.n_blocks = unsigned(nb);
-        g.first_item = first_item + b0 * m;
-        launch_rfi_flagger_group(g, nullptr);
-        if (s1_record)
+    const size_t n = c.n_channels * c.n_receivers;
+    const size_t n_blocks = n_items / c.block_size;
+    const rfi_scratch_sizes sizes = rfi_scratch_for(c, path, group);
+    const double nan = std::nan("");
+    std::vector<double> seg_s1(sizes.seg_sums, nan), seg_s2 = seg_s1;
+    std::vector<double> s1(sizes.s1, nan), scale(sizes.scale, -1.0);
+    std::vector<double> scratch(sizes.scratch, nan);
+    // Null where the engine allocates nothing.
+    auto data = [](std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
+    const rfi_group_args shared = rfi_group_plan(
+        c, path, data(seg_s1), data(seg_s2), data(s1), data(scale), data(scratch));
+    rfi_for_each_group(0, n_blocks, group, [&](size_t b0, size_t nb) {
+        launch_rfi_flagger_group(rfi_group_at(shared, in, out, mask, first_item, b0, nb),
+                                 nullptr);
+        if (s1_record && !s1.empty())
             s1_record->insert(s1_record->end(), s1.begin(), s1.begin() + nb * n);
-    }
+    });
 }
 
 void emulated_execute(const rfi_flagger_config& c,

@@ -5,9 +5,9 @@
  *
  * rfi_flagger on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h).
  */
+#include "rfi_flagger_gpu_plan.h"
 #include <gnuradio/beamform/engines/rfi_flagger_engine.h>
 #include <gnuradio/beamform/runtime/gpu_memory.h>
-#include <gpu/rfi_flagger.cuh>
 #include <algorithm>
 
 namespace gr {
@@ -22,27 +22,30 @@ public:
         : d_config(config),
           d_device(dev),
           d_n(config.n_channels * config.n_receivers),
-          d_thresholds(sk_thresholds_for(config.block_size, config.pfa)),
           d_path(rfi_path_for(config.block_size)),
           d_group(rfi_group_blocks(config.block_size, d_n, d_path)),
-          d_scale(dev, d_group * config.n_receivers * sizeof(double)),
-          d_scratch(dev, 2 * d_group * config.n_receivers * sizeof(double)),
           d_copy_stream(dev),
           d_chunk_done{ gpu_event(dev, gpu_event::use::ordering),
                         gpu_event(dev, gpu_event::use::ordering) },
           d_masks_done(dev, gpu_event::use::ordering)
     {
-        // S1 feeds the receiver step; the fused path with replace=zeros and
-        // no MAD criterion needs none.
-        if (d_path == rfi_path::segments || config.mad_threshold > 0.0 ||
-            config.replacement == rfi_replacement::noise)
-            d_s1 = device_memory(dev, d_group * d_n * sizeof(double));
-        if (d_path == rfi_path::segments) {
-            const size_t seg_bytes = d_group * rfi_segments(unsigned(config.block_size)) *
-                                     d_n * sizeof(double);
-            d_seg_s1 = device_memory(dev, seg_bytes);
-            d_seg_s2 = device_memory(dev, seg_bytes);
-        }
+        const rfi_scratch_sizes sizes = rfi_scratch_for(config, d_path, d_group);
+        auto allocate = [&](size_t doubles) {
+            return doubles ? device_memory(dev, doubles * sizeof(double))
+                           : device_memory();
+        };
+        d_seg_s1 = allocate(sizes.seg_sums);
+        d_seg_s2 = allocate(sizes.seg_sums);
+        d_s1 = allocate(sizes.s1);
+        d_scale = allocate(sizes.scale);
+        d_scratch = allocate(sizes.scratch);
+        d_shared_args = rfi_group_plan(config,
+                                       d_path,
+                                       d_seg_s1.as<double>(),
+                                       d_seg_s2.as<double>(),
+                                       d_s1.as<double>(),
+                                       d_scale.as<double>(),
+                                       d_scratch.as<double>());
     }
 
     void execute(const std::complex<float>* in,
@@ -61,21 +64,6 @@ public:
         if (d_flags.size() < n_blocks * d_n)
             d_flags =
                 device_memory(d_device, n_blocks * d_n); // frees after the device is idle
-        rfi_group_args g;
-        g.seg_s1 = d_seg_s1.as<double>();
-        g.seg_s2 = d_seg_s2.as<double>();
-        g.s1 = d_s1.as<double>();
-        g.scale = d_scale.as<double>();
-        g.scratch = d_scratch.as<double>();
-        g.n_channels = unsigned(d_config.n_channels);
-        g.n_receivers = unsigned(d_config.n_receivers);
-        g.block_size = unsigned(m);
-        g.lower = d_thresholds.lower;
-        g.upper = d_thresholds.upper;
-        g.mad_threshold = d_config.mad_threshold;
-        g.seed = d_config.seed;
-        g.noise = d_config.replacement == rfi_replacement::noise;
-        g.path = d_path;
         // Up to mask_chunks chunks of blocks per call, each run as groups of
         // at most d_group blocks: the masks of a chunk go to the host on
         // d_copy_stream while the next chunk's kernels run (a copy to pageable
@@ -95,15 +83,16 @@ public:
         size_t previous_b0 = 0, previous_nb = 0;
         for (size_t b0 = 0, k = 0; b0 < n_blocks; b0 += chunk, k++) {
             const size_t nb = std::min(chunk, n_blocks - b0);
-            for (size_t g0 = b0; g0 < b0 + nb; g0 += d_group) {
-                const size_t offset = g0 * m * d_n;
-                g.in = reinterpret_cast<const float2*>(in) + offset;
-                g.out = reinterpret_cast<float2*>(out) + offset;
-                g.flags = d_flags.as<uint8_t>() + g0 * d_n;
-                g.n_blocks = unsigned(std::min(d_group, b0 + nb - g0));
-                g.first_item = first_item + g0 * m;
-                launch_rfi_flagger_group(g, s);
-            }
+            rfi_for_each_group(b0, nb, d_group, [&](size_t g0, size_t group_blocks) {
+                launch_rfi_flagger_group(rfi_group_at(d_shared_args,
+                                                      in,
+                                                      out,
+                                                      d_flags.as<uint8_t>(),
+                                                      first_item,
+                                                      g0,
+                                                      group_blocks),
+                                         s);
+            });
             d_chunk_done[k % 2].record(stream);
             if (k > 0)
                 copy_masks(previous_b0, previous_nb, d_chunk_done[(k + 1) % 2]);
@@ -122,13 +111,12 @@ private:
     const rfi_flagger_config d_config;
     const device_spec d_device;
     const size_t d_n; // values per spectrum
-    const sk_thresholds d_thresholds;
     const rfi_path d_path;
     const size_t d_group; // blocks per group
-    device_memory d_scale, d_scratch;
-    device_memory d_s1;               // when there is a receiver step
-    device_memory d_seg_s1, d_seg_s2; // the segment path's only
-    device_memory d_flags;            // [block][element] of the call, grown as needed
+    // Sized by rfi_scratch_for; d_shared_args (rfi_group_plan) points into them.
+    device_memory d_seg_s1, d_seg_s2, d_s1, d_scale, d_scratch;
+    rfi_group_args d_shared_args; // what every group shares
+    device_memory d_flags;        // [block][element] of the call, grown as needed
     static constexpr size_t mask_chunks = 8; // per call, for the copy overlap
     gpu_stream d_copy_stream;                // the masks to the host
     gpu_event d_chunk_done[2];               // a chunk's kernels are done
