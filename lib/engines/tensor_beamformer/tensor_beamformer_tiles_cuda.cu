@@ -152,14 +152,14 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
 
 std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_input input)
 {
-    // int1 stays on mma.sync: its wgmma tiles measured slower (beamform_bench
-    // config 5 on an H200: 6037 against 7249 TOPs/s).
-    if (c.precision != beam_precision::float16)
-        return "";
-    // 256x128 for fc32 samples (512 threads stage fewer loads each: no
-    // spills), 128x256 where samples arrive by cp.async (fp16 samples).
+    // int1: 256x128 (beamform_bench config 5: 7249 TOPs/s on an H200 where
+    // 128x256 gave 6037; on an H100 the mma.sync tile gave 4372 and 128x256
+    // wgmma 6166). float16: 256x128 for fc32 samples (512 threads stage fewer
+    // loads each: no spills), 128x256 where samples arrive by cp.async.
     const std::string preferred =
-        input == tb_input::fp16 ? "128x256x128/wgmma/4" : "256x128x128/wgmma/4";
+        c.precision == beam_precision::float16 && input == tb_input::fp16
+            ? "128x256x128/wgmma/4"
+            : "256x128x128/wgmma/4";
     for (const auto* v : tb_candidates(c, input))
         if (v->tile == preferred)
             return preferred;
