@@ -67,6 +67,27 @@ BF_HOST_DEVICE C cmul_i(C a)
     return r;
 }
 
+//! The R-point inverse DFT (R = 2 or 4) of v, in place: X_k = sum_n v_n i^(n k).
+template <int R, typename C>
+BF_HOST_DEVICE void radix_inverse_dft(C (&v)[R])
+{
+    static_assert(R == 2 || R == 4, "radix 2 or 4");
+    if constexpr (R == 2) {
+        const C a = v[0];
+        v[0] = cadd(a, v[1]);
+        v[1] = csub(a, v[1]);
+    } else {
+        const C a = cadd(v[0], v[2]);
+        const C b = csub(v[0], v[2]);
+        const C c = cadd(v[1], v[3]);
+        const C d = cmul_i(csub(v[1], v[3]));
+        v[0] = cadd(a, c);
+        v[1] = cadd(b, d);
+        v[2] = csub(a, c);
+        v[3] = csub(b, d);
+    }
+}
+
 /*!
  * One butterfly of a Stockham pass of radix R (2 or 4) on one row.
  * \param twiddle table of exp(2 pi i k / n), k = 0..n-1
@@ -88,21 +109,11 @@ stockham_butterfly(const C* src, C* dst, const C* twiddle, int n, int log2_ns, i
 #pragma unroll
     for (int r = 1; r < R; r++)
         v[r] = cmul(v[r], twiddle[r * tw_step]);
+    radix_inverse_dft<R>(v);
     const int out = (j - jm) * R + jm;
-    if (R == 2) {
-        dst[out] = cadd(v[0], v[1]);
-        dst[out + ns] = csub(v[0], v[1]);
-    } else {
-        // 4-point inverse DFT: X_k = sum_n v_n i^(n k).
-        const C a = cadd(v[0], v[2]);
-        const C b = csub(v[0], v[2]);
-        const C c = cadd(v[1], v[3]);
-        const C d = cmul_i(csub(v[1], v[3]));
-        dst[out] = cadd(a, c);
-        dst[out + ns] = cadd(b, d);
-        dst[out + 2 * ns] = csub(a, c);
-        dst[out + 3 * ns] = csub(b, d);
-    }
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        dst[out + k * ns] = v[k];
 }
 
 //! Passes of a length-2^log2_n transform: radix 4 while it fits, then one radix 2.
@@ -173,19 +184,10 @@ inplace_dit_butterfly(C* row, const C* twiddle, int log2_n, int log2_len, int b)
 #pragma unroll
     for (int q = 1; q < R; q++)
         v[q] = cmul(v[q], twiddle[q * tw_step]);
-    if (R == 2) {
-        row[base] = cadd(v[0], v[1]);
-        row[base + q_stride] = csub(v[0], v[1]);
-    } else {
-        const C a = cadd(v[0], v[2]);
-        const C bb = csub(v[0], v[2]);
-        const C c = cadd(v[1], v[3]);
-        const C d = cmul_i(csub(v[1], v[3]));
-        row[base] = cadd(a, c);
-        row[base + q_stride] = cadd(bb, d);
-        row[base + 2 * q_stride] = csub(a, c);
-        row[base + 3 * q_stride] = csub(bb, d);
-    }
+    radix_inverse_dft<R>(v);
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        row[base + k * q_stride] = v[k];
 }
 
 //! Shared-memory row stride of the channelizer's FFT rows: one extra element

@@ -91,9 +91,7 @@ void tensor_beamformer_cublas::execute(const void* in,
                                        stream_handle stream)
 {
     const auto& c = d_config;
-    check_tensor_beamformer_times(c, n_times);
-    if (n_times > size_t(1) << 30)
-        throw std::invalid_argument("n_times must be at most 2^30 per execute()");
+    check_gpu_tensor_beamformer_times(c, n_times);
     if (n_times == 0)
         return;
     const auto s = static_cast<cudaStream_t>(stream);

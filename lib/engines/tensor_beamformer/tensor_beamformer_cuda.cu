@@ -81,9 +81,7 @@ void tensor_beamformer_cuda::run(
     const tb_variant& v, const void* in, void* out, size_t n_times, cudaStream_t s)
 {
     const auto& c = d_config;
-    check_tensor_beamformer_times(c, n_times);
-    if (n_times > size_t(1) << 30)
-        throw std::invalid_argument("n_times must be at most 2^30 per execute()");
+    check_gpu_tensor_beamformer_times(c, n_times);
     if (n_times == 0)
         return;
     BF_GPU_CHECK(cudaSetDevice(d_device.index));

@@ -260,5 +260,13 @@ void check_tensor_beamformer_times(const tensor_beamformer_config& c, size_t n_t
                                     std::to_string(n_times));
 }
 
+void check_gpu_tensor_beamformer_times(const tensor_beamformer_config& c, size_t n_times)
+{
+    check_tensor_beamformer_times(c, n_times);
+    if (n_times > size_t(1) << 30)
+        throw std::invalid_argument("n_times must be at most 2^30 per execute(), got " +
+                                    std::to_string(n_times));
+}
+
 } // namespace beamform
 } // namespace gr

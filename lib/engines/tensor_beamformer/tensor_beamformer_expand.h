@@ -134,6 +134,11 @@ power_reduce_smem_bytes(const tensor_beamformer_config& config, int block_m, int
 void check_tensor_beamformer_times(const tensor_beamformer_config& config,
                                    size_t n_times);
 
+//! The GPU engines' check: the above, and at most 2^30 times per call (their
+//! grids index time in 32 bits).
+void check_gpu_tensor_beamformer_times(const tensor_beamformer_config& config,
+                                       size_t n_times);
+
 //! IEEE half from float, round to nearest even (what __float2half_rn does).
 uint16_t float_to_half_bits(float f);
 float half_bits_to_float(uint16_t h);
