@@ -100,6 +100,12 @@ def test_defaults_pass_the_asserts(platform, key):
     assert failed == []
 
 
+def test_rca_das_float16_with_its_int16_dual_stage_defaults_passes(platform):
+    # The gpu_precision assert refuses only what the block refuses.
+    _, failed = validated(platform, "beamform_rca_das", {"gpu_precision": "float16"})
+    assert failed == []
+
+
 @pytest.mark.parametrize("key,values,word", BAD,
                          ids=[f"{k[9:]}:{','.join(v)}" for k, v, _ in BAD])
 def test_bad_value_fails_an_assert(platform, key, values, word):

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """rca_das: the row-column dual-stage beamformer against the paper's equations
 (a numpy reference of eqs. 18, 21, 22 and Algorithms 1, 2, 5), point-scatterer
-physics (peak position, -6 dB widths), the conventional beamformer, and the
-parameter checks."""
+physics (peak position, -6 dB widths), the conventional beamformer, the
+parameter checks, and gpu_precision (ignored by the CPU engine, the half
+kernels' bound on GPUs)."""
 import numpy as np
 import pytest
 from gnuradio import beamform, blocks, gr
