@@ -60,7 +60,8 @@ rca_das::sptr rca_das::make(int n_elements,
                             const std::string& processing,
                             const std::string& method,
                             double demodulation_frequency,
-                            const std::string& device)
+                            const std::string& device,
+                            const std::string& gpu_precision)
 {
     rca_das_config c;
     c.n_elements = check_count("n_elements", n_elements, 4, 16384);
@@ -134,6 +135,7 @@ rca_das::sptr rca_das::make(int n_elements,
                                         { { "dual_stage", rca_method::dual_stage },
                                           { "conventional", rca_method::conventional } });
     c.demodulation_frequency = demodulation_frequency;
+    c.gpu_precision = rca_parse_gpu_precision(gpu_precision);
 
     std::vector<std::string> warnings;
     c.validate([&](const std::string& w) { warnings.push_back(w); });
@@ -145,12 +147,15 @@ rca_das::sptr rca_das::make(int n_elements,
                          ? "x_count * y_count * z_count * 8 (iq output)"
                          : "x_count * y_count * z_count * 4 (output)",
                      c.output_item_bytes());
-    return gnuradio::make_block_sptr<rca_das_impl>(c, select_device(device), warnings);
+    const device_spec dev = select_device(device);
+    const std::string notice = rca_das_device_notice(c, dev);
+    return gnuradio::make_block_sptr<rca_das_impl>(c, dev, warnings, notice);
 }
 
 rca_das_impl::rca_das_impl(const rca_das_config& config,
                            const device_spec& device,
-                           const std::vector<std::string>& warnings)
+                           const std::vector<std::string>& warnings,
+                           const std::string& device_notice)
     : gr::sync_decimator(
           "rca_das",
           device_block::signature(1, 1, config.input_item_bytes(), device),
@@ -162,6 +167,8 @@ rca_das_impl::rca_das_impl(const rca_das_config& config,
 {
     for (const auto& w : d_warnings)
         d_logger->warn("{}", w);
+    if (!device_notice.empty())
+        d_logger->info("{}", device_notice);
 }
 
 int rca_das_impl::work(int noutput_items,

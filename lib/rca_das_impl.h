@@ -18,7 +18,8 @@ class rca_das_impl : public engine_block<rca_das, rca_das_engine>
 public:
     rca_das_impl(const rca_das_config& config,
                  const device_spec& device,
-                 const std::vector<std::string>& warnings);
+                 const std::vector<std::string>& warnings,
+                 const std::string& device_notice);
 
     int n_emissions() const override { return int(d_config.n_emissions()); }
     int lri_z_count() const override { return int(engine().geometry().n_z_lri); }

@@ -8,7 +8,8 @@
  * launch dispatch (lib/engines/rca_das/rca_das_gpu_plan.h), against the CPU
  * engine: pre-processing (int16 and float32 RF, I/Q and real), stage 1,
  * stage 2 and the axial pass of real processing, every stage_variant (half2_real
- * with an odd split of the emissions between calls), block
+ * with an odd split of the emissions between calls), the variants that
+ * rca_das_config::gpu_precision selects, block
  * shapes with partly filled and empty warps, multi-pixel on and off, and a
  * grid coarse enough that side pixels take the stray path. The geometry is
  * small (the emulator runs each GPU thread as a fiber); the GPU tests
@@ -307,6 +308,29 @@ TEST(RcaDasEmulated, EveryVariantAndShape)
     kernel_choice k;
     k.shape1 = k.shape2 = { 4, 1 };
     expect_match(small_config(false), k, 7, "4x1");
+}
+
+TEST(RcaDasEmulated, GpuPrecisionPicksTheEnginesKernels)
+{
+    // rca_das_config::gpu_precision as the GPU engine maps it (rca::choose_variant,
+    // the engine's own function), run through the emulated kernels against the
+    // CPU engine: float16 the half kernels (bound 2e-3), float32 the fp32
+    // ones (1e-4); a tuning's explicit kernel_variant overrides it.
+    for (bool real : { false, true })
+        for (auto precision : { rca_gpu_precision::float32, rca_gpu_precision::float16 }) {
+            auto c = small_config(real);
+            c.gpu_precision = precision;
+            kernel_choice k;
+            k.variant = rca::choose_variant(c, -1, k.shape1, k.shape2);
+            const int expected = precision == rca_gpu_precision::float32 ? rca::variant_folded
+                                 : real ? rca::variant_half_real
+                                        : rca::variant_half_pipelined;
+            EXPECT_EQ(k.variant, expected) << rca::stage_variant_name(k.variant);
+            const std::string what = "gpu_precision " + rca_gpu_precision_name(precision);
+            expect_match(c, k, 200 + 2 * unsigned(real) + unsigned(precision), what.c_str());
+            EXPECT_EQ(rca::choose_variant(c, rca::variant_reference, k.shape1, k.shape2),
+                      rca::variant_reference);
+        }
 }
 
 TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)

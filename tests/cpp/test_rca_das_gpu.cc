@@ -9,7 +9,8 @@
  * GPU kernel variants (batch sizes, multi-pixel on and off, the stage
  * variants of rca::stage_variant). Every output element must be finite and
  * ||gpu - cpu|| / ||cpu|| < 1e-4 (2e-3 for the half2 variants 2, 3 and 4,
- * whose samples carry 11 significant bits: apps/rca_bench.md, Versions).
+ * whose samples carry 11 significant bits: apps/rca_bench.md, Versions), the
+ * same for rca_das_config::gpu_precision float16 through rca_das_engine::make.
  */
 #include "engines/rca_das/rca_das_gpu.h"
 #include "test_util.h"
@@ -274,6 +275,52 @@ TEST(RcaDasGpu, StageVariantsAgainstCpu)
         t.kernel_variant = variant;
         expect_match(gpu, c, t, 1, 99 + variant, 2e-3);
     }
+}
+
+TEST(RcaDasGpu, GpuPrecisionThroughThePublicFactory)
+{
+    REQUIRE_GPU(gpu);
+    // rca_das_config::gpu_precision through rca_das_engine::make (what the
+    // block uses, no tuning): float16 runs half2_pipelined (I/Q) or half2_real
+    // (real) within 2e-3 of the CPU engine, float32 the fp32 kernels within 1e-4.
+    for (bool real : { false, true })
+        for (auto precision : { rca_gpu_precision::float16, rca_gpu_precision::float32 })
+            for (auto output : { rca_output::iq, rca_output::envelope }) {
+                auto c = small_config();
+                if (real) {
+                    c.processing = rca_processing::real;
+                    c.decimation = 1;
+                    c.z = { 3.1e-3, 3.1e-5, 97 };
+                }
+                c.output = output;
+                c.gpu_precision = precision;
+                const size_t n_volumes = 2;
+                const auto rf = random_rf(c, n_volumes, 131 + 4 * real + 2 * int(precision) +
+                                                            int(output));
+                const auto cpu = run_cpu(c, rf, n_volumes);
+                auto engine = rca_das_engine::make(c, gpu);
+                device_memory d_in = to_device(gpu, rf);
+                device_memory d_out(gpu, c.output_item_bytes() * n_volumes);
+                poison(gpu, d_out);
+                gpu_stream stream(gpu);
+                engine->execute(d_in.get(), d_out.get(), n_volumes, stream.get());
+                stream.synchronize();
+                const case_result res =
+                    compare(c, to_host<uint8_t>(gpu, d_out, d_out.size()), cpu);
+                const std::string kernels =
+                    precision == rca_gpu_precision::float32 ? "folded" // I/Q: its reference loop
+                    : real                                  ? "half2_real"
+                                                            : "half2_pipelined";
+                std::cout << "[ rca_das ] gpu_precision " << rca_gpu_precision_name(precision)
+                          << " " << name_of(c) << " rel_err=" << res.error
+                          << " non_finite=" << res.non_finite << "  (" << engine->describe()
+                          << ")" << std::endl;
+                EXPECT_NE(engine->describe().find(kernels), std::string::npos)
+                    << engine->describe();
+                EXPECT_EQ(res.non_finite, 0u) << name_of(c);
+                EXPECT_LT(res.error, precision == rca_gpu_precision::float16 ? 2e-3 : 1e-4)
+                    << name_of(c);
+            }
 }
 
 TEST(RcaDasGpu, PipelinedMatchesHalf2)

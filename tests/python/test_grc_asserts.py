@@ -64,6 +64,9 @@ BAD = [
     ("beamform_array_source", {"elevations": "[95.0]"}, "elevations"),
     ("beamform_array_source", {"frequency_offsets": "[2e6]"}, "frequency_offsets"),
     ("beamform_rca_das", {"source_depths": "[1e-3]"}, "source_depths"),
+    ("beamform_rca_das", {"gpu_precision": "float16", "input_type": "float32"}, "gpu_precision"),
+    ("beamform_rca_das", {"gpu_precision": "float16", "method": "conventional"},
+     "gpu_precision"),
     ("beamform_rca_volume_views", {"x_index": "133"}, "x_index"),
     ("beamform_rca_volume_views", {"mode": "mip", "z_last": "250"}, "z_last"),
     ("beamform_delay_tracker", {"interval": "0"}, "interval_s"),
@@ -94,6 +97,12 @@ def validated(platform, key, values):
 def test_defaults_pass_the_asserts(platform, key):
     block, failed = validated(platform, key, {})
     assert block.asserts, f"{key} has no asserts"
+    assert failed == []
+
+
+def test_rca_das_float16_with_its_int16_dual_stage_defaults_passes(platform):
+    # The gpu_precision assert refuses only what the block refuses.
+    _, failed = validated(platform, "beamform_rca_das", {"gpu_precision": "float16"})
     assert failed == []
 
 

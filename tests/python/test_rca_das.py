@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """rca_das: the row-column dual-stage beamformer against the paper's equations
 (a numpy reference of eqs. 18, 21, 22 and Algorithms 1, 2, 5), point-scatterer
-physics (peak position, -6 dB widths), the conventional beamformer, and the
-parameter checks."""
+physics (peak position, -6 dB widths), the conventional beamformer, the
+parameter checks, and gpu_precision (ignored by the CPU engine, the half
+kernels' bound on GPUs)."""
 import numpy as np
 import pytest
 from gnuradio import beamform, blocks, gr
@@ -397,15 +398,75 @@ def test_several_volumes_and_emission_source(rf_single):
     np.testing.assert_allclose(out[0], single.ravel(), rtol=1e-6, atol=1e-6 * single.max())
 
 
+# gpu_precision: float16 runs the half-precision kernels on a GPU (I/Q:
+# half2_pipelined, real: half2_real), to a relative error below 2e-3 instead of
+# 1e-4 (docs/rca_das.md); the CPU engine, which emu also runs, computes float32.
+BOUND = {"float32": 1e-4, "float16": 2e-3}
+HALF_KERNELS = {"iq": "half2_pipelined", "real": "half2_real"}
+
+
+def real_setup(cfg):
+    """tiny_setup's configuration for real processing (twice the axial density)."""
+    return dict(cfg, decimation=1, z_step=3e-5, z_count=41)
+
+
 @pytest.mark.parametrize("device", gpu_devices())
-def test_gpu_matches_cpu(rng, device):
+@pytest.mark.parametrize("processing", ["iq", "real"])
+@pytest.mark.parametrize("gpu_precision", ["float32", "float16"])
+def test_gpu_matches_cpu(rng, device, processing, gpu_precision):
     cfg, rf = tiny_setup(rng, np.int16)
+    if processing == "real":
+        cfg = real_setup(cfg)
     grid, rest = split(cfg)
-    cpu, _ = beamform_block(rf, grid, device="cpu", output="iq", **rest)
-    gpu, _ = beamform_block(rf, grid, device=device, output="iq", **rest)
+    rest.update(processing=processing, output="iq")
+    cpu, _ = beamform_block(rf, grid, device="cpu", **rest)
+    gpu, bf = beamform_block(rf, grid, device=device, gpu_precision=gpu_precision, **rest)
     err = np.linalg.norm(gpu - cpu) / np.linalg.norm(cpu)
-    print(f"{device} vs cpu: {err:.2e}")
-    assert err < 1e-4
+    print(f"{device} {processing} {gpu_precision} vs cpu: {err:.2e} ({bf.engine_description()})")
+    assert err < BOUND[gpu_precision]
+    assert (HALF_KERNELS[processing] in bf.engine_description()) == (gpu_precision == "float16")
+
+
+@pytest.mark.parametrize("device", HOST_DEVICES)
+@pytest.mark.parametrize("processing", ["iq", "real"])
+def test_gpu_precision_is_accepted_and_ignored_on_host_devices(rng, device, processing):
+    # The CPU engine (cpu, and emu, which runs it) computes float32 whatever
+    # gpu_precision says, so that a flowgraph can switch the device alone:
+    # float16 gives float32's volume, bit for bit, and the numpy reference.
+    cfg, rf = tiny_setup(rng, np.int16)
+    if processing == "real":
+        cfg = real_setup(cfg)
+    grid, rest = split(cfg)
+    rest.update(processing=processing, output="iq")
+    out32, _ = beamform_block(rf, grid, device=device, gpu_precision="float32", **rest)
+    out16, bf = beamform_block(rf, grid, device=device, gpu_precision="float16", **rest)
+    assert np.abs(out32).max() > 0
+    np.testing.assert_array_equal(out16, out32)
+    assert "float16 applies on a GPU only" in bf.engine_description()
+    ref = numpy_reference(rf, cfg, bf.lri_z_count(), processing=processing)
+    err = np.linalg.norm(out16[0] - ref) / np.linalg.norm(ref)
+    print(f"{processing} float16 on {device}: ||block - numpy|| / ||numpy|| = {err:.2e}")
+    assert err < 1e-5
+
+
+@pytest.mark.parametrize("device", HOST_DEVICES)
+@pytest.mark.parametrize("bad,value", [
+    (dict(gpu_precision="float64"), '"float64"'),
+    (dict(gpu_precision="half"), '"half"'),
+    (dict(gpu_precision="float16", input_type="float32"), 'input_type "float32"'),
+    (dict(gpu_precision="float16", method="conventional"), 'method "conventional"'),
+])
+def test_bad_gpu_precision_names_parameter_value_and_choices(device, bad, value):
+    # Refused on every device, not only where float16 would run.
+    params = dict(n_elements=16, n_samples=200, source_positions=[0.0, 1e-3],
+                  source_depths=[-1e-3], x_start=-1e-3, x_step=1e-4, x_count=5, y_start=0.0,
+                  y_step=1e-4, y_count=3, z_start=3e-3, z_step=1e-4, z_count=7, device=device)
+    params.update(bad)
+    with pytest.raises(ValueError) as error:
+        beamform.rca_das(**params)
+    message = str(error.value)
+    for word in ("gpu_precision", value, '"float32", "float16"'):
+        assert word in message, message
 
 
 def test_sampling_warnings_name_the_limit():
@@ -454,6 +515,9 @@ BAD = [
     (dict(db_reference=-1.0), "db_reference"),
     (dict(demodulation_frequency=20e6), "demodulation_frequency"),
     (dict(device="nonsense"), "device"),
+    (dict(gpu_precision="float64"), "gpu_precision"),
+    (dict(gpu_precision="float16", input_type="float32"), "gpu_precision"),
+    (dict(gpu_precision="float16", method="conventional"), "gpu_precision"),
 ]
 
 

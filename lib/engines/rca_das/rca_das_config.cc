@@ -76,6 +76,28 @@ void filter_band(const std::vector<float>& taps, double fs, double& f_lo, double
 
 } // namespace
 
+std::string rca_gpu_precision_choices() { return "\"float32\", \"float16\""; }
+
+std::string rca_gpu_precision_name(rca_gpu_precision precision)
+{
+    switch (precision) {
+    case rca_gpu_precision::float32:
+        return "float32";
+    case rca_gpu_precision::float16:
+        return "float16";
+    }
+    return "(value " + std::to_string(int(precision)) + ")";
+}
+
+rca_gpu_precision rca_parse_gpu_precision(const std::string& name)
+{
+    for (auto p : { rca_gpu_precision::float32, rca_gpu_precision::float16 })
+        if (name == rca_gpu_precision_name(p))
+            return p;
+    throw std::invalid_argument("gpu_precision must be one of " + rca_gpu_precision_choices() +
+                                ", got \"" + name + "\"");
+}
+
 size_t rca_das_config::input_item_bytes() const
 {
     return n_elements * n_samples * (input == rca_sample_type::int16 ? 2 : 4);
@@ -165,6 +187,23 @@ void rca_das_config::validate(const std::function<void(const std::string&)>& war
     require(lri_z_count == 0 || (lri_z_count >= z.count && lri_z_count <= 65536),
             "lri_z_count must be 0 (automatic) or in [z_count, 65536], got " +
                 std::to_string(lri_z_count));
+    require(gpu_precision == rca_gpu_precision::float32 ||
+                gpu_precision == rca_gpu_precision::float16,
+            "gpu_precision must be one of " + rca_gpu_precision_choices() + ", got " +
+                rca_gpu_precision_name(gpu_precision));
+    // The half kernels' storage gains come from the int16 range, and only the
+    // dual-stage stages have them. Refused on every device (the CPU ignores
+    // the precision) so that switching the device never invalidates a setup.
+    if (gpu_precision == rca_gpu_precision::float16)
+        require(input == rca_sample_type::int16 && method == rca_method::dual_stage,
+                "gpu_precision \"float16\" needs input_type \"int16\" and method "
+                "\"dual_stage\" (the half kernels' scaling is derived from the int16 range), "
+                "got input_type \"" +
+                    std::string(input == rca_sample_type::int16 ? "int16" : "float32") +
+                    "\" and method \"" +
+                    (method == rca_method::dual_stage ? "dual_stage" : "conventional") +
+                    "\"; accepted gpu_precision values: " + rca_gpu_precision_choices() +
+                    " (float32 with any input_type and method)");
 
     if (warn)
         for (const auto& w : sampling_warnings())

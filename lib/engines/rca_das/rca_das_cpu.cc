@@ -40,7 +40,10 @@ public:
         return std::string("cpu reference, ") +
                (d_config.method == rca_method::dual_stage ? "dual-stage" : "conventional") +
                (d_geometry.iq ? ", I/Q" : ", real") + ", LRI depth samples " +
-               std::to_string(d_geometry.n_z_lri);
+               std::to_string(d_geometry.n_z_lri) + ", float32" +
+               (d_config.gpu_precision == rca_gpu_precision::float16
+                    ? " (gpu_precision float16 applies on a GPU only)"
+                    : "");
     }
 
     void add_emissions(const void* in, size_t first, size_t count, stream_handle) override

@@ -5,7 +5,8 @@
  *
  * rca_das engine: execute() over add_emissions / finish_volume, the factory
  * that picks the CPU reference or a GPU engine for a device, and the GPU
- * engine with tuning for the tests and the benchmark.
+ * engine with tuning for the tests and the benchmark, and the log notice
+ * for a gpu_precision the device ignores.
  */
 #include "rca_das_gpu.h"
 
@@ -36,6 +37,16 @@ std::unique_ptr<rca_das_engine> rca_das_engine::make(const rca_das_config& confi
                            config,
                            device,
                            rca_das_gpu_tuning{});
+}
+
+std::string rca_das_device_notice(const rca_das_config& config, const device_spec& device)
+{
+    const bool runs_cpu_engine = device.kind == backend::cpu || device.kind == backend::emu;
+    if (runs_cpu_engine && config.gpu_precision == rca_gpu_precision::float16)
+        return "gpu_precision \"float16\" has no effect on " + device.name() +
+               ": its engine computes in float32 (the half-precision kernels run on cuda "
+               "and hip devices)";
+    return "";
 }
 
 std::unique_ptr<rca_das_engine> make_rca_das_gpu_for(const rca_das_config& config,

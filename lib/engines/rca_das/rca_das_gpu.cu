@@ -53,13 +53,18 @@ public:
     {
         const auto& g = d_geometry;
         d_iq = g.iq;
-        d_variant = tune.kernel_variant;
-        if (d_variant < -1 || d_variant >= rca::stage_variant_count)
+        if (tune.kernel_variant < -1 || tune.kernel_variant >= rca::stage_variant_count)
             throw std::invalid_argument(
                 "kernel_variant must be -1 (the engine's choice), 0 (reference), 1 (folded), "
                 "2 (half2), 3 (half2_real) or 4 (half2_pipelined), got " +
-                std::to_string(d_variant));
-        d_half = d_variant >= 0 && rca::variant_stores_half(d_variant);
+                std::to_string(tune.kernel_variant));
+        d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
+        d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
+        d_multi_pixel = tune.multi_pixel != 0;
+        // The engine's choice follows the config's gpu_precision; half kernels
+        // only on request: they need a looser error bound (docs/rca_das.md).
+        d_variant = rca::choose_variant(c, tune.kernel_variant, d_shape1, d_shape2);
+        d_half = rca::variant_stores_half(d_variant);
         if (d_half) {
             // The storage gains are derived from the int16 range.
             const bool wants_iq = d_variant != rca::variant_half_real;
@@ -78,19 +83,6 @@ public:
         if (d_half)
             d_gains = rca::half_gains_for(g);
 
-        d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
-        d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
-        d_multi_pixel = tune.multi_pixel != 0;
-        // The engine's choice: folded where its kernels exist for both shapes
-        // (real processing 5 % faster on the H100, to the same 1e-4; with I/Q
-        // it is the reference loop), else the reference. half2 only on request:
-        // it needs a looser error bound (docs/rca_das.md).
-        if (d_variant == -1)
-            d_variant = rca::variant_has_shape(rca::variant_folded, d_shape1.warps, d_shape1.batch) &&
-                                rca::variant_has_shape(
-                                    rca::variant_folded, d_shape2.warps, d_shape2.batch)
-                            ? rca::variant_folded
-                            : rca::variant_reference;
         // Folded with I/Q samples runs the reference loop (rca::launch_stage).
         const int built = d_variant == rca::variant_folded && d_iq ? rca::variant_reference : d_variant;
         for (const auto& [name, shape] : { std::make_pair("stage 1", d_shape1),

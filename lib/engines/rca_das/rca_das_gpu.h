@@ -31,7 +31,8 @@ struct rca_das_gpu_tuning {
     int stage2_tile_elev = 0; //!< of a block's 32 voxel groups, how many along elevation
     int multi_pixel = -1;     //!< -1: three pixels per group, 0: one
     //! Arithmetic of the stages' frame loop (rca::stage_variant): -1 the
-    //! engine's choice (1 where built for the shapes, else 0), 0 reference,
+    //! engine's choice (rca_das_config::gpu_precision float16: 4 for I/Q, 3 for
+    //! real; float32: 1 where built for the shapes, else 0), 0 reference,
     //! 1 folded (real processing: apodization in the weights; I/Q: as 0),
     //! 2 half2 (I/Q dual-stage with int16 input: half2 storage and interpolation),
     //! 3 half2_real (real dual-stage with int16 input: half storage, two frames

@@ -177,6 +177,30 @@ inline axial_params axial_plan(const rca_das_geometry& g, const float* real_volu
 }
 
 /*!
+ * The stage_variant the engine runs with stage shapes \p shape1 and \p shape2:
+ * \p requested (rca_das_gpu_tuning::kernel_variant, the benchmark's override)
+ * when >= 0; else from the config's gpu_precision: float16 the half kernel of
+ * its processing (I/Q: half2_pipelined, 1274 vs 997 volumes/s on an H100;
+ * real: half2_real, 918 vs 733; apps/rca_bench.md), float32 folded where
+ * built for both shapes (real processing 5 % faster to the same 1e-4; with
+ * I/Q it is the reference loop), else the reference.
+ */
+inline int choose_variant(const rca_das_config& c,
+                          int requested,
+                          stage_shape shape1,
+                          stage_shape shape2)
+{
+    if (requested >= 0)
+        return requested;
+    if (c.gpu_precision == rca_gpu_precision::float16)
+        return c.processing == rca_processing::iq ? variant_half_pipelined : variant_half_real;
+    return variant_has_shape(variant_folded, shape1.warps, shape1.batch) &&
+                   variant_has_shape(variant_folded, shape2.warps, shape2.batch)
+               ? variant_folded
+               : variant_reference;
+}
+
+/*!
  * Launch stage 1 or 2 (\p p) for the sample type (I/Q or real), the pixels
  * per thread (3 with multi-pixel, else 1) and the stage_variant.
  */

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(rca_das.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(1e9ed7d04d1c1db2a29bea25c43565f2)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3a95880bfd39d252a2ad3626c9229f57)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -71,6 +71,7 @@ void bind_rca_das(py::module& m)
              py::arg("method") = "dual_stage",
              py::arg("demodulation_frequency") = 0.,
              py::arg("device") = "auto",
+             py::arg("gpu_precision") = "float32",
              D(rca_das, make))
 
 

@@ -58,6 +58,28 @@ enum class rca_method {
     dual_stage,  //!< one xz image per emission, extrapolated (eqs. 4-5, 21-22)
     conventional //!< full 3D delay-and-sum, N_rx N_tx terms per voxel
 };
+/*!
+ * Arithmetic of a GPU engine's beamforming stages. The CPU engine (and the
+ * emulated device, which runs it) always computes in float32 and ignores it.
+ */
+enum class rca_gpu_precision {
+    float32, //!< float32 samples and sums (relative error vs the CPU engine ~1e-4)
+    //! half-precision storage and interpolation of the filtered data and the
+    //! stage-1 images (I/Q: half2_pipelined, real: half2_real; ~1.25x the
+    //! volume rate, relative error ~7e-4, bound 2e-3); needs int16 input and
+    //! the dual-stage method
+    float16
+};
+
+//! The accepted gpu_precision names, for messages: "\"float32\", \"float16\"".
+std::string rca_gpu_precision_choices();
+//! "float32" or "float16".
+std::string rca_gpu_precision_name(rca_gpu_precision precision);
+/*!
+ * The precision named \p name; std::invalid_argument naming gpu_precision,
+ * the value and the accepted names otherwise.
+ */
+rca_gpu_precision rca_parse_gpu_precision(const std::string& name);
 
 //! One axis of the output grid: count points start, start + step, ...
 struct rca_grid_axis {
@@ -101,6 +123,10 @@ struct rca_das_config {
     //! Depth samples of the stage-1 images; 0 picks the fewest that cover every
     //! look-up z' = f(y, z) of stage 2 (eq. 22).
     size_t lri_z_count = 0;
+    //! Arithmetic on a GPU; validate() refuses float16 without int16 input and
+    //! the dual-stage method on every device, so that a configuration valid on
+    //! the CPU stays valid on a GPU.
+    rca_gpu_precision gpu_precision = rca_gpu_precision::float32;
 
     size_t n_emissions() const { return source_positions.size(); }
     size_t input_item_bytes() const;  //!< [n_elements][n_samples] of int16 or float32
@@ -247,6 +273,13 @@ protected:
 
 
 std::unique_ptr<rca_das_engine> make_rca_das_cpu(const rca_das_config& config);
+
+/*!
+ * A line for the log when \p config asks for something \p device's engine
+ * does not do: gpu_precision float16 on cpu or emu, whose CPU engine computes
+ * in float32. Empty otherwise.
+ */
+std::string rca_das_device_notice(const rca_das_config& config, const device_spec& device);
 
 } // namespace beamform
 } // namespace gr
