@@ -141,30 +141,19 @@ inline float __cosf(float x) { return std::cos(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return std::sqrt(x); }
-inline int __float_as_int(float v)
+//! The bits of \p from as a To of the same size (the CUDA bit-cast intrinsics).
+template <typename To, typename From>
+inline To emu_bit_cast(From from)
 {
-    int i;
-    std::memcpy(&i, &v, 4);
-    return i;
+    static_assert(sizeof(To) == sizeof(From), "bit casts keep the size");
+    To to;
+    std::memcpy(&to, &from, sizeof(To));
+    return to;
 }
-inline unsigned __float_as_uint(float v)
-{
-    unsigned i;
-    std::memcpy(&i, &v, 4);
-    return i;
-}
-inline float __int_as_float(int i)
-{
-    float v;
-    std::memcpy(&v, &i, 4);
-    return v;
-}
-inline float __uint_as_float(unsigned i)
-{
-    float v;
-    std::memcpy(&v, &i, 4);
-    return v;
-}
+inline int __float_as_int(float v) { return emu_bit_cast<int>(v); }
+inline unsigned __float_as_uint(float v) { return emu_bit_cast<unsigned>(v); }
+inline float __int_as_float(int i) { return emu_bit_cast<float>(i); }
+inline float __uint_as_float(unsigned i) { return emu_bit_cast<float>(i); }
 
 namespace gr {
 namespace beamform {

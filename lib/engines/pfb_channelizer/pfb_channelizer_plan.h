@@ -233,17 +233,6 @@ constexpr size_t fused_shape_count = sizeof(fused_shapes) / sizeof(fused_shapes[
 //! Index in fused_shapes of the shape of N = \p n channels and \p oversample.
 inline size_t fused_shape_index(size_t n, unsigned oversample)
 {
-    // BEAMFORM_PFB_FUSED_SHAPE = i forces entry i where it fits (a bench knob).
-    if (const char* forced = std::getenv("BEAMFORM_PFB_FUSED_SHAPE")) {
-        const long i = std::atol(forced);
-        if (i >= 0 && size_t(i) < fused_shape_count) {
-            const fused_shape& s = fused_shapes[i];
-            if (unsigned(s.oversample) == oversample &&
-                n / oversample <= size_t(s.nt) * size_t(s.bq) &&
-                (n / oversample) % size_t(s.bq) == 0)
-                return size_t(i);
-        }
-    }
     for (size_t i = 0; i < fused_shape_count; i++)
         if (unsigned(fused_shapes[i].oversample) == oversample &&
             n >= fused_shapes[i].min_channels)
