@@ -31,6 +31,23 @@ std::string wgmma_tile(const context& ctx, const bench_config& b)
 }
 
 /*!
+ * The warp-specialised (TMA, sm_90a) tiles compiled for this configuration
+ * that this GPU runs, except \p ours: each gets a row "(ws)" on the same data.
+ */
+std::vector<std::string>
+ws_tiles(const context& ctx, const bench_config& b, const std::string& ours)
+{
+    std::vector<std::string> out;
+    if (!tb_testing::wgmma_available(ctx.gpu.index))
+        return out;
+    for (const auto& t : tb_testing::compiled_tiles(b.cfg))
+        if (t.find("/ws/") != std::string::npos && t != ours &&
+            tb_testing::tile_usable(b.cfg, ctx.gpu.index, t))
+            out.push_back(t);
+    return out;
+}
+
+/*!
  * The mma.sync kernels on the same data, where the engine chose otherwise:
  * the pipelined kernel's tile (row "(pipelined)") and, where a resident tile
  * covers k, the resident-weights kernel's (row "(resident)").
@@ -102,13 +119,13 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         ours.verdict =
             bad ? "WRONG" : (ours.tops >= b.target * ctx.peak_b1_tops ? "met" : "missed");
         rows.push_back(ours);
-        if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile) {
+        auto compare_int1 = [&](const std::string& what, const std::string& tile) {
             result r = ours;
-            r.what = "tensor_beamformer (wgmma)";
-            auto e = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, wg);
+            r.what = what;
+            auto e = tb_testing::make_gpu_tiled(c, {}, ctx.gpu, tile);
             tb_testing::fill_random_weights(*e, seed);
             BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
-            r.tile = wg;
+            r.tile = tile;
             r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
             r.tops = ops / (r.ms * 1e-3) / 1e12;
             const size_t wrong = check_int1_samples(b, *d_in, d_out, seed);
@@ -116,7 +133,11 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
             r.verdict = wrong ? "WRONG"
                               : (r.tops >= b.target * ctx.peak_b1_tops ? "met" : "missed");
             rows.push_back(r);
-        }
+        };
+        if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile)
+            compare_int1("tensor_beamformer (wgmma)", wg);
+        for (const auto& t : ws_tiles(ctx, b, ours.tile))
+            compare_int1("tensor_beamformer (ws)", t);
         return rows;
     }
 
@@ -197,6 +218,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
             compare(what, tile);
     if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile)
         compare("tensor_beamformer (wgmma)", wg);
+    for (const auto& t : ws_tiles(ctx, b, ours.tile))
+        compare("tensor_beamformer (ws)", t);
     // The library voltage path, where the engine took a kernel tile.
     const std::string library = tb_testing::library_path();
     if (!b.fp16_input && ours.tile != library && tb_testing::library_path_covers(c))

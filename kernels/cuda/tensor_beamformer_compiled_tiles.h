@@ -61,6 +61,20 @@
     X(256, 128, 4)                \
     X(128, 128, 4)
 
+/*
+ * The warp-specialised Hopper tiles (tensor_beamformer_ws_kernel.cuh):
+ * (BM, BN, STAGES, producer registers). float16 tiles serve fc32 samples
+ * (converted by the producer, hence its 104 registers) and fp16 samples
+ * (TMA); int1 tiles packed bits with 16-byte rows (TMA).
+ */
+#define BF_TB_WS_FP16_TILES(X) \
+    X(128, 256, 4, 104)        \
+    X(128, 128, 6, 104)
+
+#define BF_TB_WS_INT1_TILES(X) \
+    X(128, 256, 4, 40)         \
+    X(256, 128, 4, 40)
+
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \
     X(256, 128, 4)                \

@@ -36,6 +36,11 @@ finish(typename Op::acc_t acc, int row_pc, int col_pc, int k_valid)
         return acc;
 }
 
+//! The epilogue's barrier where every thread of the block runs it.
+struct block_sync {
+    __device__ static void sync() { __syncthreads(); }
+};
+
 /*!
  * Epilogue shared by the mma.sync and wgmma kernels. The calling warp holds
  * accumulators acc[p][i][j][r] for A rows warp_row0 + 16 i + (r < 2 ? g : g + 8)
@@ -43,9 +48,10 @@ finish(typename Op::acc_t acc, int row_pc, int col_pc, int k_valid)
  * time steps warp_n0 + 8 j + 2 (lane % 4) + (r % 2), with g = lane / 4.
  * Voltage: stored as they are. Power: summed per integration window in
  * shared memory (which the block no longer needs for operands) and stored
- * once per window. Every thread of the block must call it (barriers).
+ * once per window. Every thread of the block must call it (barriers), or,
+ * with \p Sync a narrower barrier, the THREADS threads 0 .. THREADS-1.
  */
-template <class Op, int NPA, int MT, int NT, int BM, int BN, int THREADS>
+template <class Op, int NPA, int MT, int NT, int BM, int BN, int THREADS, class Sync = block_sync>
 __device__ __forceinline__ void epilogue(const kernel_args& args,
                                          typename Op::acc_t (&acc)[NPA][MT][NT][4],
                                          unsigned char* smem,
@@ -122,10 +128,10 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     const int windows = args.windows;
     constexpr int BEAMS = BM / 2;
     float* red = reinterpret_cast<float*>(smem);
-    __syncthreads(); // every warp is done reading the pipeline buffers
+    Sync::sync(); // every warp is done reading the pipeline buffers
     for (int e = threadIdx.x; e < n_stokes * BEAMS * windows; e += THREADS)
         red[e] = 0.0f;
-    __syncthreads();
+    Sync::sync();
 
     const int w0 = n0 / n_int;                  // first window this block touches
     const bool pairs_share = (n_int % 2) == 0;  // columns 2t, 2t+1 in one window
@@ -186,7 +192,7 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
             }
         }
     }
-    __syncthreads();
+    Sync::sync();
 
     // One value per (stokes, beam, window): a plain store when the window lies
     // inside this block's time range, else an atomic add into the output that

@@ -25,6 +25,10 @@
  *   - cp.async: copies are queued per thread in commit groups; each lands at
  *     random either when issued or only at its cp.async.wait_group, so a stage
  *     read before its wait, or rewritten while still in use, shows;
+ *   - mbarriers, TMA tensor copies (cp.async.bulk.tensor, 128-byte swizzle;
+ *     landing at issue or at the wait, at random), named barriers (bar.sync
+ *     id, count), setmaxnreg (no effect); a block whose threads all wait on
+ *     barriers that nobody completes is reported as a deadlock;
  *   - wgmma (sm_90a): each thread's part of the product is computed from
  *     shared memory at its wgmma.wait_group (the latest the GPU may read it),
  *     through the matrix descriptor with the 128-byte swizzle on absolute
@@ -62,6 +66,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -213,8 +218,26 @@ struct warp_state {
     uint32_t slot[64][10]; // up to 64 lanes (HIP wavefronts)
 };
 
+//! An mbarrier (sm_90): arrivals and transaction bytes still owed this phase.
+struct mbarrier_state {
+    unsigned expected = 0, pending = 0;
+    long long tx = 0;
+    unsigned phase = 0; //!< completed phases
+};
+
+//! A TMA copy issued but not landed yet (it lands at the latest when its
+//! mbarrier is waited on).
+struct pending_tma {
+    uint32_t bar;
+    std::function<void()> land; //!< copies the box and completes its bytes
+};
+
 struct block_state {
     std::vector<fiber> fibers;
+    std::map<uint32_t, mbarrier_state> mbarriers; //!< by shared-memory address
+    std::vector<pending_tma> tma_in_flight;
+    std::map<unsigned, std::pair<unsigned, unsigned>> named; //!< bar.sync id: (arrived, generation)
+    size_t idle_yields = 0; //!< spin-wait yields since the last synchronisation progress
     std::vector<warp_state> warps;
     ucontext_t scheduler;
     unsigned char* smem = nullptr; //!< dynamic shared memory (in emulated::pfb_smem)
@@ -246,9 +269,27 @@ inline void yield()
     swapcontext(&b->fibers[b->current].ctx, &b->scheduler);
 }
 
+//! Some thread changed synchronisation state (arrived somewhere).
+inline void note_progress() { state().blk->idle_yields = 0; }
+
+/*!
+ * One yield of a spin wait (mbarrier, named barrier). If every thread of the
+ * block has yielded several times over without anyone arriving anywhere,
+ * nothing can change any more: a deadlock, reported instead of hanging.
+ */
+inline void wait_yield()
+{
+    block_state* b = state().blk;
+    if (++b->idle_yields > 4 * b->fibers.size() + 16)
+        throw std::logic_error("emulation: deadlock (every thread waits on a barrier "
+                               "that no thread will complete)");
+    yield();
+}
+
 inline void block_barrier()
 {
     block_state* b = state().blk;
+    note_progress();
     const unsigned gen = b->barrier_gen;
     if (++b->barrier_count == b->fibers.size()) {
         b->barrier_count = 0;
@@ -272,6 +313,7 @@ inline void warp_barrier()
         throw std::logic_error("emulation: warp-collective operation in a partial warp");
     warp_state& w = my_warp();
     const unsigned gen = w.gen;
+    note_progress();
     if (++w.count == state().warp_size) {
         w.count = 0;
         w.gen++;
@@ -579,6 +621,158 @@ inline void wgmma_wait()
     retire_groups(me().wgmma_groups, size_t(N), wgmma_run);
 }
 
+//---------------------------------------------------------------------------
+// Hopper asynchronous operations (sm_90): mbarriers, TMA tensor copies, named
+// barriers, setmaxnreg. A TMA copy lands at random either when issued or only
+// when its mbarrier is waited on, so a read before the wait, or a stage
+// rewritten while the tensor cores may still read it, shows.
+//---------------------------------------------------------------------------
+inline mbarrier_state& mbarrier_at(uint32_t bar)
+{
+    if (bar % 8 != 0)
+        throw std::logic_error("emulation: mbarrier not 8-byte aligned");
+    (void)smem_at(bar, 8);
+    auto& m = state().blk->mbarriers;
+    const auto it = m.find(bar);
+    if (it == m.end())
+        throw std::logic_error("emulation: mbarrier used before mbarrier.init");
+    return it->second;
+}
+inline void mbar_init(uint32_t bar, unsigned count)
+{
+    (void)smem_at(bar, 8);
+    mbarrier_state s;
+    s.expected = s.pending = count;
+    state().blk->mbarriers[bar] = s;
+}
+inline void fence_barrier_init() {}
+inline void mbar_complete_if_done(mbarrier_state& s)
+{
+    if (s.pending == 0 && s.tx == 0) {
+        s.phase++;
+        s.pending = s.expected;
+    }
+}
+inline void mbar_arrive(uint32_t bar)
+{
+    mbarrier_state& s = mbarrier_at(bar);
+    if (s.pending == 0)
+        throw std::logic_error("emulation: mbarrier arrival beyond its count");
+    s.pending--;
+    note_progress();
+    mbar_complete_if_done(s);
+}
+inline void mbar_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    mbarrier_at(bar).tx += bytes;
+}
+inline void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    mbar_expect_tx(bar, bytes);
+    mbar_arrive(bar);
+}
+//! The TMA copies still in flight towards \p bar land now.
+inline void land_tma(uint32_t bar)
+{
+    auto& q = state().blk->tma_in_flight;
+    std::vector<pending_tma> now;
+    for (size_t i = 0; i < q.size();)
+        if (q[i].bar == bar) {
+            now.push_back(std::move(q[i]));
+            q.erase(q.begin() + long(i));
+        } else
+            i++;
+    for (auto& t : now)
+        t.land();
+}
+inline bool mbar_try_wait(uint32_t bar, uint32_t parity)
+{
+    land_tma(bar);
+    return (mbarrier_at(bar).phase & 1u) != (parity & 1u);
+}
+inline void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    while (!mbar_try_wait(bar, parity))
+        wait_yield();
+}
+
+//! bar.sync id, count: \p count threads (whole warps) meet at barrier \p id.
+inline void named_barrier_sync(unsigned id, unsigned count)
+{
+    if (id == 0 || id > 15 || count % 32 != 0)
+        throw std::logic_error("emulation: named barrier id 1..15, whole warps");
+    auto& n = state().blk->named[id];
+    const unsigned gen = n.second;
+    note_progress();
+    if (++n.first == count) {
+        n.first = 0;
+        n.second++;
+        return;
+    }
+    while (n.second == gen)
+        wait_yield();
+}
+
+template <int REGS>
+inline void setmaxnreg_inc() {}
+template <int REGS>
+inline void setmaxnreg_dec() {}
+
+/*!
+ * A tiled TMA tensor map as the emulation keeps it: 3 dimensions of bytes
+ * (dimension 0 innermost), strides of dimensions 1 and 2 in bytes, a box of
+ * box[0] = 128 bytes x box[1] x box[2], 128-byte swizzle, zeros outside.
+ */
+struct tensor_map {
+    const unsigned char* base;
+    unsigned long long dim[3];
+    unsigned long long stride[2];
+    unsigned box[3];
+};
+
+/*!
+ * cp.async.bulk.tensor.3d (tile mode, 128-byte swizzle): the box at (x, y, z)
+ * into shared memory at \p dst as box[1] x box[2] rows of 128 bytes, the
+ * 16-byte chunks of each row XORed with address bits [9:7]; complete_tx of
+ * the whole box on \p bar.
+ */
+inline void tma_load_3d(uint32_t dst, const void* map_ptr, int x, int y, int z, uint32_t bar)
+{
+    const tensor_map m = *static_cast<const tensor_map*>(map_ptr);
+    if (m.box[0] != 128)
+        throw std::logic_error("emulation: TMA boxes of 128-byte rows only");
+    if (dst % 1024 != 0)
+        throw std::logic_error("emulation: TMA 128-byte swizzle destination not 1024-byte aligned");
+    const uint32_t rows = m.box[1] * m.box[2];
+    (void)smem_at(dst, rows * 128);
+    (void)mbarrier_at(bar);
+    note_progress();
+    auto land = [m, dst, x, y, z, bar, rows]() {
+        for (uint32_t r = 0; r < rows; r++) {
+            const long long yy = y + (long long)(r % m.box[1]);
+            const long long zz = z + (long long)(r / m.box[1]);
+            for (uint32_t b = 0; b < 128; b++) {
+                const long long xx = x + (long long)b;
+                unsigned char v = 0;
+                if (xx >= 0 && yy >= 0 && zz >= 0 && (unsigned long long)xx < m.dim[0] &&
+                    (unsigned long long)yy < m.dim[1] && (unsigned long long)zz < m.dim[2])
+                    v = m.base[(unsigned long long)zz * m.stride[1] +
+                               (unsigned long long)yy * m.stride[0] + (unsigned long long)xx];
+                uint32_t a = dst + r * 128 + b;
+                a ^= ((a >> 7) & 7u) << 4;
+                *smem_at(a, 1) = v;
+            }
+        }
+        mbarrier_state& s = mbarrier_at(bar);
+        s.tx -= (long long)rows * 128;
+        mbar_complete_if_done(s);
+    };
+    if (state().blk->landing() & 1u)
+        land();
+    else
+        state().blk->tma_in_flight.push_back(pending_tma{ bar, land });
+}
+
 inline void fiber_entry()
 {
     block_state* b = state().blk;
@@ -589,6 +783,7 @@ inline void fiber_entry()
             b->error = e.what();
     }
     b->fibers[b->current].done = true;
+    b->idle_yields = 0;
     // returning resumes uc_link (the scheduler)
 }
 
@@ -613,7 +808,7 @@ inline void run_grid(unsigned grid_x,
                      unsigned block_z = 1)
 {
     const unsigned threads = threads_x * block_y * block_z;
-    const size_t stack_bytes = 256 * 1024;
+    const size_t stack_bytes = 1024 * 1024;
     if (smem_bytes > sizeof(gr::beamform::emulated::pfb_smem))
         throw std::runtime_error("emulated launch: more shared memory than emulated");
     state().warp_size = warp_size;
@@ -675,6 +870,7 @@ inline void run_grid(unsigned grid_x,
             unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
                        !f.wgmma_open.empty() || !f.wgmma_groups.empty();
         }
+        unwaited = unwaited || !b.tma_in_flight.empty();
         state().blk = nullptr;
         if (!b.error.empty())
             throw std::runtime_error("emulation: block (" + std::to_string(bx) + ", " +

@@ -18,6 +18,7 @@
 #include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <cuda/tensor_beamformer_resident_kernel.cuh>
 #include <cuda/tensor_beamformer_wgmma_kernel.cuh>
+#include <cuda/tensor_beamformer_ws_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"
@@ -84,6 +85,62 @@ std::vector<float> run_kernel(const tensor_beamformer_config& c,
     return out;
 }
 
+/*!
+ * Operands, output (NaN) and launch plan of one emulated execute() with
+ * BM x BN tiles of 128-byte k (the Hopper kernels), single polarization.
+ */
+struct hopper_run {
+    std::vector<unsigned char> a;
+    std::vector<int32_t> row_popc;
+    std::vector<int> col_popc;
+    std::vector<float> out;
+    tb_launch_plan plan;
+};
+
+std::unique_ptr<hopper_run> prepare_hopper(const tensor_beamformer_config& c,
+                                           const std::vector<cfloat>& w,
+                                           const void* input,
+                                           size_t T,
+                                           int bm,
+                                           int bn)
+{
+    auto r = std::make_unique<hopper_run>();
+    const tb_operand_layout layout = make_operand_layout(c, bm, 128);
+    r->a.resize(layout.total_bytes());
+    r->row_popc.resize(layout.total_rows());
+    r->col_popc.assign(T * c.n_channels, -12345);
+    if (c.precision == beam_precision::float16) {
+        expand_weights_fp16(layout, c, w, reinterpret_cast<uint16_t*>(r->a.data()));
+    } else {
+        expand_weights_int1(
+            layout, c, w, reinterpret_cast<uint32_t*>(r->a.data()), r->row_popc.data());
+        const size_t rows = T * c.n_channels;
+        emu::launch(unsigned((rows + 7) / 8), 1, 256, 0, [&] {
+            k::column_popc_kernel<>(static_cast<const uint32_t*>(input),
+                                    r->col_popc.data(),
+                                    rows,
+                                    int(c.words_per_channel()),
+                                    int(c.n_receivers),
+                                    1);
+        });
+    }
+    r->out.assign(output_floats(c, T), NAN);
+    r->plan = plan_launch(c,
+                          layout,
+                          bm,
+                          bn,
+                          128,
+                          T,
+                          r->a.data(),
+                          input,
+                          r->out.data(),
+                          r->row_popc.data(),
+                          r->col_popc.data());
+    if (r->plan.zero_output_bytes)
+        std::memset(r->out.data(), 0, r->plan.zero_output_bytes);
+    return r;
+}
+
 //! One emulated execute() with a wgmma tile W (sm_90a kernel).
 template <class W, class Op, class L>
 std::vector<float> run_wgmma(const tensor_beamformer_config& c,
@@ -91,45 +148,48 @@ std::vector<float> run_wgmma(const tensor_beamformer_config& c,
                              const void* input,
                              size_t T)
 {
-    const tb_operand_layout layout = make_operand_layout(c, W::BM, W::BKB);
-    std::vector<unsigned char> a(layout.total_bytes());
-    std::vector<int32_t> row_popc(layout.total_rows());
-    std::vector<int> col_popc(T * c.n_channels, -12345);
-    if (c.precision == beam_precision::float16) {
-        expand_weights_fp16(layout, c, w, reinterpret_cast<uint16_t*>(a.data()));
-    } else {
-        expand_weights_int1(
-            layout, c, w, reinterpret_cast<uint32_t*>(a.data()), row_popc.data());
-        const size_t rows = T * c.n_channels;
-        emu::launch(unsigned((rows + 7) / 8), 1, 256, 0, [&] {
-            k::column_popc_kernel<>(static_cast<const uint32_t*>(input),
-                                    col_popc.data(),
-                                    rows,
-                                    int(c.words_per_channel()),
-                                    int(c.n_receivers),
-                                    1);
-        });
-    }
-    std::vector<float> out(output_floats(c, T), NAN);
-    const tb_launch_plan plan = plan_launch(c,
-                                            layout,
-                                            W::BM,
-                                            W::BN,
-                                            W::BKB,
-                                            T,
-                                            a.data(),
-                                            input,
-                                            out.data(),
-                                            row_popc.data(),
-                                            col_popc.data());
-    if (plan.zero_output_bytes)
-        std::memset(out.data(), 0, plan.zero_output_bytes);
+    const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
     const size_t smem = std::max(size_t(k::wgmma_pipeline_smem_bytes<W, L>()),
                                  power_reduce_smem_bytes(c, W::BM, W::BN));
-    emu::launch(unsigned(plan.blocks), 1, W::threads, smem, [&] {
-        k::tensor_beamformer_wgmma_kernel<W, Op, L>(plan.args);
+    emu::launch(unsigned(r->plan.blocks), 1, W::threads, smem, [&] {
+        k::tensor_beamformer_wgmma_kernel<W, Op, L>(r->plan.args);
     });
-    return out;
+    return r->out;
+}
+
+emu::tensor_map emu_map(const k::tma_box_3d& b)
+{
+    return emu::tensor_map{ static_cast<const unsigned char*>(b.base),
+                            { b.dim[0], b.dim[1], b.dim[2] },
+                            { b.stride[0], b.stride[1] },
+                            { b.box[0], b.box[1], b.box[2] } };
+}
+
+/*!
+ * One emulated execute() with a warp-specialised tile W: \p blocks persistent
+ * blocks (fewer than the tiles, so that each loops over several and the
+ * ring's phases run on across tiles).
+ */
+template <class W, class Op, class Samples>
+std::vector<float> run_ws(const tensor_beamformer_config& c,
+                          const std::vector<cfloat>& w,
+                          const void* input,
+                          size_t T,
+                          unsigned blocks)
+{
+    const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
+    k::ws_maps maps{};
+    maps.a = emu_map(k::ws_weights_box(r->plan.args, W::BM));
+    if constexpr (Samples::by_tma)
+        maps.b =
+            emu_map(k::ws_samples_box(r->plan.args, Samples::row_bytes(r->plan.args), W::BN));
+    const size_t smem = size_t(k::ws_pipeline_smem_bytes<W>()) +
+                        power_reduce_smem_bytes(c, W::BM, W::BN);
+    const long long tiles = (long long)r->plan.blocks;
+    emu::launch(std::min(blocks, unsigned(tiles)), 1, W::threads, smem, [&] {
+        k::tensor_beamformer_ws_kernel<W, Op, Samples>(r->plan.args, maps, tiles);
+    });
+    return r->out;
 }
 
 template <class W>
@@ -171,6 +231,63 @@ void check_wgmma(beam_precision prec,
     const std::string tile = "wgmma " + std::to_string(W::BM) + "x" +
                              std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
                              kind;
+    if (prec == beam_precision::int1) {
+        const size_t bad = mismatches(got, ref);
+        std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
+                  << " values differ from the exact result\n";
+        EXPECT_EQ(bad, 0u) << describe(c, T, tile);
+    } else {
+        const double err = rel_error(got, ref);
+        std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
+        EXPECT_LT(err, 2e-6) << describe(c, T, tile);
+    }
+}
+
+/*!
+ * A warp-specialised tile W on every sample source it is compiled for: fp16
+ * by TMA (R a multiple of 4), packed bits by TMA (16-byte rows), fc32
+ * converted by the producer; outputs NaN-poisoned, \p blocks persistent blocks.
+ */
+template <class W>
+void check_ws(beam_precision prec,
+              size_t C,
+              size_t R,
+              size_t B,
+              size_t T,
+              beam_output o,
+              size_t n_int,
+              unsigned blocks,
+              bool fp16_input = false)
+{
+    const auto c = make_config(C, R, B, prec, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 5 + B + 3));
+    const auto x = random_complex(T * C * R, unsigned(T * 11 + C + 2));
+    std::vector<float> got;
+    std::string kind;
+    if (prec == beam_precision::int1) {
+        const auto bits = pack_bits(x, T, C, R);
+        ASSERT_EQ((2 * c.words_per_channel()) % 4, 0u) << "TMA needs 16-byte sample rows";
+        got = run_ws<W, k::op_int1, k::ws_samples_tma<true>>(c, w, bits.data(), T, blocks);
+        kind = " (bits)";
+    } else if (fp16_input) {
+        std::vector<uint16_t> xh(2 * x.size());
+        for (size_t i = 0; i < x.size(); i++) {
+            xh[2 * i] = float_to_half_bits(x[i].real());
+            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
+        }
+        got = run_ws<W, k::op_fp16, k::ws_samples_tma<false>>(c, w, xh.data(), T, blocks);
+        kind = " (fp16 input)";
+    } else if (R % 2 == 0) {
+        got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 2>>(c, w, x.data(), T, blocks);
+        kind = " (fc32)";
+    } else {
+        got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 1>>(c, w, x.data(), T, blocks);
+        kind = " (fc32, odd R)";
+    }
+    const auto ref = reference(c, w, x, T);
+    const std::string tile = "ws " + std::to_string(W::BM) + "x" + std::to_string(W::BN) +
+                             "/" + std::to_string(W::STAGES) + kind + ", " +
+                             std::to_string(blocks) + " blocks";
     if (prec == beam_precision::int1) {
         const size_t bad = mismatches(got, ref);
         std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
@@ -486,6 +603,39 @@ TEST(tensor_beamformer_emulated, every_compiled_tile){
 TEST(tensor_beamformer_emulated,
      wgmma_tiles){ BF_TB_WGMMA_FP16_TILES(BF_EMU_WGMMA_FP16)
                        BF_TB_WGMMA_INT1_TILES(BF_EMU_WGMMA_INT1) }
+
+// The warp-specialised kernel: odd sizes (155 beams x 46 receivers x 3
+// channels; 1 beam; 1 receiver), k tiles from 1 to many, persistent blocks
+// that loop over several tiles (the ring's phases run on across tiles),
+// windows that cross time tiles (n_int 3, 48), every sample source.
+#define BF_EMU_WS_FP16(BM, BN, ST, PREGS)                                           \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 3, 46, 155, 70, beam_output::voltage, 1, 4);        \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 3, 46, 155, 304, beam_output::power, 16, 5);        \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 2, 1, 1, 300, beam_output::power, 3, 2);            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 1, 300, 40, 40, beam_output::voltage, 1, 1);        \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 2, 33, 40, 288, beam_output::power, 48, 3);         \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 3, 36, 70, 300, beam_output::voltage, 1, 4, true);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 2, 200, 90, 128, beam_output::power, 16, 2, true);
+#define BF_EMU_WS_INT1(BM, BN, ST, PREGS)                                           \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::int1, 2, 128, 155, 130, beam_output::voltage, 1, 3);         \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::int1, 2, 1000, 40, 304, beam_output::power, 16, 2);          \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::int1, 1, 64, 1, 20, beam_output::voltage, 1, 1);
+
+TEST(tensor_beamformer_emulated, warp_specialised_tiles)
+{
+    BF_TB_WS_FP16_TILES(BF_EMU_WS_FP16)
+    BF_TB_WS_INT1_TILES(BF_EMU_WS_INT1)
+}
 
 // The resident-weights (short-k) kernel: odd sizes, persistent blocks that
 // loop over several items, time not a multiple of the tile, windows that

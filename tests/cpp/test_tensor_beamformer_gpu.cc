@@ -301,7 +301,9 @@ std::vector<std::string> usable_tiles(const tensor_beamformer_config& c,
     std::vector<std::string> out;
     const bool wgmma = tb_testing::wgmma_available(gpu.index);
     for (const auto& t : tb_testing::compiled_tiles(c)) {
-        if (!wgmma && t.find("/wgmma/") != std::string::npos)
+        const bool sm90a =
+            t.find("/wgmma/") != std::string::npos || t.find("/ws/") != std::string::npos;
+        if (!wgmma && sm90a)
             continue;
         if (tb_testing::tile_usable(c, gpu.index, t))
             out.push_back(t);
@@ -404,6 +406,38 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
         for (const auto& tile : usable_tiles(longk, gpu))
             check(longk, 150, gpu, 12, tile);
     }
+}
+
+/*!
+ * The warp-specialised (TMA) tiles on odd sizes: 155 beams x 46 receivers x
+ * 3 channels, 1 beam x 1 receiver, k tiles from 1 to many, windows that cross
+ * time tiles, int1 with 16-byte sample rows; outputs NaN-poisoned (run_gpu).
+ */
+TEST(tensor_beamformer_gpu, warp_specialised_tiles)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda || !tb_testing::wgmma_available(gpu.index))
+        GTEST_SKIP() << "needs a GPU that runs the sm_90a image (H100, H200)";
+    using tb_reference::make_config;
+    const auto single = polarization_layout::single;
+    const tensor_beamformer_config cases[] = {
+        make_config(3, 46, 155, beam_precision::float16, beam_output::voltage, single),
+        make_config(3, 46, 155, beam_precision::float16, beam_output::power, single, 16),
+        make_config(2, 1, 1, beam_precision::float16, beam_output::power, single, 3),
+        make_config(1, 1500, 70, beam_precision::float16, beam_output::voltage, single),
+        make_config(2, 128, 155, beam_precision::int1, beam_output::voltage, single),
+        make_config(2, 1000, 40, beam_precision::int1, beam_output::power, single, 16),
+        make_config(1, 9000, 30, beam_precision::int1, beam_output::voltage, single),
+    };
+    const size_t times[] = { 70, 304, 300, 130, 130, 304, 100 };
+    size_t tested = 0;
+    for (size_t i = 0; i < std::size(cases); i++)
+        for (const auto& tile : usable_tiles(cases[i], gpu))
+            if (tile.find("/ws/") != std::string::npos) {
+                check(cases[i], times[i], gpu, unsigned(40 + i), tile);
+                tested++;
+            }
+    EXPECT_GT(tested, 0u) << "no warp-specialised tile was usable";
 }
 
 TEST(tensor_beamformer_gpu, tuning_file_selects_tile)

@@ -25,6 +25,7 @@ const std::vector<tb_variant>& tb_variants()
         tb_register_int1_variants(v);
         tb_register_wgmma_variants(v);
         tb_register_resident_variants(v);
+        tb_register_ws_variants(v);
         return v;
     }();
     return all;
@@ -50,6 +51,10 @@ size_t row_bytes_for(const tb_variant& v, const tensor_beamformer_config& c)
 
 bool tb_covers(const tb_variant& v, const tensor_beamformer_config& c)
 {
+    // fp16 sample rows are R x 4 bytes; packed-bit rows of bits_wide are
+    // multiples of 16 bytes by definition.
+    if (v.tma_samples && v.input == tb_input::fp16 && c.n_receivers % 4 != 0)
+        return false;
     return v.max_k_bytes == 0 || row_bytes_for(v, c) <= v.max_k_bytes;
 }
 
@@ -70,6 +75,9 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
     // and the samples; the pipelined kernels reuse their pipeline buffers.
     if (v.blocks_per_sm)
         return size_t(v.block_m + 2 * v.block_n) * row_bytes_for(v, c) +
+               power_reduce_smem_bytes(c, v.block_m, v.block_n);
+    if (v.warp_specialised)
+        return size_t(v.pipeline_smem_bytes) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
     return std::max(size_t(v.pipeline_smem_bytes),
                     power_reduce_smem_bytes(c, v.block_m, v.block_n));
@@ -110,10 +118,10 @@ const tb_variant* find_usable(const std::vector<const tb_variant*>& cands,
     return found;
 }
 
-enum class kernel_family { automatic, resident, pipelined, library };
+enum class kernel_family { automatic, resident, pipelined, library, warp_specialised };
 
-//! BEAMFORM_TB_VARIANT: "resident", "pipelined", "cublas", or empty (the
-//! built-in rule).
+//! BEAMFORM_TB_VARIANT: "resident", "pipelined", "cublas", "ws", or empty
+//! (the built-in rule).
 kernel_family parse_variant(const std::string& s)
 {
     if (s.empty())
@@ -124,8 +132,10 @@ kernel_family parse_variant(const std::string& s)
         return kernel_family::pipelined;
     if (s == tb_library_path_name)
         return kernel_family::library;
-    throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident', 'pipelined' or "
-                                "'cublas' (or unset), got '" +
+    if (s == "ws")
+        return kernel_family::warp_specialised;
+    throw std::invalid_argument("BEAMFORM_TB_VARIANT must be 'resident', 'pipelined', "
+                                "'cublas' or 'ws' (or unset), got '" +
                                 s + "'");
 }
 
@@ -184,6 +194,12 @@ std::string tensor_beamformer_builtin_kernel_tile(const tensor_beamformer_config
 {
     const std::string variant = variant_from_environment();
     const kernel_family family = parse_variant(variant);
+    if (family == kernel_family::warp_specialised && tb_wgmma_available(device)) {
+        // The first warp-specialised tile in list order that this GPU runs.
+        for (const auto* v : tb_candidates(c, tb_input_kind(c)))
+            if (v->warp_specialised && tb_usable_variant(c, device, v->tile))
+                return v->tile;
+    }
     const bool automatic =
         family == kernel_family::automatic || family == kernel_family::library;
     if (automatic && tb_wgmma_available(device)) {

@@ -57,6 +57,14 @@ struct tb_variant {
      */
     int (*blocks_per_sm)(size_t smem) = nullptr;
     size_t max_k_bytes = 0; //!< 0: any k
+    /*!
+     * Warp-specialised kernel (tensor_beamformer_ws_kernel.cuh): its power
+     * sums have shared memory of their own next to the ring; persistent
+     * launch inside the variant's launch function.
+     */
+    bool warp_specialised = false;
+    //! Samples copied by TMA: their rows must be multiples of 16 bytes.
+    bool tma_samples = false;
 };
 
 //! Every compiled variant.
@@ -65,12 +73,14 @@ void tb_register_fp16_variants(std::vector<tb_variant>& v);
 void tb_register_int1_variants(std::vector<tb_variant>& v);
 void tb_register_wgmma_variants(std::vector<tb_variant>& v);
 void tb_register_resident_variants(std::vector<tb_variant>& v);
+void tb_register_ws_variants(std::vector<tb_variant>& v);
 //! Whether the wgmma (sm_90a) kernels run on this device.
 bool tb_wgmma_available(int device);
 
 //! How this configuration's samples are read.
 tb_input tb_input_kind(const tensor_beamformer_config& config);
-//! Whether variant \p v can compute this configuration at all (k not too long).
+//! Whether variant \p v can compute this configuration at all (k not too long,
+//! sample rows that TMA can copy).
 bool tb_covers(const tb_variant& v, const tensor_beamformer_config& config);
 //! The variants compiled for this configuration's precision and layout and \p input
 //! that cover it.
@@ -86,7 +96,8 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
  * resident-weights (short-k) kernel instead wherever a resident tile covers k
  * (float16, single polarization, at most 128 receivers); =pipelined keeps this
  * rule and also turns off the Hopper preference of
- * tensor_beamformer_builtin_tile. =cublas is the library path's
+ * tensor_beamformer_builtin_tile. =ws makes tensor_beamformer_builtin_kernel_tile
+ * take the first warp-specialised (TMA) tile this GPU runs. =cublas is the library path's
  * (tensor_beamformer_builtin_tile; here it keeps this rule).
  * std::invalid_argument for any other value.
  */

@@ -1,0 +1,119 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Hopper's (sm_90) asynchronous building blocks as device functions:
+ * mbarriers (arrive, expect_tx, try_wait.parity), TMA tiled tensor copies
+ * (cp.async.bulk.tensor.3d with complete_tx on an mbarrier), named barriers
+ * (bar.sync id, count) and setmaxnreg. Used by the warp-specialised
+ * tensor-beamformer kernel (tensor_beamformer_ws_kernel.cuh). In the
+ * emulated tests the same names come from kernels/emulation/gpu_emulation.h.
+ * Shared-memory operands are 32-bit shared-window addresses (smem_u32).
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_HOPPER_ASYNC_CUH
+#define INCLUDED_BEAMFORM_KERNELS_HOPPER_ASYNC_CUH
+
+#include "tensor_beamformer_ptx.cuh"
+#include <cstdint>
+
+#ifndef BF_GPU_EMULATION
+#include <cuda.h> // CUtensorMap
+#endif
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+namespace tb_kernels {
+
+#ifdef BF_GPU_EMULATION
+using tensor_map = emu::tensor_map;
+using emu::fence_barrier_init;
+using emu::mbar_arrive;
+using emu::mbar_arrive_expect_tx;
+using emu::mbar_init;
+using emu::mbar_wait;
+using emu::named_barrier_sync;
+using emu::setmaxnreg_dec;
+using emu::setmaxnreg_inc;
+using emu::tma_load_3d;
+#else
+using tensor_map = CUtensorMap;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count)
+                 : "memory");
+}
+//! Makes the initialised mbarriers visible to the other threads and the
+//! asynchronous proxy (TMA); a block barrier follows.
+__device__ __forceinline__ void fence_barrier_init()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+//! Returns once the phase of parity \p parity of the mbarrier has completed.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    do {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned count)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+/*!
+ * The box of the tensor map at \p map (a __grid_constant__ kernel parameter)
+ * whose corner is (x, y, z) into shared memory at \p dst; its bytes complete
+ * on the mbarrier \p bar.
+ */
+__device__ __forceinline__ void
+tma_load_3d(uint32_t dst, const void* map, int x, int y, int z, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_"
+                 "tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+                 "l"(map),
+                 "r"(x),
+                 "r"(y),
+                 "r"(z),
+                 "r"(bar)
+                 : "memory");
+}
+#endif
+#endif
+
+} // namespace tb_kernels
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+
+#endif

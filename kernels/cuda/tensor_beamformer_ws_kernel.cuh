@@ -1,0 +1,326 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The warp-specialised Hopper (sm_90a) kernel of the tensor-core beamformer:
+ * the wgmma kernel's product and epilogue (tensor_beamformer_wgmma_kernel.cuh)
+ * fed by a producer warpgroup through a ring of STAGES shared-memory stages
+ * guarded by mbarriers, in persistent thread blocks.
+ *
+ *   producer warpgroup (the last one; few registers, setmaxnreg.dec):
+ *     for every (tile, k tile) of this block, in order: wait until the stage
+ *     is empty, then fill it: the expanded weights (A) by one TMA tensor copy;
+ *     the samples (B) by a second TMA copy (fp16, packed bits) or converted
+ *     fc32 -> fp16 by the warpgroup's 128 threads (st.shared, then
+ *     fence.proxy.async so that the tensor cores see them); the stage's "full"
+ *     mbarrier completes when all its bytes and arrivals are in.
+ *   consumer warpgroups (64 rows each, setmaxnreg.inc):
+ *     wait "full", issue the k tile's wgmma (one group in flight), and once
+ *     the previous k tile's group has completed, arrive on its stage's
+ *     "empty" mbarrier; after the last k tile of a tile, the epilogue (named
+ *     barrier among the consumers only), while the producer already loads the
+ *     next tile's operands.
+ *
+ * The ring's phase parity comes from a counter of k tiles that runs on across
+ * tiles (stage = it % STAGES, parity = (it / STAGES) & 1), identical in the
+ * producer and the consumers. TMA writes the 128-byte swizzle that the wgmma
+ * descriptors read (stages on 1024-byte boundaries), and fills zeros outside
+ * the tensor: rows past the weights' padded rows, time steps past n_times and
+ * bytes past a sample row.
+ *
+ * Compiled for sm_90a only (tensor_beamformer_ws.cu, the wgmma object
+ * library); the plain sm_90 image holds an empty kernel.
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_KERNEL_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_KERNEL_CUH
+
+#include "hopper_async.cuh"
+#include "tensor_beamformer_wgmma_kernel.cuh"
+
+#ifdef BF_GPU_EMULATION
+#define BF_GRID_CONSTANT
+#else
+#define BF_GRID_CONSTANT __grid_constant__
+#endif
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+namespace tb_kernels {
+
+/*!
+ * A warp-specialised tile: BM rows (BM / 64 consumer warpgroups) x BN time
+ * steps, 128-byte k tiles, STAGES ring stages, one producer warpgroup.
+ * PRODUCER_REGS / CONSUMER_REGS: the setmaxnreg split of the SM's 64 K
+ * registers (one block per SM).
+ */
+template <int BM_, int BN_, int STAGES_, int PRODUCER_REGS_ = 40>
+struct ws_shape {
+    static constexpr int BM = BM_, BN = BN_, BKB = 128, STAGES = STAGES_;
+    static constexpr int consumers = BM / 64;
+    static constexpr int consumer_threads = consumers * 128;
+    static constexpr int threads = consumer_threads + 128;
+    static constexpr int NT = BN / 8;
+    static constexpr int KSTEPS = BKB / 32;
+    static constexpr int A_STAGE = BM * BKB, B_STAGE = BN * BKB;
+    static constexpr int RING = STAGES * (A_STAGE + B_STAGE);
+    static constexpr int BARRIERS = 2 * STAGES * 8;
+    static constexpr int PRODUCER_REGS = PRODUCER_REGS_;
+    //! What is left for the consumers, rounded down to setmaxnreg's multiple of 8.
+    static constexpr int CONSUMER_REGS_RAW = (65536 - 128 * PRODUCER_REGS) / consumer_threads;
+    static constexpr int CONSUMER_REGS =
+        (CONSUMER_REGS_RAW > 256 ? 256 : CONSUMER_REGS_RAW) / 8 * 8;
+    static_assert(BM % 64 == 0 && BM <= 256, "consumer warpgroups of 64 rows; TMA box <= 256");
+    static_assert(BN == 128 || BN == 256, "wgmma N of 128 or 256 here");
+    static_assert(STAGES >= 2, "a ring of at least two stages");
+};
+
+//! Dynamic shared memory of the ring and its barriers (the power sums come on top).
+template <class W>
+constexpr int ws_pipeline_smem_bytes()
+{
+    return W::RING + W::BARRIERS + 1024;
+}
+
+/*!
+ * A 3-D TMA box as the host encodes it: dimensions in bytes (0 innermost),
+ * byte strides of dimensions 1 and 2, a box of 128 bytes x box[1] x box[2].
+ */
+struct tma_box_3d {
+    const void* base;
+    unsigned long long dim[3];
+    unsigned long long stride[2];
+    unsigned box[3];
+};
+
+//! The expanded weights [C][rows][row_bytes]: boxes of BM rows x one k tile.
+inline tma_box_3d ws_weights_box(const kernel_args& a, int bm)
+{
+    const auto rb = (unsigned long long)a.row_bytes;
+    return tma_box_3d{ a.weights,
+                       { rb, (unsigned long long)a.rows, (unsigned long long)a.n_channels },
+                       { rb, rb * (unsigned long long)a.rows },
+                       { 128u, unsigned(bm), 1u } };
+}
+
+/*!
+ * Samples [T][C][row_bytes] (fp16 complex or packed bits): boxes of one k
+ * tile x one channel x BN time steps. TMA needs row_bytes % 16 == 0.
+ */
+inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
+{
+    const auto rb = (unsigned long long)row_bytes;
+    return tma_box_3d{ a.input,
+                       { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
+                       { rb, rb * (unsigned long long)a.n_channels },
+                       { 128u, 1u, unsigned(bn) } };
+}
+
+//! The kernel's two tensor maps (B unused where the producer converts fc32).
+struct ws_maps {
+    tensor_map a;
+    tensor_map b;
+};
+
+/*!
+ * Samples that TMA copies as they are: interleaved fp16 (BITS false, rows of
+ * n_receivers x 4 bytes) or packed bits (rows of in_row_words words).
+ */
+template <bool BITS>
+struct ws_samples_tma {
+    static constexpr bool by_tma = true;
+    static int row_bytes(const kernel_args& a)
+    {
+        return BITS ? a.in_row_words * 4 : a.n_receivers * 4;
+    }
+};
+
+/*!
+ * fc32 samples [T][C][R], converted to fp16 by the producer warpgroup: VEC
+ * complex per load (2 when R is even: 16-byte loads), in chunks of at most
+ * 16 loads per thread held in registers at once.
+ */
+template <class W, int VEC>
+struct ws_samples_fc32 {
+    static constexpr bool by_tma = false;
+    static constexpr int Q = W::BKB / 4; // complex samples per row per k tile
+    static constexpr int VPR = Q / VEC;  // loads per row per k tile
+    static constexpr int LOADS = W::BN * VPR / 128;
+    static constexpr int CHUNK = LOADS < 16 ? LOADS : 16;
+    static_assert(LOADS % CHUNK == 0, "even chunks");
+    using vec_t = typename std::conditional<VEC == 2, float4, float2>::type;
+
+    //! Producer thread \p p (0..127) converts k tile kt of (c, n0) into \p stage.
+    __device__ static void
+    fill(const kernel_args& a, int c, int n0, int kt, unsigned char* stage, int p)
+    {
+        const float2* base = static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers;
+        const size_t row_stride = size_t(a.n_channels) * a.n_receivers;
+        BF_NO_UNROLL
+        for (int ch = 0; ch < LOADS / CHUNK; ch++) {
+            vec_t v[CHUNK];
+            BF_UNROLL
+            for (int i = 0; i < CHUNK; i++) {
+                const int q = p + (ch * CHUNK + i) * 128;
+                const int row = q / VPR;
+                const int rx = kt * Q + (q % VPR) * VEC;
+                // VEC == 2 implies R even, so rx < R covers both samples.
+                if (n0 + row < a.n_times && rx < a.n_receivers)
+                    v[i] = load_as<vec_t>(base + size_t(n0 + row) * row_stride + rx);
+                else
+                    v[i] = vec_t{};
+            }
+            BF_UNROLL
+            for (int i = 0; i < CHUNK; i++) {
+                const int q = p + (ch * CHUNK + i) * 128;
+                const int row = q / VPR;
+                const int byte = (q % VPR) * VEC * 4; // one half2 per complex sample
+                if constexpr (VEC == 2) {
+                    uint2 u;
+                    u.x = bits_of(__floats2half2_rn(v[i].x, v[i].y));
+                    u.y = bits_of(__floats2half2_rn(v[i].z, v[i].w));
+                    store_as(stage + swizzle_offset(row, byte, W::BKB), u);
+                } else {
+                    store_as(stage + swizzle_offset(row, byte, W::BKB),
+                             __floats2half2_rn(v[i].x, v[i].y));
+                }
+            }
+        }
+    }
+};
+
+//! The epilogue's barrier: the consumer warpgroups only (named barrier 1).
+template <int COUNT>
+struct consumer_sync {
+    __device__ static void sync() { named_barrier_sync(1, COUNT); }
+};
+
+template <class W, class Op, class Samples>
+__global__ void __launch_bounds__(W::threads, 1)
+    tensor_beamformer_ws_kernel(const kernel_args args,
+                                const BF_GRID_CONSTANT ws_maps maps,
+                                const long long tiles)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    using acc_t = typename Op::acc_t;
+    unsigned char* const raw = dynamic_smem();
+    unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
+    const uint32_t smem_a = smem_u32(smem);
+    const uint32_t smem_b = smem_a + W::STAGES * W::A_STAGE;
+    const uint32_t bars = smem_a + W::RING;
+    auto full = [&](int s) { return bars + 8u * unsigned(s); };
+    auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
+    unsigned char* const red = smem + W::RING + W::BARRIERS; // power sums
+
+    const int warp = threadIdx.x >> 5;
+    const int wg = warp >> 2;
+    const int k_tiles = args.k_tiles;
+    const int full_arrivals = Samples::by_tma ? 1 : 129;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < W::STAGES; s++) {
+            mbar_init(full(s), unsigned(full_arrivals));
+            mbar_init(empty(s), unsigned(W::consumer_threads));
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    auto coord = [&](long long t) {
+        return tb::map_block(
+            t, args.n_channels, args.m_tiles, args.n_tiles, args.channel_group, args.m_group);
+    };
+
+    if (wg == W::consumers) {
+        // Producer.
+        setmaxnreg_dec<W::PRODUCER_REGS>();
+        const int p = threadIdx.x - W::consumer_threads;
+        int it = 0;
+        for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+            const tb::tile_coord tc = coord(t);
+            const int m0 = tc.m_tile * W::BM;
+            const int n0 = tc.n_tile * W::BN;
+            for (int kt = 0; kt < k_tiles; kt++, it++) {
+                const int s = it % W::STAGES;
+                const uint32_t parity = uint32_t((it / W::STAGES) & 1) ^ 1u;
+                if constexpr (Samples::by_tma) {
+                    if (p == 0) {
+                        mbar_wait(empty(s), parity);
+                        mbar_arrive_expect_tx(full(s), W::A_STAGE + W::B_STAGE);
+                        tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, kt * W::BKB, m0,
+                                    tc.channel, full(s));
+                        tma_load_3d(smem_b + s * W::B_STAGE, &maps.b, kt * W::BKB,
+                                    tc.channel, n0, full(s));
+                    }
+                } else {
+                    mbar_wait(empty(s), parity);
+                    if (p == 0) {
+                        mbar_arrive_expect_tx(full(s), W::A_STAGE);
+                        tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, kt * W::BKB, m0,
+                                    tc.channel, full(s));
+                    }
+                    Samples::fill(args, tc.channel, n0, kt,
+                                  smem + W::STAGES * W::A_STAGE + s * W::B_STAGE, p);
+                    fence_proxy_async(); // st.shared -> the tensor cores
+                    mbar_arrive(full(s));
+                }
+            }
+        }
+        return;
+    }
+
+    // Consumers.
+    setmaxnreg_inc<W::CONSUMER_REGS>();
+    acc_t acc[1][1][W::NT][4];
+    int it = 0;
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const tb::tile_coord tc = coord(t);
+        const int m0 = tc.m_tile * W::BM;
+        const int n0 = tc.n_tile * W::BN;
+        BF_UNROLL
+        for (int j = 0; j < W::NT; j++)
+            BF_UNROLL
+        for (int r = 0; r < 4; r++)
+            acc[0][0][j][r] = acc_t(0);
+        for (int kt = 0; kt < k_tiles; kt++, it++) {
+            const int s = it % W::STAGES;
+            mbar_wait(full(s), uint32_t((it / W::STAGES) & 1));
+            const uint64_t desc_a =
+                smem_descriptor(smem_a + s * W::A_STAGE + wg * (64 * W::BKB));
+            const uint64_t desc_b = smem_descriptor(smem_b + s * W::B_STAGE);
+            fence_accumulators(acc[0][0]);
+            wgmma_fence();
+            BF_UNROLL
+            for (int ks = 0; ks < W::KSTEPS; ks++) {
+                // +32 bytes of k per step: +2 in the descriptor's 16-byte units
+                if constexpr (std::is_same<Op, op_int1>::value)
+                    wgmma_b1<W::BN>(acc[0][0], desc_a + 2 * ks, desc_b + 2 * ks);
+                else
+                    wgmma_f16<W::BN>(acc[0][0], desc_a + 2 * ks, desc_b + 2 * ks);
+            }
+            wgmma_commit();
+            wgmma_wait<1>();
+            fence_accumulators(acc[0][0]);
+            // The previous k tile's multiply has completed: its stage is free.
+            if (kt > 0)
+                mbar_arrive(empty((it - 1) % W::STAGES));
+        }
+        wgmma_wait<0>();
+        fence_accumulators(acc[0][0]);
+        mbar_arrive(empty((it - 1) % W::STAGES));
+
+        // Warp w of warpgroup wg holds rows 16 w .. 16 w + 15 of the warpgroup's 64.
+        epilogue<Op, 1, 1, W::NT, W::BM, W::BN, W::consumer_threads,
+                 consumer_sync<W::consumer_threads>>(
+            args, acc, red, tc.channel, m0, n0, m0 + wg * 64 + (warp & 3) * 16, n0);
+    }
+#endif
+}
+
+} // namespace tb_kernels
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+
+#endif

@@ -1,0 +1,156 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The warp-specialised Hopper kernels of the CUDA tensor-core beamformer
+ * (kernels/cuda/tensor_beamformer_ws_kernel.cuh): one variant per tile of
+ * BF_TB_WS_FP16_TILES / BF_TB_WS_INT1_TILES and sample source, named
+ * "BMxBNx128/ws/STAGES". Each launch encodes the TMA tensor maps of its
+ * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
+ * so that nothing links libcuda) and runs persistent blocks: one per SM, each
+ * looping over the tiles. Built for sm_90a only, with the wgmma kernels.
+ */
+#include "tensor_beamformer_tiles_cuda.h"
+#include <cuda/tensor_beamformer_compiled_tiles.h>
+#include <cuda/tensor_beamformer_ws_kernel.cuh>
+#include <cudaTypedefs.h>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
+{
+    static std::once_flag once;
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    std::call_once(once, [] {
+        void* p = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        if (cudaGetDriverEntryPointByVersion(
+                "cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found) ==
+                cudaSuccess &&
+            found == cudaDriverEntryPointSuccess)
+            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    });
+    if (!fn)
+        throw std::runtime_error(
+            "tensor_beamformer: the CUDA driver has no cuTensorMapEncodeTiled (TMA)");
+    return fn;
+}
+
+//! The tensor map of \p b: bytes, 128-byte swizzle, zeros outside the tensor.
+CUtensorMap encode(const tb_kernels::tma_box_3d& b)
+{
+    CUtensorMap map;
+    const cuuint64_t dims[3] = { b.dim[0], b.dim[1], b.dim[2] };
+    const cuuint64_t strides[2] = { b.stride[0], b.stride[1] };
+    const cuuint32_t box[3] = { b.box[0], b.box[1], b.box[2] };
+    const cuuint32_t element_strides[3] = { 1, 1, 1 };
+    const CUresult r = tensor_map_encoder()(&map,
+                                            CU_TENSOR_MAP_DATA_TYPE_UINT8,
+                                            3,
+                                            const_cast<void*>(b.base),
+                                            dims,
+                                            strides,
+                                            box,
+                                            element_strides,
+                                            CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                            CU_TENSOR_MAP_SWIZZLE_128B,
+                                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        throw std::runtime_error("tensor_beamformer: cuTensorMapEncodeTiled failed (CUresult " +
+                                 std::to_string(int(r)) + ")");
+    return map;
+}
+
+int sm_count()
+{
+    int device = 0, sms = 0;
+    BF_GPU_CHECK(cudaGetDevice(&device));
+    BF_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+}
+
+template <class W, class Op, class Samples>
+void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
+{
+    const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
+    tb_kernels::ws_maps maps{};
+    maps.a = encode(tb_kernels::ws_weights_box(args, W::BM));
+    if constexpr (Samples::by_tma)
+        maps.b = encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+    const unsigned grid = std::min(blocks, unsigned(sm_count()));
+    tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>
+        <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(
+            args, maps, (long long)blocks);
+    BF_GPU_CHECK_LAUNCH("tensor_beamformer_ws_kernel");
+}
+
+template <class W, class Op, class Samples>
+void ws_allow_smem(int bytes)
+{
+    BF_GPU_CHECK(cudaFuncSetAttribute(tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      bytes));
+}
+
+template <class W, class Op, class Samples>
+tb_variant ws_variant(beam_precision precision, tb_input input)
+{
+    tb_variant v;
+    v.tile = std::to_string(W::BM) + "x" + std::to_string(W::BN) + "x" +
+             std::to_string(W::BKB) + "/ws/" + std::to_string(W::STAGES);
+    v.precision = precision;
+    v.polarization = polarization_layout::single;
+    v.input = input;
+    v.block_m = W::BM;
+    v.block_n = W::BN;
+    v.block_k_bytes = W::BKB;
+    v.threads = W::threads;
+    v.pipeline_smem_bytes = tb_kernels::ws_pipeline_smem_bytes<W>();
+    v.launch = &ws_launch<W, Op, Samples>;
+    v.allow_smem = &ws_allow_smem<W, Op, Samples>;
+    v.opt_in = true;
+    v.needs_sm90a = true;
+    v.warp_specialised = true;
+    v.tma_samples = Samples::by_tma;
+    return v;
+}
+
+} // namespace
+
+void tb_register_ws_variants(std::vector<tb_variant>& v)
+{
+    using namespace tb_kernels;
+#define BF_TB_ADD_WS_FP16(BM, BN, ST, PREGS)                                      \
+    {                                                                            \
+        using W = ws_shape<BM, BN, ST, PREGS>;                                   \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 2>>(               \
+            beam_precision::float16, tb_input::fc32_vec2));                      \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 1>>(               \
+            beam_precision::float16, tb_input::fc32_vec1));                      \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>(               \
+            beam_precision::float16, tb_input::fp16));                           \
+    }
+#define BF_TB_ADD_WS_INT1(BM, BN, ST, PREGS)                                      \
+    {                                                                            \
+        using W = ws_shape<BM, BN, ST, PREGS>;                                   \
+        v.push_back(ws_variant<W, op_int1, ws_samples_tma<true>>(                \
+            beam_precision::int1, tb_input::bits_wide));                         \
+    }
+    BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
+    BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
+#undef BF_TB_ADD_WS_FP16
+#undef BF_TB_ADD_WS_INT1
+}
+
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
