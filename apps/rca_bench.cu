@@ -354,7 +354,7 @@ int main(int argc, char** argv)
 
         // --- tuning sweep: each variant's stage-1 (with pre-processing) and stage-2 times ---
         if (sweep) {
-            // kernel_variant: 0 reference, 2 half2, 4 half2_pipelined
+            // kernel_variant: 0 reference, 2 half2, 4 half2_pipelined, 5 half2_sectors
             // (rca::stage_variant; 1, folded, is the I/Q reference loop and 3,
             // half2_real, is real only: both timed on the real set-up below).
             struct variant {
@@ -366,7 +366,8 @@ int main(int argc, char** argv)
                 { 16, 2, -1, 8, 8, 0 }, { 4, 8, -1, 4, 4, 0 }, { 6, 8, -1, 8, 8, 0 },
                 { 12, 8, -1, 8, 8, 0 }, { 4, 8, -1, 8, 8, 2 }, { 6, 8, -1, 8, 8, 2 },
                 { 12, 8, -1, 8, 8, 2 }, { 8, 4, -1, 8, 8, 2 }, { 4, 8, -1, 8, 8, 4 },
-                { 6, 8, -1, 8, 8, 4 },  { 8, 4, -1, 8, 8, 4 },
+                { 6, 8, -1, 8, 8, 4 },  { 8, 4, -1, 8, 8, 4 }, { 4, 8, -1, 8, 8, 5 },
+                { 6, 8, -1, 8, 8, 5 },
             };
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
             std::printf("%-52s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks, variant", "pre+stage1", "stage2+out", "volumes/s");
@@ -394,6 +395,7 @@ int main(int argc, char** argv)
                               vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2,
                               vt.kernel == 2   ? "half2"
                               : vt.kernel == 4 ? "half2_pipelined"
+                              : vt.kernel == 5 ? "half2_sectors"
                                                : "ref");
                 std::printf("%-52s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
                             1e3 / (t1.median_ms + t2.median_ms));

@@ -9,13 +9,16 @@ to PTX with nvcc (no GPU needed) and counts, per kernel:
     stray-path test, divided by the B x P interpolations it computes;
   - the per-run setup (everything before the block barrier), divided by the
     W x B x P interpolations it serves;
-  - half2_pipelined (its own kernel, without the per-lane early exit): the
-    steady-state term of its loop (the copy that loads the next term's
-    windows), and its per-run work (flags, warp OR, term order) added to the
-    setup column (pipelined_term below).
+  - half2_pipelined and half2_sectors (their own kernel, without the per-lane
+    early exit): the steady-state term of its loop (the copy that loads the
+    next term's windows), and its per-run work (flags, warp OR, term order)
+    added to the setup column (pipelined_term below). half2_sectors loads a
+    window slot for four frames at once (ld.global.nc.v4), one LDG each.
 PTX's per-load 64-bit address adds are reported separately ("addr64"): SASS
 folds them into the loads' immediate offsets, so the total leaves them out
-except one per frame. Register moves, negations and sign extensions are not
+except one per frame (2 SASS instructions: the frame's run-time stride), or
+one per term for half2_sectors (its frames and slots are all at constant
+offsets from the term's window address). Register moves, negations and sign extensions are not
 counted (SASS folds them). apps/rca_bench.md (Versions 7-13) quotes the output.
 
     /usr/bin/python3 apps/rca_ptx_count.py [--nvcc PATH]
@@ -36,17 +39,21 @@ KERNELS = [
     (2, "float", 8, 3, 4, 0), (2, "float", 8, 3, 4, 1),
     (1, "float", 8, 3, 4, 3), (2, "float", 8, 3, 4, 3), (1, "float", 8, 3, 6, 3),
     (1, "float2", 8, 3, 4, 4), (2, "float2", 8, 3, 4, 4), (1, "float2", 8, 3, 6, 4),
+    (1, "float2", 8, 3, 4, 5), (2, "float2", 8, 3, 4, 5), (1, "float2", 8, 3, 6, 5),
+    (2, "float2", 8, 3, 6, 5),
 ]
-VARIANTS = {0: "reference", 1: "folded", 2: "half2", 3: "half2_real", 4: "half2_pipelined"}
+VARIANTS = {0: "reference", 1: "folded", 2: "half2", 3: "half2_real", 4: "half2_pipelined",
+            5: "half2_sectors"}
+PIPELINED = (4, 5)  # rca_stage_kernel_pipelined
 
 
 def instantiation_source():
     lines = ["#include <gpu/rca_das_beamform.cuh>",
              "namespace gr { namespace beamform { namespace cuda { namespace rca {"]
     for stage, s, b, p, w, v in KERNELS:
-        if v == 4:  # its own kernel (rca_stage_kernel_pipelined)
+        if v in PIPELINED:  # their own kernel (rca_stage_kernel_pipelined)
             lines.append(f"template __global__ void rca_stage_kernel_pipelined<stage{stage}_pixels<{p}>, "
-                         f"{b}, {p}, {w}, stage{stage}_params>(stage{stage}_params);")
+                         f"{b}, {p}, {w}, {v}, stage{stage}_params>(stage{stage}_params);")
             continue
         lines.append(f"template __global__ void rca_stage_kernel<stage{stage}_pixels<{p}>, {s}, "
                      f"{b}, {p}, {w}, {v}, stage{stage}_params>(stage{stage}_params);")
@@ -133,16 +140,16 @@ def count(ptx):
     for entry in re.split(r"\n\.visible \.entry ", ptx)[1:]:
         name = entry.split("(")[0]
         if "pipelined" in name:
-            m = re.search(r"stage(\d)_pixelsILi\d+EEEL()i(\d+)ELi(\d+)ELi(\d+)E", name)
-            stage, s, b, p, w = m.groups()
-            s, v = "6float2", "4"
+            m = re.search(r"stage(\d)_pixelsILi\d+EEEL()i(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
+            stage, s, b, p, w, v = m.groups()
+            s = "6float2"
         else:
             m = re.search(r"stage(\d)_pixelsILi\d+EEE(6float2|f)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
             stage, s, b, p, w, v = m.groups()
         b, p, w, v = int(b), int(p), int(w), int(v)
         lines = entry.split("\n")
         barrier = next(k for k, l in enumerate(lines) if "bar.sync" in l)
-        if v == 4:
+        if v in PIPELINED:
             loop, run = pipelined_term(lines, barrier)
             run_n = counted(run)
         else:
@@ -152,7 +159,7 @@ def count(ptx):
             loop = collections.Counter(kind(o) for o in opcodes(lines[first:last]))
             run_n = 0
         setup = collections.Counter(kind(o) for o in opcodes(lines[:barrier]))
-        loop_n = counted(loop) + 2 * b
+        loop_n = counted(loop) + (2 if v == 5 else 2 * b)
         setup_n = sum(n for k, n in setup.items() if k != "free")
         # The run's own work (pipelined only) is shared by the W terms of a full run.
         setup_per = (setup_n + run_n) / (w * b * p)

@@ -48,15 +48,26 @@ def snipfcn_exit_snippet(self):
         self.exit_timer.timeout.connect(lambda: Qt.QApplication.quit() if finished.is_set() else None)
         self.exit_timer.start(100)
 
+def snipfcn_precision_check(self):
+    # argparse gets GRC's string parameters without choices: a bad
+    # --gpu-precision is a usage error (exit 2) before any block is made.
+    if __name__ == '__main__':
+        from gnuradio.beamform import cli
+        cli.check_choice(argument_parser(), '--gpu-precision', self.gpu_precision,
+                         ('float32', 'float16'))
+
 
 def snippets_main_after_start(tb):
     snipfcn_exit_snippet(tb)
+
+def snippets_init_before_blocks(tb):
+    snipfcn_precision_check(tb)
 
 from gnuradio import qtgui
 
 class rca_volume(gr.top_block, Qt.QWidget):
 
-    def __init__(self, n_volumes=0):
+    def __init__(self, gpu_precision='float32', n_volumes=0):
         gr.top_block.__init__(self, "RCA volume imaging (dual-stage beamformer)", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("RCA volume imaging (dual-stage beamformer)")
@@ -90,6 +101,7 @@ class rca_volume(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.gpu_precision = gpu_precision
         self.n_volumes = n_volumes
 
         ##################################################
@@ -103,23 +115,25 @@ class rca_volume(gr.top_block, Qt.QWidget):
         self.samples = samples = 640
         self.fs = fs = 31.25e6
         self.f0 = f0 = 6e6
-        self.volume_rate = volume_rate = 5
         self.rf = rf = beamform.rca_sim.simulate_rf(scatterers, n_elements=elements, pitch=pitch_m, center_frequency=f0, sampling_frequency=fs, n_samples=samples, t_start=0.0, source_positions=sources[0], source_depths=sources[1])
+        self.volume_rate = volume_rate = 5
         self.nz = nz = 120
         self.ny = ny = 64
         self.nx = nx = 64
         self.device = device = "auto"
+        self.adc_scale = adc_scale = 8192.0 / float(abs(rf).max())
 
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self.views = beamform.rca_volume_views(nx, ny, nz, mode='mip',
             x_index=(-1), y_index=(-1), z_index=(-1), z_first=0,
             z_last=(-1))
         self.to_stream_yz = blocks.vector_to_stream(gr.sizeof_float*1, (ny * nz))
         self.to_stream_xz = blocks.vector_to_stream(gr.sizeof_float*1, (nx * nz))
         self.to_stream_xy = blocks.vector_to_stream(gr.sizeof_float*1, (nx * ny))
+        self.to_int16 = blocks.float_to_short((elements * samples), adc_scale)
         self.throttle = blocks.throttle(gr.sizeof_float*(elements * samples), (emissions * volume_rate),True)
         self.source = beamform.rca_emission_source(rf.astype('float32'), repeat=n_volumes == 0, volumes=max(n_volumes, 1),
             noise_std=0.02)
@@ -252,9 +266,10 @@ class rca_volume(gr.top_block, Qt.QWidget):
             source_depths=list(sources[1]), x_start=(-0.5 * (nx - 1) * 0.15e-3), x_step=0.00015, x_count=nx,
             y_start=(-0.5 * (ny - 1) * 0.15e-3), y_step=0.00015, y_count=ny, z_start=0.0055, z_step=(6e-05),
             z_count=nz, f_number=1.0, filter_taps=[], decimation=3,
-            input_type='float32', output='db', db_reference=0.0,
+            input_type='int16', output='db', db_reference=0.0,
             processing='iq', method='dual_stage',
-            demodulation_frequency=0.0, device=device)
+            demodulation_frequency=0.0, device=device,
+            gpu_precision=gpu_precision)
 
 
         ##################################################
@@ -262,7 +277,8 @@ class rca_volume(gr.top_block, Qt.QWidget):
         ##################################################
         self.connect((self.beamformer, 0), (self.views, 0))
         self.connect((self.source, 0), (self.throttle, 0))
-        self.connect((self.throttle, 0), (self.beamformer, 0))
+        self.connect((self.throttle, 0), (self.to_int16, 0))
+        self.connect((self.to_int16, 0), (self.beamformer, 0))
         self.connect((self.to_stream_xy, 0), (self.raster_xy, 0))
         self.connect((self.to_stream_xz, 0), (self.raster_xz, 0))
         self.connect((self.to_stream_yz, 0), (self.raster_yz, 0))
@@ -279,6 +295,12 @@ class rca_volume(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_gpu_precision(self):
+        return self.gpu_precision
+
+    def set_gpu_precision(self, gpu_precision):
+        self.gpu_precision = gpu_precision
+
     def get_n_volumes(self):
         return self.n_volumes
 
@@ -290,8 +312,8 @@ class rca_volume(gr.top_block, Qt.QWidget):
 
     def set_pitch_m(self, pitch_m):
         self.pitch_m = pitch_m
-        self.set_sources(beamform.rca_sim.virtual_sources(self.emissions, self.elements, self.pitch_m, 16))
         self.set_rf(beamform.rca_sim.simulate_rf(self.scatterers, n_elements=self.elements, pitch=self.pitch_m, center_frequency=self.f0, sampling_frequency=self.fs, n_samples=self.samples, t_start=0.0, source_positions=self.sources[0], source_depths=self.sources[1]))
+        self.set_sources(beamform.rca_sim.virtual_sources(self.emissions, self.elements, self.pitch_m, 16))
 
     def get_emissions(self):
         return self.emissions
@@ -306,8 +328,8 @@ class rca_volume(gr.top_block, Qt.QWidget):
 
     def set_elements(self, elements):
         self.elements = elements
-        self.set_sources(beamform.rca_sim.virtual_sources(self.emissions, self.elements, self.pitch_m, 16))
         self.set_rf(beamform.rca_sim.simulate_rf(self.scatterers, n_elements=self.elements, pitch=self.pitch_m, center_frequency=self.f0, sampling_frequency=self.fs, n_samples=self.samples, t_start=0.0, source_positions=self.sources[0], source_depths=self.sources[1]))
+        self.set_sources(beamform.rca_sim.virtual_sources(self.emissions, self.elements, self.pitch_m, 16))
 
     def get_sources(self):
         return self.sources
@@ -344,18 +366,19 @@ class rca_volume(gr.top_block, Qt.QWidget):
         self.f0 = f0
         self.set_rf(beamform.rca_sim.simulate_rf(self.scatterers, n_elements=self.elements, pitch=self.pitch_m, center_frequency=self.f0, sampling_frequency=self.fs, n_samples=self.samples, t_start=0.0, source_positions=self.sources[0], source_depths=self.sources[1]))
 
+    def get_rf(self):
+        return self.rf
+
+    def set_rf(self, rf):
+        self.rf = rf
+        self.set_adc_scale(8192.0 / float(abs(self.rf).max()))
+
     def get_volume_rate(self):
         return self.volume_rate
 
     def set_volume_rate(self, volume_rate):
         self.volume_rate = volume_rate
         self.throttle.set_sample_rate((self.emissions * self.volume_rate))
-
-    def get_rf(self):
-        return self.rf
-
-    def set_rf(self, rf):
-        self.rf = rf
 
     def get_nz(self):
         return self.nz
@@ -370,16 +393,16 @@ class rca_volume(gr.top_block, Qt.QWidget):
 
     def set_ny(self, ny):
         self.ny = ny
-        self.raster_yz.set_num_rows(self.ny)
         self.raster_xy.set_num_cols(self.ny)
+        self.raster_yz.set_num_rows(self.ny)
 
     def get_nx(self):
         return self.nx
 
     def set_nx(self, nx):
         self.nx = nx
-        self.raster_xz.set_num_rows(self.nx)
         self.raster_xy.set_num_rows(self.nx)
+        self.raster_xz.set_num_rows(self.nx)
 
     def get_device(self):
         return self.device
@@ -387,11 +410,21 @@ class rca_volume(gr.top_block, Qt.QWidget):
     def set_device(self, device):
         self.device = device
 
+    def get_adc_scale(self):
+        return self.adc_scale
+
+    def set_adc_scale(self, adc_scale):
+        self.adc_scale = adc_scale
+        self.to_int16.set_scale(self.adc_scale)
+
 
 
 def argument_parser():
     description = 'Simulated row-column emissions (point phantom) -> dual-stage RCA beamformer -> three orthogonal maximum-intensity projections'
     parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--gpu-precision", dest="gpu_precision", type=str, default='float32',
+        help="Set GPU arithmetic (float32 or float16) [default=%(default)r]")
     parser.add_argument(
         "--n-volumes", dest="n_volumes", type=intx, default=0,
         help="Set Volumes (0 = endless) [default=%(default)r]")
@@ -407,7 +440,7 @@ def main(top_block_cls=rca_volume, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(n_volumes=options.n_volumes)
+    tb = top_block_cls(gpu_precision=options.gpu_precision, n_volumes=options.n_volumes)
 
     tb.start()
     snippets_main_after_start(tb)

@@ -96,16 +96,24 @@ constexpr stage_shape stage_shapes[] = { { 4, 8 },  { 4, 4 },  { 8, 4 }, { 8, 2 
  *              any pixel group of the block uses are walked in order,
  *              and the next term's loads are issued before this term's FMAs
  *              (the first term's under the next run's setup); the weights
- *              reach shared memory already as half2.
+ *              reach shared memory already as half2;
+ *   half_sectors: I/Q only, half_pipelined's loop and arithmetic, bit for
+ *              bit, on data stored with the frames in octets: sample k of
+ *              frames 8m .. 8m + 7 side by side ([frame / 8][term][sample]
+ *              [frame % 8], 32 bytes: one memory sector), so that a warp's
+ *              eight frames of one window slot are one sector and one 16-byte
+ *              load brings a slot for four frames: 12 loads a term instead
+ *              of 48, all from one address. Built for B = 8 only.
  */
 enum stage_variant : int {
     variant_reference = 0,
     variant_folded = 1,
     variant_half = 2,
     variant_half_real = 3,
-    variant_half_pipelined = 4
+    variant_half_pipelined = 4,
+    variant_half_sectors = 5
 };
-constexpr int stage_variant_count = 5;
+constexpr int stage_variant_count = 6;
 inline const char* stage_variant_name(int v)
 {
     switch (v) {
@@ -117,6 +125,8 @@ inline const char* stage_variant_name(int v)
         return "half2_real";
     case variant_half_pipelined:
         return "half2_pipelined";
+    case variant_half_sectors:
+        return "half2_sectors";
     default:
         return "reference";
     }
@@ -124,17 +134,23 @@ inline const char* stage_variant_name(int v)
 //! Variants that store the filtered data and the images as half (int16 input only).
 constexpr bool variant_stores_half(int v)
 {
-    return v == variant_half || v == variant_half_real || v == variant_half_pipelined;
+    return v == variant_half || v == variant_half_real || v == variant_half_pipelined ||
+           v == variant_half_sectors;
 }
 //! Variants whose weights travel through shared memory as half2 (w, w).
 constexpr bool variant_half_weights(int v)
 {
-    return v == variant_half_real || v == variant_half_pipelined;
+    return v == variant_half_real || v == variant_half_pipelined || v == variant_half_sectors;
 }
 //! Variants whose apodization (and storage gain) scale the fp32 rotation.
 constexpr bool variant_gain_in_rotation(int v)
 {
-    return v == variant_half || v == variant_half_pipelined;
+    return v == variant_half || v == variant_half_pipelined || v == variant_half_sectors;
+}
+//! Variants run by rca_stage_kernel_pipelined.
+constexpr bool variant_pipelined(int v)
+{
+    return v == variant_half_pipelined || v == variant_half_sectors;
 }
 //! Frames of padding after the last frame of the filtered data and of the images.
 constexpr int max_batch_padding = 15;
@@ -441,13 +457,16 @@ __device__ __forceinline__ void accumulate(const term_setup<P>& ts,
     }
 }
 
-//! The rare side pixel outside its slots: its own four samples per frame.
-template <typename S, int B, int P, typename T>
+//! The rare side pixel outside its slots: its own four samples per frame
+//! (SAMPLE_STRIDE: elements from one sample of a frame to the next; 8 for
+//! half_sectors' frame octets, whose frame_stride is then 1).
+template <typename S, int B, int P, typename T, int SAMPLE_STRIDE = 1>
 __device__ __forceinline__ void accumulate_strays(const term_setup<P>& ts,
                                                   const T* __restrict__ term_row,
                                                   int frame_stride,
                                                   S (&acc)[P][B])
 {
+    constexpr int SS = SAMPLE_STRIDE;
     using O = ops<S>;
 #pragma unroll
     for (int s = 0; s < 2; s++) {
@@ -458,11 +477,11 @@ __device__ __forceinline__ void accumulate_strays(const term_setup<P>& ts,
         lagrange_weights(ts.fa[s] - float(ts.first[s]), lw);
 #pragma unroll
         for (int b = 0; b < B; b++) {
-            const T* __restrict__ rb = term_row + b * frame_stride + ts.first[s] + 1;
+            const T* __restrict__ rb = term_row + b * frame_stride + (ts.first[s] + 1) * SS;
             S d = O::scale(lw[0], widen(__ldg(rb)));
-            d = O::madd(d, lw[1], widen(__ldg(rb + 1)));
-            d = O::madd(d, lw[2], widen(__ldg(rb + 2)));
-            d = O::madd(d, lw[3], widen(__ldg(rb + 3)));
+            d = O::madd(d, lw[1], widen(__ldg(rb + SS)));
+            d = O::madd(d, lw[2], widen(__ldg(rb + 2 * SS)));
+            d = O::madd(d, lw[3], widen(__ldg(rb + 3 * SS)));
             acc[p][b] = rotate_add(acc[p][b], d, ts.rot[p]);
         }
     }
@@ -650,6 +669,23 @@ struct stage1_pixels {
                         lri[((size_t(lat >> 1) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz) * 2 +
                             (lat & 1)] = half_bits_of(acc[p][b] * prm.gain);
             }
+        } else if constexpr (V == variant_half_sectors) {
+            // Lateral planes (stage 2's frames) in octets: [lateral / 8][emission]
+            // [sample][lateral % 8]; a launch rounded down to a multiple of 8
+            // emissions stores from frame_begin on.
+            __half2* lri = static_cast<__half2*>(prm.lri);
+            const int lo = prm.frame_begin - frame;
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                if (!in_grid[p])
+                    continue;
+                const int lat = lat_first + p;
+#pragma unroll
+                for (int b = 0; b < B; b++)
+                    if (b < valid && b >= lo)
+                        lri[((size_t(lat / sector_frames) * prm.n_tx + frame + b) * prm.lri_stride +
+                             1 + iz) * sector_frames + lat % sector_frames] = narrow<__half2>(acc[p][b]);
+            }
         } else {
             T* lri = static_cast<T*>(prm.lri);
 #pragma unroll
@@ -761,9 +797,11 @@ struct stage2_pixels {
         // half_real: the storage gains undone here, in fp32 (the others carry
         // them in the rotation); stage 2 always starts at an even plane.
         float peak = 0.0f;
+        // half_sectors: a launch rounded down to a multiple of 8 stores from frame_begin on.
+        const int lo = V == variant_half_sectors ? prm.frame_begin - frame : 0;
 #pragma unroll
         for (int b = 0; b < B; b++) {
-            if (b < valid) {
+            if (b < valid && b >= lo) {
                 const size_t base = size_t(frame + b) * prm.store.stride_lat +
                                     size_t(elev) * prm.store.stride_elev;
 #pragma unroll
@@ -893,14 +931,65 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<S, B, P, W>()))
 }
 
 /*!
- * One term's frames for the half_pipelined variant: frame b's window comes
- * from \p next (loaded during the previous term, or before the run's setup),
- * and, if LOAD_NEXT, frame b of the following term is loaded into \p next
- * from \p next_row before frame b's FMAs are issued. No branch between a
- * term's loads and its FMAs: a lane that does not use the term has zero
- * weights and rotations (make_setup) and a look-up clamped inside its row.
+ * Where the pipelined kernels read: frame b (of the warp's B), window slot m
+ * of a term whose window starts at sample index \p start of the term's row.
+ * half_pipelined: [frame][term][sample], frames frame_stride apart;
+ * half_sectors: [frame / 8][term][sample][frame % 8] from the warp's octet
+ * (the warp's first frame is a multiple of 8), so slot m of frames b .. b + 3
+ * is one aligned 16-byte load.
  */
-template <bool LOAD_NEXT, int B, int P, class Offsets>
+template <int V>
+struct pipelined_layout {
+    static constexpr bool sectors = V == variant_half_sectors;
+    //! Elements from one sample of a frame to the next, and from one frame to the next.
+    static constexpr int sample_step = sectors ? sector_frames : 1;
+    static __device__ __forceinline__ int frame_step(int frame_stride)
+    {
+        return sectors ? 1 : frame_stride;
+    }
+};
+
+/*!
+ * Load the windows of one term, frames b0 .. b0 + N - 1 (N = 4 for
+ * half_sectors: one 16-byte load per slot; one frame otherwise), from \p row
+ * (the window's first slot of frame 0).
+ */
+template <int V, int N, int B, int WIN>
+__device__ __forceinline__ void
+load_windows(__half2 (&dst)[B][WIN], int b0, const __half2* __restrict__ row, int frame_stride)
+{
+    using L = pipelined_layout<V>;
+    if constexpr (L::sectors) {
+        static_assert(N == 4, "half_sectors: four frames per load");
+#pragma unroll
+        for (int m = 0; m < WIN; m++) {
+            const float4 q =
+                __ldg(reinterpret_cast<const float4*>(row + m * sector_frames + b0));
+            dst[b0][m] = float_as_half2(q.x);
+            dst[b0 + 1][m] = float_as_half2(q.y);
+            dst[b0 + 2][m] = float_as_half2(q.z);
+            dst[b0 + 3][m] = float_as_half2(q.w);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i++)
+#pragma unroll
+            for (int m = 0; m < WIN; m++)
+                dst[b0 + i][m] = __ldg(row + (b0 + i) * frame_stride + m);
+    }
+}
+
+/*!
+ * One term's frames for the pipelined variants: frame b's window comes from
+ * \p next (loaded during the previous term, or before the run's setup), and,
+ * if LOAD_NEXT, the same frames of the following term are loaded into \p next
+ * from \p next_row before their FMAs are issued: frame by frame
+ * (half_pipelined), or four frames at a time (half_sectors: one load per slot
+ * for four frames). No branch between a term's loads and its FMAs: a lane that
+ * does not use the term has zero weights and rotations (make_setup) and a
+ * look-up clamped inside its row.
+ */
+template <int V, bool LOAD_NEXT, int B, int P, class Offsets>
 __device__ __forceinline__ void pipelined_term(const term_setup<P>& ts,
                                                __half2 (&next)[B][window_shape<P>::WIN],
                                                const __half2* __restrict__ next_row,
@@ -908,6 +997,10 @@ __device__ __forceinline__ void pipelined_term(const term_setup<P>& ts,
                                                float2 (&acc)[P][B])
 {
     constexpr int WIN = window_shape<P>::WIN;
+    // Frames per load step: the frames whose windows are copied out of next
+    // before next is refilled.
+    constexpr int N = pipelined_layout<V>::sectors ? 4 : 1;
+    static_assert(B % N == 0, "half_sectors: frames in fours");
     __half2 w[P][WIN];
 #pragma unroll
     for (int p = 0; p < P; p++)
@@ -915,29 +1008,31 @@ __device__ __forceinline__ void pipelined_term(const term_setup<P>& ts,
         for (int k = 0; k < WIN; k++)
             w[p][k] = float_as_half2(ts.w[p][k]); // bits only: converted at setup
 #pragma unroll
-    for (int b = 0; b < B; b++) {
-        __half2 s[WIN];
+    for (int b0 = 0; b0 < B; b0 += N) {
+        __half2 s[N][WIN];
 #pragma unroll
-        for (int k = 0; k < WIN; k++)
-            s[k] = next[b][k];
-        if constexpr (LOAD_NEXT) {
-            const __half2* __restrict__ rb = next_row + b * frame_stride;
+        for (int i = 0; i < N; i++)
 #pragma unroll
             for (int k = 0; k < WIN; k++)
-                next[b][k] = __ldg(rb + k);
-        }
-        accumulate_pixel_half<0, P, Offsets>(w, ts.rot[0], s, acc[0][b]);
-        if constexpr (P == 3) {
-            accumulate_pixel_half<1, P, Offsets>(w, ts.rot[1], s, acc[1][b]);
-            accumulate_pixel_half<2, P, Offsets>(w, ts.rot[2], s, acc[2][b]);
+                s[i][k] = next[b0 + i][k];
+        if constexpr (LOAD_NEXT)
+            load_windows<V, N>(next, b0, next_row, frame_stride);
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int b = b0 + i;
+            accumulate_pixel_half<0, P, Offsets>(w, ts.rot[0], s[i], acc[0][b]);
+            if constexpr (P == 3) {
+                accumulate_pixel_half<1, P, Offsets>(w, ts.rot[1], s[i], acc[1][b]);
+                accumulate_pixel_half<2, P, Offsets>(w, ts.rot[2], s[i], acc[2][b]);
+            }
         }
     }
 }
 
 /*!
- * The half_pipelined variant of rca_stage_kernel (I/Q, half2 storage): the
- * same work split, setups and arithmetic, with the loop reordered so that a
- * warp always has the next term's loads in flight:
+ * The half_pipelined and half_sectors variants of rca_stage_kernel (I/Q,
+ * half2 storage): the same work split, setups and arithmetic, with the loop
+ * reordered so that a warp always has the next term's loads in flight:
  *   setup of run 0; barrier;
  *   per run: the terms any pixel group of the block uses (one bit per term,
  *   ORed over its lanes by the warp that set it up); loads of the first
@@ -945,16 +1040,22 @@ __device__ __forceinline__ void pipelined_term(const term_setup<P>& ts,
  *   (other buffer: every warp finished reading it before the last barrier),
  *   which covers those loads' latency; then each used term with the loads
  *   of the one after it issued before its FMAs; barrier.
+ * V selects the storage (pipelined_layout): the two variants differ only in
+ * where a window's samples are and how many frames one load brings.
  */
-template <class Pixels, int B, int P, int W, typename Params>
+template <class Pixels, int B, int P, int W, int V, typename Params>
 __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
     rca_stage_kernel_pipelined(Params prm)
 {
-    constexpr int V = variant_half_pipelined;
+    static_assert(variant_pipelined(V), "the pipelined kernel runs half2_pipelined or half2_sectors");
     static_assert(W <= 32, "half_pipelined: a run's used terms are bits of one word");
+    static_assert(V != variant_half_sectors || B == sector_frames,
+                  "half_sectors: a warp's frames are one octet");
+    using L = pipelined_layout<V>;
     using shape = window_shape<P>;
     using offsets = typename Pixels::offsets;
     constexpr int G = term_setup<P>::groups, WIN = shape::WIN;
+    constexpr int N = L::sectors ? 4 : 1; // frames per load
     BF_RCA_DYNAMIC_SHARED(float4, setups);
     auto slot = [&](int buffer, int term_in_run, int lane) {
         return setups + ((buffer * W + term_in_run) * G) * stage_groups + lane;
@@ -976,8 +1077,11 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
         for (int b = 0; b < B; b++)
             acc[p][b] = make_float2(0.0f, 0.0f);
 
+    // half_sectors: frame is a multiple of 8 (launch_stage rounds frame0 down),
+    // so frame x frame_stride is where its octet starts.
     const __half2* frames = Pixels::template frame<__half2>(prm, valid > 0 ? frame : prm.frame0);
     const int stride = Pixels::frame_stride(prm);
+    const int frame_step = L::frame_step(stride);
     const int n_terms = Pixels::n_terms(prm);
     auto set_up = [&](int run, int buffer) {
         term_setup<P> ts;
@@ -995,7 +1099,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
     // Where term `term` (setup at g) starts its window.
     auto window_row = [&](const float4* g, int term) {
         const int first_mid = __float_as_int(g[(P == 1 ? 1 : 5) * stage_groups].z);
-        return frames + Pixels::term_offset(prm, term) + first_mid + 1 - shape::SLOT0;
+        return frames + (Pixels::term_offset(prm, term) + first_mid + 1 - shape::SLOT0) *
+                            L::sample_step;
     };
 
     set_up(0, 0);
@@ -1019,10 +1124,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
         if (k >= 0) {
             const __half2* row = window_row(g, run + k);
 #pragma unroll
-            for (int b = 0; b < B; b++)
-#pragma unroll
-                for (int m = 0; m < WIN; m++)
-                    next[b][m] = __ldg(row + b * stride + m);
+            for (int b0 = 0; b0 < B; b0 += N)
+                load_windows<V, N>(next, b0, row, frame_step);
         }
         if (run + W < n_terms)
             set_up(run + W, buffer ^ 1);
@@ -1034,18 +1137,19 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
             used &= used - 1;
             const float4* g_next = g0 + k_next * (G * stage_groups); // read only if k_next >= 0
             if (k_next >= 0)
-                pipelined_term<true, B, P, offsets>(
-                    ts, next, window_row(g_next, run + k_next), stride, acc);
+                pipelined_term<V, true, B, P, offsets>(
+                    ts, next, window_row(g_next, run + k_next), frame_step, acc);
             else
-                pipelined_term<false, B, P, offsets>(ts, next, nullptr, stride, acc);
+                pipelined_term<V, false, B, P, offsets>(ts, next, nullptr, frame_step, acc);
             if (P > 1 && (ts.flags & (term_stray0 | term_stray2))) {
                 const float4 st = g[6 * stage_groups];
                 ts.first[0] = __float_as_int(st.x);
                 ts.first[1] = __float_as_int(st.y);
                 ts.fa[0] = st.z;
                 ts.fa[1] = st.w;
-                accumulate_strays<float2, B, P>(
-                    ts, frames + Pixels::term_offset(prm, run + k), stride, acc);
+                accumulate_strays<float2, B, P, __half2, L::sample_step>(
+                    ts, frames + Pixels::term_offset(prm, run + k) * L::sample_step, frame_step,
+                    acc);
             }
             k = k_next;
             g = g_next;
@@ -1063,6 +1167,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
  */
 constexpr bool variant_has_shape(int V, int W, int B)
 {
+    if (V == variant_half_sectors) // a warp's frames are one octet
+        return (W == 4 || W == 6) && B == 8;
     if (V == variant_half_real || V == variant_half_pipelined) // the newer ones: no 12 x 8
         return (W == 4 && (B == 8 || B == 4)) || (W == 8 && B == 4) || (W == 6 && B == 8);
     return V == variant_reference || (W == 4 && (B == 8 || B == 4)) || (W == 8 && B == 4) ||
@@ -1096,8 +1202,8 @@ void launch_stage(Params prm,
                   int n_slow,  //!< pixels along the multi-pixel axis
                   gpuStream_t stream)
 {
-    static_assert((V != variant_half && V != variant_half_pipelined) || std::is_same_v<S, float2>,
-                  "half2, half2_pipelined: I/Q samples only");
+    static_assert((V != variant_half && !variant_pipelined(V)) || std::is_same_v<S, float2>,
+                  "half2, half2_pipelined, half2_sectors: I/Q samples only");
     static_assert(V != variant_half_real || std::is_same_v<S, float>, "half2_real: real samples only");
     if constexpr (V == variant_folded && std::is_same_v<S, float2>) {
         launch_stage<S, P, variant_reference>(prm, first, count, shape, tile, n_fast, n_slow, stream);
@@ -1105,9 +1211,12 @@ void launch_stage(Params prm,
     } else {
         if (count <= 0)
             return;
-        // half_real reads frames in pairs: the launch starts at an even frame
-        // (the odd one before `first` is computed, not stored).
-        prm.frame0 = V == variant_half_real ? first & ~1 : first;
+        // half_real reads frames in pairs, half_sectors in octets: the launch
+        // starts at an even frame, or a multiple of 8 (the frames before
+        // `first` are computed, not stored).
+        prm.frame0 = V == variant_half_real     ? first & ~1
+                     : V == variant_half_sectors ? first & ~(sector_frames - 1)
+                                                 : first;
         prm.frame_begin = first;
         prm.frame_end = first + count;
         count = prm.frame_end - prm.frame0;
@@ -1129,8 +1238,8 @@ void launch_stage(Params prm,
 #define BF_RCA_STAGE_SHAPE(W_, B_)                                                          \
     if constexpr (variant_has_shape(V, W_, B_))                                             \
         if (shape.warps == W_ && shape.batch == B_) {                                       \
-            if constexpr (V == variant_half_pipelined)                                      \
-                return launch_one(rca_stage_kernel_pipelined<Pixels, B_, P, W_, Params>,    \
+            if constexpr (variant_pipelined(V))                                             \
+                return launch_one(rca_stage_kernel_pipelined<Pixels, B_, P, W_, V, Params>, \
                                   W_,                                                       \
                                   stage_shared_bytes<P, W_>() + 2 * W_ * sizeof(unsigned)); \
             else                                                                            \

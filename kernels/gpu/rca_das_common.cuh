@@ -23,6 +23,10 @@ namespace rca {
 
 constexpr float two_pi = 6.28318530717958647f;
 
+//! Frames side by side in the half_sectors variant's storage: 8 half2 samples
+//! = 32 bytes, one memory sector ([frame / 8][term][sample][frame % 8]).
+constexpr int sector_frames = 8;
+
 // One launch sequence for the engine and the emulated test
 // (tests/cpp/test_rca_das_emulated.cc): a kernel launch on a GPU, a run of the
 // kernel's body on the host under kernels/emulation/gpu_emulation.h.

@@ -16,7 +16,9 @@
  *
  * Layout written: [emission][receiver][T] with T = n_t + 2; sample k at k + 1,
  * (uint16_t output: real samples as half bits, emission pairs interleaved,
- * [emission / 2][receiver][T][emission % 2]),
+ * [emission / 2][receiver][T][emission % 2]; __half2 output with
+ * frames_in_octets: eight emissions interleaved, [emission / 8][receiver][T]
+ * [emission % 8], the half_sectors stage variant's layout),
  * entries 0 and n_t + 1 are zero guards (written once when the buffer is made)
  * so that the beamformers' six-sample windows never leave the row.
  */
@@ -44,7 +46,9 @@ struct preprocess_params {
     double phase_step; //!< -f_d / fs_eff [cycles per output]
     const float2* taps; //!< [n_taps] (imaginary part 0 for real processing)
     float scale;        //!< half outputs only: stored = scale x filtered value
-    int emission0;      //!< half pairs output only: emission of blockIdx.z == 0
+    int emission0;      //!< half pairs and octets only: emission of blockIdx.z == 0
+    //! __half2 output only: emissions in octets (out is the buffer's start)
+    bool frames_in_octets;
 };
 
 template <typename In, typename S>
@@ -90,6 +94,13 @@ __global__ void __launch_bounds__(pre_threads)
             half_bits_of(p.scale * re);
     } else if constexpr (std::is_same_v<S, float2> || std::is_same_v<S, __half2>) {
         S* dst = out + (size_t(emission) * p.n_rx + rx) * p.row_stride + 1 + k;
+        if constexpr (std::is_same_v<S, __half2>)
+            if (p.frames_in_octets) {
+                const int e = p.emission0 + emission;
+                dst = out + ((size_t(e / sector_frames) * p.n_rx + rx) * p.row_stride + 1 + k) *
+                                sector_frames +
+                      e % sector_frames;
+            }
         double cycles = p.phase0 + p.phase_step * double(k);
         cycles -= rint(cycles);
         float s, c;

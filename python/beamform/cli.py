@@ -181,6 +181,17 @@ def file_name_prefix(text):
     return text
 
 
+def check_choice(parser_, option, value, accepted):
+    """Usage error unless value is one of accepted, worded as argparse words a bad
+    choice. For the scripts GRC generates: their string parameters reach argparse
+    without choices, so a snippet of the flowgraph checks them with the script's
+    own argument_parser()."""
+    if value not in accepted:
+        parser_.error(f"argument {option}: invalid choice: {value!r} (choose from "
+                      + ", ".join(repr(a) for a in accepted) + ")")
+    return value
+
+
 def check_recording(parser_, option, path, n_receivers, item_bytes, what, min_items=1):
     """Usage error unless the recording at `path` holds a whole number of items of
     n_receivers x item_bytes bytes, at least min_items of them. Returns the

@@ -8,7 +8,8 @@
  * launch dispatch (lib/engines/rca_das/rca_das_gpu_plan.h), against the CPU
  * engine: pre-processing (int16 and float32 RF, I/Q and real), stage 1,
  * stage 2 and the axial pass of real processing, every stage_variant (half2_real
- * with an odd split of the emissions between calls), the variants that
+ * and half2_sectors with a split of the emissions between calls that is not a
+ * multiple of their frame pairs and octets), the variants that
  * rca_das_config::gpu_precision selects, block
  * shapes with partly filled and empty warps, multi-pixel on and off, and a
  * grid coarse enough that side pixels take the stray path. The geometry is
@@ -94,6 +95,11 @@ private:
                 p.emission0 = int(first); // emission pairs: the buffer's start
                 rca::launch_rca_preprocess(
                     rf, reinterpret_cast<uint16_t*>(d_filtered.data()), p, n, nullptr);
+            } else if (d_kernels.variant == rca::variant_half_sectors) {
+                p.emission0 = int(first); // emission octets: the buffer's start
+                p.frames_in_octets = true;
+                rca::launch_rca_preprocess(
+                    rf, reinterpret_cast<__half2*>(d_filtered.data()), p, n, nullptr);
             } else if (d_half)
                 rca::launch_rca_preprocess(
                     rf, reinterpret_cast<__half2*>(d_filtered.data()) + offset, p, n, nullptr);
@@ -251,7 +257,7 @@ double tolerance_for(int variant) { return rca::variant_stores_half(variant) ? 2
 bool variant_runs_iq(int variant) { return variant != rca::variant_half_real; }
 bool variant_runs_real(int variant)
 {
-    return variant != rca::variant_half && variant != rca::variant_half_pipelined;
+    return variant != rca::variant_half && !rca::variant_pipelined(variant);
 }
 
 void expect_match(const rca_das_config& c, const kernel_choice& k, unsigned seed, const char* what)
@@ -338,7 +344,10 @@ TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)
     // half2_pipelined runs the half2 variant's operations on every sample in
     // the same order (a lane that does not use a term adds exact zeros), so
     // on the same data the two volumes must agree bit for bit (up to the
-    // sign of zero), on the stray path too.
+    // sign of zero), on the stray path too. half2_sectors is half2_pipelined
+    // with the samples stored elsewhere: bit for bit again, for its shapes
+    // (4 x 8, 6 x 8) and an emission split (3 + 4) that is not a multiple
+    // of its octets.
     for (bool coarse : { false, true }) {
         auto c = small_config(false);
         if (coarse) {
@@ -348,16 +357,27 @@ TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)
         const auto rf = random_rf(c, 1, 301 + unsigned(coarse));
         kernel_choice k;
         k.variant = rca::variant_half;
-        std::vector<std::complex<float>> half(c.n_voxels()), pipelined(c.n_voxels());
+        std::vector<std::complex<float>> half(c.n_voxels());
         emulated_rca(c, k).execute(rf.data(), half.data(), 1);
-        k.variant = rca::variant_half_pipelined;
-        emulated_rca(c, k).execute(rf.data(), pipelined.data(), 1);
-        size_t differ = 0;
-        for (size_t i = 0; i < half.size(); i++)
-            differ += half[i] != pipelined[i];
-        std::cout << "[ rca_das emulated ] half2_pipelined vs half2" << (coarse ? " (stray path)" : "")
-                  << ": " << differ << " of " << half.size() << " voxels differ" << std::endl;
-        EXPECT_EQ(differ, 0u);
+        const std::pair<int, rca::stage_shape> cases[] = {
+            { rca::variant_half_pipelined, { 4, 8 } },
+            { rca::variant_half_sectors, { 4, 8 } },
+            { rca::variant_half_sectors, { 6, 8 } },
+        };
+        for (const auto& [variant, shape] : cases) {
+            k.variant = variant;
+            k.shape1 = k.shape2 = shape;
+            std::vector<std::complex<float>> reordered(c.n_voxels());
+            emulated_rca(c, k).execute(rf.data(), reordered.data(), 1);
+            size_t differ = 0;
+            for (size_t i = 0; i < half.size(); i++)
+                differ += half[i] != reordered[i];
+            std::cout << "[ rca_das emulated ] " << rca::stage_variant_name(variant) << " "
+                      << shape.warps << "x" << shape.batch << " vs half2"
+                      << (coarse ? " (stray path)" : "") << ": " << differ << " of "
+                      << half.size() << " voxels differ" << std::endl;
+            EXPECT_EQ(differ, 0u) << rca::stage_variant_name(variant);
+        }
     }
 }
 

@@ -56,7 +56,7 @@ public:
         if (tune.kernel_variant < -1 || tune.kernel_variant >= rca::stage_variant_count)
             throw std::invalid_argument(
                 "kernel_variant must be -1 (the engine's choice), 0 (reference), 1 (folded), "
-                "2 (half2), 3 (half2_real) or 4 (half2_pipelined), got " +
+                "2 (half2), 3 (half2_real), 4 (half2_pipelined) or 5 (half2_sectors), got " +
                 std::to_string(tune.kernel_variant));
         d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
         d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));
@@ -221,6 +221,10 @@ private:
             if (d_variant == rca::variant_half_real) { // emission pairs: the buffer's start
                 p.emission0 = int(first);
                 rca::launch_rca_preprocess(rf, d_filtered.as<uint16_t>(), p, n, s);
+            } else if (d_variant == rca::variant_half_sectors) { // octets: the buffer's start
+                p.emission0 = int(first);
+                p.frames_in_octets = true;
+                rca::launch_rca_preprocess(rf, d_filtered.as<__half2>(), p, n, s);
             } else if (d_half)
                 rca::launch_rca_preprocess(rf, d_filtered.as<__half2>() + offset, p, n, s);
             else if (d_iq)
@@ -298,8 +302,8 @@ private:
     rca::half_gains d_gains{ 1.0f, 1.0f, 1.0f };
     int d_tile1 = 8, d_tile2 = 8;
     size_t d_row_stride = 0;
-    device_memory d_filtered; //!< [emission][receiver][n_t + 2]
-    device_memory d_lri;      //!< [lateral][emission][n_z_lri + 2]
+    device_memory d_filtered; //!< [emission][receiver][n_t + 2] (pairs, octets: see the kernels)
+    device_memory d_lri;      //!< [lateral][emission][n_z_lri + 2] (likewise)
     device_memory d_volume;   //!< the real volume (real processing)
     device_memory d_max;      //!< bits of the volume's peak envelope
     device_memory d_taps;

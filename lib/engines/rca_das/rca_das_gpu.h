@@ -37,7 +37,10 @@ struct rca_das_gpu_tuning {
     //! 2 half2 (I/Q dual-stage with int16 input: half2 storage and interpolation),
     //! 3 half2_real (real dual-stage with int16 input: half storage, two frames
     //! per HFMA2, folded apodization), 4 half2_pipelined (as 2, the next term's
-    //! loads issued before this term's FMAs). 3 and 4: not for 12 x 8.
+    //! loads issued before this term's FMAs), 5 half2_sectors (as 4, bit for
+    //! bit, on data stored with eight frames side by side per sample: one
+    //! 16-byte load per window slot for four frames). 3 and 4: not for 12 x 8;
+    //! 5: 4 x 8 and 6 x 8 only.
     int kernel_variant = -1;
 };
 

@@ -29,7 +29,8 @@ namespace rca {
 //! Stored row lengths: one zero guard sample at each end.
 inline size_t filtered_row_stride(const rca_das_geometry& g) { return g.n_t + 2; }
 inline size_t lri_row_stride(const rca_das_geometry& g) { return g.n_z_lri + 2; }
-//! Frames, padding included, rounded up to even (half_real stores frame pairs).
+//! Frames, padding included, rounded up to even (half_real stores frame pairs;
+//! half_sectors' octets need no more: n + 15 frames hold every octet a launch reads).
 inline size_t padded_frames(size_t n) { return (n + max_batch_padding + 1) / 2 * 2; }
 //! Elements of the filtered data and of the images, padding frames included.
 inline size_t filtered_elements(const rca_das_geometry& g)
@@ -220,7 +221,7 @@ void launch_stage_for(bool iq,
     auto with_pixels = [&](auto pixels) {
         constexpr int P = decltype(pixels)::value;
         if (iq ? variant == variant_half_real
-               : variant == variant_half || variant == variant_half_pipelined)
+               : variant == variant_half || variant_pipelined(variant))
             throw std::invalid_argument(std::string("kernel_variant ") + std::to_string(variant) +
                                         " (" + stage_variant_name(variant) + ") is for " +
                                         (iq ? "real" : "I/Q") + " processing only");
@@ -229,6 +230,9 @@ void launch_stage_for(bool iq,
                 launch_stage<float2, P, variant_half>(p, first, count, shape, tile, n_fast, n_slow, s);
             else if (variant == variant_half_pipelined)
                 launch_stage<float2, P, variant_half_pipelined>(
+                    p, first, count, shape, tile, n_fast, n_slow, s);
+            else if (variant == variant_half_sectors)
+                launch_stage<float2, P, variant_half_sectors>(
                     p, first, count, shape, tile, n_fast, n_slow, s);
             else
                 launch_stage<float2, P, variant_reference>(
@@ -249,7 +253,7 @@ void launch_stage_for(bool iq,
 }
 
 /*!
- * The half variants' power-of-two gains (half2, half2_real, half2_pipelined;
+ * The half variants' power-of-two gains (half2, half2_real, half2_pipelined, half2_sectors;
  * for real processing the taps are real and the same bounds hold): filtered
  * samples stored as
  * filtered_scale x value (int16 full scale times the taps' absolute sum
