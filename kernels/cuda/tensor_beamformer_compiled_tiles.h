@@ -72,8 +72,7 @@
     X(128, 128, 6, 104)
 
 #define BF_TB_WS_INT1_TILES(X) \
-    X(128, 256, 4, 40)         \
-    X(256, 128, 4, 40)
+    X(128, 256, 4, 40)
 
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \

@@ -52,7 +52,7 @@ namespace tb_kernels {
 /*!
  * A warp-specialised tile: BM rows (BM / 64 consumer warpgroups) x BN time
  * steps, 128-byte k tiles, STAGES ring stages, one producer warpgroup.
- * PRODUCER_REGS / CONSUMER_REGS: the setmaxnreg split of the SM's 64 K
+ * PRODUCER_REGS / CONSUMER_REGS: the setmaxnreg split of the block's
  * registers (one block per SM).
  */
 template <int BM_, int BN_, int STAGES_, int PRODUCER_REGS_ = 40>
@@ -67,10 +67,18 @@ struct ws_shape {
     static constexpr int RING = STAGES * (A_STAGE + B_STAGE);
     static constexpr int BARRIERS = 2 * STAGES * 8;
     static constexpr int PRODUCER_REGS = PRODUCER_REGS_;
-    //! What is left for the consumers, rounded down to setmaxnreg's multiple of 8.
-    static constexpr int CONSUMER_REGS_RAW = (65536 - 128 * PRODUCER_REGS) / consumer_threads;
+    /*!
+     * setmaxnreg.inc takes only what the block's own setmaxnreg.dec released
+     * (else it waits for ever): the consumers get their launch allocation
+     * (__launch_bounds__(threads, 1): 64 K / threads, a multiple of 8) plus
+     * the producer's released share, rounded down to a multiple of 8.
+     */
+    static constexpr int LAUNCH_REGS = (65536 / threads) / 8 * 8;
+    static constexpr int CONSUMER_REGS_RAW =
+        LAUNCH_REGS + 128 * (LAUNCH_REGS - PRODUCER_REGS) / consumer_threads;
     static constexpr int CONSUMER_REGS =
         (CONSUMER_REGS_RAW > 256 ? 256 : CONSUMER_REGS_RAW) / 8 * 8;
+    static_assert(PRODUCER_REGS <= LAUNCH_REGS, "the producer gives registers away");
     static_assert(BM % 64 == 0 && BM <= 256, "consumer warpgroups of 64 rows; TMA box <= 256");
     static_assert(BN == 128 || BN == 256, "wgmma N of 128 or 256 here");
     static_assert(STAGES >= 2, "a ring of at least two stages");
