@@ -17,6 +17,7 @@
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
 #include <gpu/pfb_tiled.cuh>
+#include <gpu/pfb_tiled_register_fft.cuh>
 #include <gpu/pfb_two_pass.cuh>
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
@@ -102,33 +103,48 @@ private:
         return st;
     }
 
-    //! The GPU engine's run_tiled, with every tiled shape that fits N.
+    //! The GPU engine's run_tiled with entry d_tiled_shape of tiled_shapes.
     template <typename Tin>
     void tiled(const Tin* in, float2* out, size_t n_out)
     {
         const auto st = stream_of(in);
         const auto g = geometry(n_out);
-        pfb_plan::with_tiled_shape(d_config.n_channels, [&](auto index) {
+        auto with_shape = [&](auto index) {
             constexpr pfb_plan::tiled_shape shape =
                 pfb_plan::tiled_shapes[decltype(index)::value];
+            constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
+            constexpr int T = pfb_plan::fused_max_taps;
             // blocks_per_sm 1 and a small SM count: blocks take several tiles.
             const auto l = pfb_plan::plan_tiled(d_config, shape, n_out, d_sm_count, 1);
             launch(dim3(unsigned(l.blocks)),
                    dim3(unsigned(pfb_tiled_threads)),
                    l.shared_bytes,
                    [&] {
-                       if (d_config.oversample == 1)
-                           pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 1, shape.steps,
-                                            shape.receivers, shape.pairs>(
-                               st, d_taps.data(), d_twiddle.data(), out, g,
-                               l.tiles_per_group);
-                       else
-                           pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 2, shape.steps,
-                                            shape.receivers, shape.pairs>(
-                               st, d_taps.data(), d_twiddle.data(), out, g,
-                               l.tiles_per_group);
+                       const bool o1 = d_config.oversample == 1;
+                       if constexpr (shape.register_log2_n > 0) {
+                           constexpr int L = shape.register_log2_n, B = shape.min_blocks;
+                           if (o1)
+                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                           else
+                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                       } else {
+                           if (o1)
+                               pfb_tiled_kernel<Tin, T, 1, S, RB, P>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                           else
+                               pfb_tiled_kernel<Tin, T, 2, S, RB, P>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                       }
                    });
-        });
+        };
+        pfb_plan::with_tiled_shape_index(
+            d_tiled_shape, with_shape, std::make_index_sequence<pfb_plan::tiled_shape_count>{});
     }
 
     template <typename Tin, int O, int BQ, int RBT, int NT>
@@ -193,6 +209,8 @@ private:
 public:
     //! Steps per two-pass chunk (the engine's come from a byte budget).
     size_t d_chunk = 1 << 30;
+    //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
+    size_t d_tiled_shape = 0;
 
 private:
     template <typename Tin>
@@ -268,7 +286,10 @@ struct emulated_case {
     size_t chunk = 1 << 30; // two-pass steps per chunk
 };
 
-void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
+void check_path(const emulated_case& k,
+                unsigned seed,
+                pfb_plan::path path,
+                size_t tiled_shape = 0)
 {
     pfb_channelizer_config c;
     c.n_channels = k.n;
@@ -290,6 +311,7 @@ void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
 
     emulated_engine emu(c, k.sm_count, path);
     emu.d_chunk = k.chunk;
+    emu.d_tiled_shape = tiled_shape;
     std::vector<cfloat> got(n_out * out_item, cfloat(NAN, NAN));
     size_t done = 0;
     for (size_t n : k.calls) {
@@ -309,6 +331,12 @@ void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
              << pfb_plan::plan_fused(
                     c, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count)
                     .runs;
+    if (path == pfb_plan::path::tiled) {
+        const auto& shape = pfb_plan::tiled_shapes[tiled_shape];
+        what << " tiled_shape=" << tiled_shape << " (S=" << shape.steps
+             << " RB=" << shape.receivers << " P=" << shape.pairs
+             << (shape.register_log2_n ? " register FFT" : " in-place FFT") << ")";
+    }
     if (path == pfb_plan::path::two_pass)
         what << " runs_of_first_chunk="
              << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs;
@@ -331,7 +359,13 @@ void check_case(const emulated_case& k, unsigned seed)
     c.oversample = k.o;
     c.n_receivers = k.r;
     int ran = 0;
-    for (auto p : { pfb_plan::path::tiled, pfb_plan::path::two_pass, pfb_plan::path::fused })
+    if (pfb_plan::path_applies(pfb_plan::path::tiled, c)) {
+        // Every tiled shape that can run N (register-FFT entries: their N only).
+        for (size_t shape : pfb_plan::tiled_shape_indices(k.n))
+            check_path(k, seed, pfb_plan::path::tiled, shape);
+        ran++;
+    }
+    for (auto p : { pfb_plan::path::two_pass, pfb_plan::path::fused })
         if (pfb_plan::path_applies(p, c)) {
             check_path(k, seed, p);
             ran++;
@@ -399,4 +433,23 @@ TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
                two_pass);
     check_path({ 4096, 2, 2, sample_format::sc16, 1, true, { 2, 3 }, 2, 1 << 30 }, seed++,
                two_pass);
+}
+
+TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
+{
+    // The register-FFT tiles (N = 128, 256, 512; S = 4, 6, 8; RB = 4, 8): every
+    // input format, receivers not a multiple of RB (3, 9, 13), calls that end in
+    // partial tiles of every length, oversampling 2 (the rotation by N/2),
+    // fft_shift, T < 16, and few "SMs" so that each block takes several tiles.
+    // check_case runs every tiled shape that can run N, the old ones included.
+    unsigned seed = 200;
+    const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
+               fc32 = sample_format::fc32;
+    check_case({ 256, 16, 1, sc16, 13, false, { 7, 1, 13, 5 }, 3 }, seed++);
+    check_case({ 256, 16, 2, sc16, 9, true, { 11, 2, 10 }, 2 }, seed++);
+    check_case({ 256, 11, 1, sc8, 3, true, { 5, 19 }, 4 }, seed++);
+    check_case({ 256, 16, 2, sc8, 16, false, { 3, 25 }, 5 }, seed++);
+    check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
+    check_case({ 128, 16, 1, sc16, 9, true, { 17, 6 }, 3 }, seed++);
+    check_case({ 512, 16, 2, sc16, 5, false, { 13, 4 }, 2 }, seed++);
 }

@@ -11,6 +11,7 @@
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
 #include <gpu/pfb_tiled.cuh>
+#include <gpu/pfb_tiled_register_fft.cuh>
 #include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
@@ -205,12 +206,21 @@ private:
     {
         auto with_shape = [&](auto index) {
             constexpr tiled_shape shape = tiled_shapes[decltype(index)::value];
-            if (d_config.oversample == 1)
-                launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, shape.steps, shape.receivers, shape.pairs>,
-                       shape);
-            else
-                launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, shape.steps, shape.receivers, shape.pairs>,
-                       shape);
+            constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
+            if constexpr (shape.register_log2_n > 0) {
+                constexpr int L = shape.register_log2_n, B = shape.min_blocks;
+                if (d_config.oversample == 1)
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B>,
+                           shape);
+                else
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B>,
+                           shape);
+            } else {
+                if (d_config.oversample == 1)
+                    launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, S, RB, P>, shape);
+                else
+                    launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, S, RB, P>, shape);
+            }
         };
         with_tiled_shape_index(
             d_tiled_shape, with_shape, std::make_index_sequence<tiled_shape_count>{});
@@ -256,7 +266,7 @@ private:
                 g,
                 l.tiles_per_group);
         });
-        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel");
+        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel / pfb_tiled_register_fft_kernel");
     }
 
     template <typename Tin>
