@@ -24,10 +24,12 @@
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
 #include "pfb_test_input.h"
 #include "test_util.h"
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <string>
 
 using namespace gr::beamform;
 using namespace gr::beamform::emulated;
@@ -452,4 +454,77 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
     check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
     check_case({ 128, 16, 1, sc16, 9, true, { 17, 6 }, 3 }, seed++);
     check_case({ 512, 16, 2, sc16, 5, false, { 13, 4 }, 2 }, seed++);
+}
+
+//! register_inverse_dft<L> against the direct DFT in double, L = 2 ... 32,
+//! with twiddle tables of N = L and N = 4 L (the kernels use N > L).
+template <int L>
+void check_register_dft(int n, unsigned seed)
+{
+    std::vector<float2> table(n);
+    for (int k = 0; k < n; k++) {
+        const double a = 2.0 * M_PI * k / n;
+        table[k] = make_float2(float(std::cos(a)), float(std::sin(a)));
+    }
+    const auto re = random_vector<float>(L, seed, -1.0, 1.0);
+    const auto im = random_vector<float>(L, seed + 7, -1.0, 1.0);
+    float2 v[L];
+    for (int k = 0; k < L; k++)
+        v[k] = make_float2(re[k], im[k]);
+    pfb_fft::register_inverse_dft<L>(v, table.data(), n);
+    double err = 0.0, norm = 0.0;
+    for (int c = 0; c < L; c++) {
+        std::complex<double> want = 0.0;
+        for (int k = 0; k < L; k++)
+            want += std::complex<double>(re[k], im[k]) *
+                    std::polar(1.0, 2.0 * M_PI * double(k) * double(c) / L);
+        err += std::norm(std::complex<double>(v[c].x, v[c].y) - want);
+        norm += std::norm(want);
+    }
+    EXPECT_LT(std::sqrt(err / norm), 1e-6) << "L=" << L << " N=" << n;
+}
+
+TEST(PfbChannelizerEmulated, RegisterDftMatchesDirectDft)
+{
+    check_register_dft<2>(2, 1);
+    check_register_dft<4>(16, 2);
+    check_register_dft<8>(8, 3);
+    check_register_dft<8>(64, 4);
+    check_register_dft<16>(16, 5);
+    check_register_dft<16>(256, 6);
+    check_register_dft<32>(32, 7);
+    check_register_dft<32>(512, 8);
+}
+
+TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
+{
+    using pfb_plan::tiled_shape_index;
+    using pfb_plan::tiled_shapes;
+    const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
+    const std::string saved = knob ? knob : "";
+    unsetenv("BEAMFORM_PFB_TILED_SHAPE");
+    // Defaults: the register FFT where an entry is made for N, else the
+    // in-place FFT entries by min_channels.
+    for (size_t n : { size_t(128), size_t(256), size_t(512) }) {
+        const auto& s = tiled_shapes[tiled_shape_index(n)];
+        EXPECT_EQ(size_t(1) << s.register_log2_n, n);
+        EXPECT_TRUE(s.default_choice);
+    }
+    EXPECT_EQ(tiled_shapes[tiled_shape_index(64)].register_log2_n, 0);
+    EXPECT_EQ(tiled_shape_index(1024), 0u); // S = 4
+    // The knob forces an entry where it can run and falls back otherwise.
+    for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++) {
+        setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
+        for (size_t n : { size_t(64), size_t(256), size_t(1024) }) {
+            const size_t got = tiled_shape_index(n);
+            if (pfb_plan::tiled_shape_can_run(n, tiled_shapes[i]))
+                EXPECT_EQ(got, i) << "N=" << n;
+            else
+                EXPECT_TRUE(pfb_plan::tiled_shape_can_run(n, tiled_shapes[got])) << "N=" << n;
+        }
+    }
+    if (knob)
+        setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
+    else
+        unsetenv("BEAMFORM_PFB_TILED_SHAPE");
 }

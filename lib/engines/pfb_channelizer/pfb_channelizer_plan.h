@@ -134,14 +134,16 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // BEAMFORM_PFB_TILED_SHAPE = 2; the other shapes of apps/channelizer_bench.md
     // version 4 measured slower and were removed.
     { 0, 8, 4, 1, 0, 2, false },
-    // The register FFT (apps/channelizer_bench.md, version 5): 3 and 6 ... 7
-    // the same tile as entry 1; 4 and 5 eight receivers (a whole 32-byte
-    // sector of sc16 per input row), 5 with 2 blocks per SM.
-    { 0, 8, 4, 2, 8, 3, true },
-    { 0, 4, 8, 2, 8, 3, false },
+    // The register FFT (apps/channelizer_bench.md, version 5), N = 256: 3 the
+    // tile of entry 1; 4 eight receivers (a whole 32-byte sector of sc16 per
+    // input row); 5 twelve steps (fewer re-reads), one pair per thread. All
+    // 2 blocks per SM (128 registers, as entry 1; 4 and 5 use the 99 KB of
+    // shared memory that this leaves). 6 and 7: N = 512 and 128, entry 1's tile.
+    { 0, 8, 4, 2, 8, 2, true },
     { 0, 6, 8, 2, 8, 2, false },
+    { 0, 12, 4, 1, 8, 2, false },
     { 0, 8, 4, 2, 9, 1, true },
-    { 0, 8, 4, 2, 7, 3, true },
+    { 0, 8, 4, 2, 7, 2, true },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
