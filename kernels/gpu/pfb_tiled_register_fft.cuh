@@ -99,11 +99,19 @@ pfb_register_fft_rows(float2* rows, const float2* twiddle, int n_rows, int ld)
 /*!
  * pfb_tiled_kernel with the register FFT; N must be 2^LOG2_N (the plan's
  * shape table says which N an entry serves). Grid, work split and dynamic
- * shared memory as pfb_tiled_kernel's. MIN_BLOCKS: the launch bound's blocks
- * per SM (register budget).
+ * shared memory as pfb_tiled_kernel's; THREADS per block (a multiple of 32
+ * and of RB), MIN_BLOCKS per SM in the launch bound (register budget).
  */
-template <typename Tin, int TMAX, int O, int S, int RB, int P, int LOG2_N, int MIN_BLOCKS>
-__global__ void __launch_bounds__(pfb_tiled_threads, MIN_BLOCKS)
+template <typename Tin,
+          int TMAX,
+          int O,
+          int S,
+          int RB,
+          int P,
+          int LOG2_N,
+          int MIN_BLOCKS,
+          int THREADS>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     pfb_tiled_register_fft_kernel(pfb_stream<Tin> in,
                                   const float* __restrict__ taps, // prototype, N * T
                                   const float2* __restrict__ twiddle_table,

@@ -119,18 +119,19 @@ private:
             // blocks_per_sm 1 and a small SM count: blocks take several tiles.
             const auto l = pfb_plan::plan_tiled(d_config, shape, n_out, d_sm_count, 1);
             launch(dim3(unsigned(l.blocks)),
-                   dim3(unsigned(pfb_tiled_threads)),
+                   dim3(unsigned(shape.threads)),
                    l.shared_bytes,
                    [&] {
                        const bool o1 = d_config.oversample == 1;
                        if constexpr (shape.register_log2_n > 0) {
-                           constexpr int L = shape.register_log2_n, B = shape.min_blocks;
+                           constexpr int L = shape.register_log2_n, B = shape.min_blocks,
+                                         NT = shape.threads;
                            if (o1)
-                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B>(
+                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B, NT>(
                                    st, d_taps.data(), d_twiddle.data(), out, g,
                                    l.tiles_per_group);
                            else
-                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B>(
+                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B, NT>(
                                    st, d_taps.data(), d_twiddle.data(), out, g,
                                    l.tiles_per_group);
                        } else {
@@ -337,6 +338,7 @@ void check_path(const emulated_case& k,
         const auto& shape = pfb_plan::tiled_shapes[tiled_shape];
         what << " tiled_shape=" << tiled_shape << " (S=" << shape.steps
              << " RB=" << shape.receivers << " P=" << shape.pairs
+             << " threads=" << shape.threads
              << (shape.register_log2_n ? " register FFT" : " in-place FFT") << ")";
     }
     if (path == pfb_plan::path::two_pass)

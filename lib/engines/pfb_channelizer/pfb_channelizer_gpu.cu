@@ -208,14 +208,16 @@ private:
             constexpr tiled_shape shape = tiled_shapes[decltype(index)::value];
             constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
             if constexpr (shape.register_log2_n > 0) {
-                constexpr int L = shape.register_log2_n, B = shape.min_blocks;
+                constexpr int L = shape.register_log2_n, B = shape.min_blocks,
+                              NT = shape.threads;
                 if (d_config.oversample == 1)
-                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B>,
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B, NT>,
                            shape);
                 else
-                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B>,
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B, NT>,
                            shape);
             } else {
+                static_assert(shape.threads == pfb_tiled_threads, "the in-place kernel's bound");
                 if (d_config.oversample == 1)
                     launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, S, RB, P>, shape);
                 else
@@ -235,7 +237,7 @@ private:
             BF_GPU_CHECK(gpuFuncSetAttribute(
                 kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, bytes));
             BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &d_tiled_blocks_per_sm, kernel, pfb_tiled_threads, size_t(bytes)));
+                &d_tiled_blocks_per_sm, kernel, shape.threads, size_t(bytes)));
         };
         switch (d_config.input) {
         case sample_format::sc8:
@@ -258,7 +260,7 @@ private:
         with_tiled_kernel<Tin>([&](auto kernel, const tiled_shape& shape) {
             const tiled_launch l =
                 plan_tiled(d_config, shape, n_out, d_sm_count, d_tiled_blocks_per_sm);
-            kernel<<<unsigned(l.blocks), pfb_tiled_threads, l.shared_bytes, s>>>(
+            kernel<<<unsigned(l.blocks), unsigned(shape.threads), l.shared_bytes, s>>>(
                 st,
                 d_taps.as<float>(),
                 d_twiddle.as<float2>(),

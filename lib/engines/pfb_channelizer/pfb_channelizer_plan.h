@@ -125,6 +125,7 @@ struct tiled_shape {
     int register_log2_n = 0; //!< > 0: the register-FFT kernel for this N only
     int min_blocks = 2;      //!< the kernel's launch bound: blocks per SM
     bool default_choice = true; //!< false: only through BEAMFORM_PFB_TILED_SHAPE
+    int threads = 256;          //!< per block (register FFT; the in-place kernel: 256)
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -144,6 +145,10 @@ inline constexpr tiled_shape tiled_shapes[] = {
     { 0, 12, 4, 1, 8, 2, false },
     { 0, 8, 4, 2, 9, 1, true },
     { 0, 8, 4, 2, 7, 2, true },
+    // N = 256, 512 threads, one block (16 warps) per SM: whole sc16 sectors
+    // and S = 8 (8), or S = 12 (9: 195 KiB of shared memory).
+    { 0, 8, 8, 2, 8, 1, false, 512 },
+    { 0, 12, 8, 1, 8, 1, false, 512 },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
