@@ -16,7 +16,7 @@
  * (fixed seed: reproducible), so that a missing barrier tends to show as a
  * wrong result. Blocks run one after the other, in a shuffled order.
  * Modelled:
- *   - __syncthreads: block barrier;
+ *   - __syncthreads: block barrier; __syncwarp: warp barrier (full mask only);
  *   - ldmatrix.x4, mma.sync m16n8k16 (f16 -> f32) and m16n8k256 (b1 AND
  *     popc -> s32), __shfl_xor_sync: warp-collective, with the register
  *     layouts of the PTX ISA (each lane's registers are exchanged and every
@@ -928,6 +928,7 @@ launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& 
 #define gridDim (::emu::state().grid)
 
 inline void __syncthreads() { emu::block_barrier(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::warp_barrier(); }
 template <class T>
 inline T __shfl_xor_sync(unsigned, T v, int mask)
 {

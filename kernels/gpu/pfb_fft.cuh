@@ -190,6 +190,109 @@ inplace_dit_butterfly(C* row, const C* twiddle, int log2_n, int log2_len, int b)
         row[base + k * q_stride] = v[k];
 }
 
+/*
+ * Register FFT of the tiled kernel's register-FFT variant: a length-L inverse
+ * DFT (L = 2 ... 32, a power of two) of L values held by one thread, fully
+ * unrolled so that every index and every twiddle exponent is a compile-time
+ * constant: multiplications by 1, +-i and (+-1 +- i)/sqrt(2) become adds, the
+ * others read exp(2 pi i e / L) from the N-entry table of exp(2 pi i k / N).
+ * Stockham passes as in stockham_butterfly (radix 4, a last radix 2 for odd
+ * log2 L) between two register arrays: natural order in and out.
+ */
+
+//! v * exp(2 pi i e / L), 0 <= e < L; e and L constants after unrolling.
+template <typename C>
+BF_HOST_DEVICE C twiddle_mul(C v, int e, int l, const C* twiddle, int n)
+{
+    if (e == 0)
+        return v;
+    if ((4 * e) % l == 0) { // i^(4e/L)
+        const int q = 4 * e / l;
+        C r = v;
+        if (q == 1)
+            r = cmul_i(v);
+        else if (q == 2) {
+            r.x = -v.x;
+            r.y = -v.y;
+        } else {
+            r.x = v.y;
+            r.y = -v.x;
+        }
+        return r;
+    }
+    if ((8 * e) % l == 0) { // an odd multiple of pi / 4: (+-1 +- i) / sqrt(2)
+        const float h = 0.70710678118654752f;
+        const int q = 8 * e / l; // 1, 3, 5, 7
+        const float c = (q == 1 || q == 7) ? h : -h;
+        const float s = (q == 1 || q == 3) ? h : -h;
+        C r;
+        r.x = (c * v.x) - (s * v.y);
+        r.y = (c * v.y) + (s * v.x);
+        return r;
+    }
+    return cmul(v, twiddle[e * (n / l)]);
+}
+
+/*!
+ * In-register inverse DFT of length L: v[c] <- sum_k v[k] exp(2 pi i k c / L).
+ * \param twiddle exp(2 pi i k / n), k < n; L divides n.
+ */
+template <int L, typename C>
+BF_HOST_DEVICE void register_inverse_dft(C (&v)[L], const C* twiddle, int n)
+{
+    static_assert(L >= 2 && L <= 32 && (L & (L - 1)) == 0, "L: a power of two, 2 ... 32");
+    C w[L];
+    int ns = 1;
+#pragma unroll
+    for (int pass = 0; (1 << (2 * pass)) < L; pass++) {
+        // Odd log2 L: the last pass is radix 2 (ns * 2 == L).
+        const bool radix2 = ns * 2 == L;
+        const int radix = radix2 ? 2 : 4;
+        const int stride = L / radix;
+#pragma unroll
+        for (int j = 0; j < L / 2; j++) {
+            if (j >= stride) // radix 4: L / 4 butterflies
+                continue;
+            const int jm = j % ns;
+            const int tw_step = jm * (L / (ns * radix)); // in units of 2 pi / L
+            const int out = (j - jm) * radix + jm;
+            if (radix2) {
+                C a[2] = { v[j], twiddle_mul(v[j + stride], tw_step, L, twiddle, n) };
+                radix_inverse_dft<2>(a);
+                w[out] = a[0];
+                w[out + ns] = a[1];
+            } else {
+                C a[4];
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    a[r] = twiddle_mul(v[j + r * stride], r * tw_step, L, twiddle, n);
+                radix_inverse_dft<4>(a);
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    w[out + k * ns] = a[k];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < L; k++)
+            v[k] = w[k];
+        ns *= radix;
+    }
+}
+
+//! Split of the register FFT: N = A B, A = 2^ceil(log2 N / 2) points per
+//! thread in the first pass, B = N / A threads per row (A >= B).
+BF_HOST_DEVICE constexpr int register_fft_a(int log2_n) { return 1 << ((log2_n + 1) / 2); }
+BF_HOST_DEVICE constexpr int register_fft_b(int log2_n) { return 1 << (log2_n / 2); }
+
+//! Slot in a row of the intermediate Y[n2][c1] (n2 < B, c1 < A) between the
+//! two passes: column c1 is contiguous (the second pass reads it), n2 XORed
+//! with c1 mod B so that the first pass's writes (lanes over n2) and the
+//! second pass's reads (lanes over c1) hit different banks.
+BF_HOST_DEVICE constexpr int register_fft_mid_slot(int n2, int c1, int b)
+{
+    return c1 * b + (n2 ^ (c1 & (b - 1)));
+}
+
 //! Shared-memory row stride of the channelizer's FFT rows: one extra element
 //! so that the rows of different receivers start in different banks.
 BF_HOST_DEVICE int row_stride(int n) { return n + 1; }

@@ -22,6 +22,10 @@
 #define INCLUDED_BEAMFORM_KERNELS_PFB_TILED_CUH
 
 #include <gpu/pfb_two_pass.cuh>
+#ifdef BF_GPU_EMULATION
+#include <stdexcept>
+#include <string>
+#endif
 
 namespace gr {
 namespace beamform {
@@ -56,6 +60,140 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
 }
 
 /*!
+ * The FIR of one tile: y_p(t0 + s) for every branch p, the RB receivers from
+ * r_first and the \p steps (<= S) steps from t0, each written to
+ * rows[(s RB + rr) ld + slot(pos)] with pos its FFT input position. Every
+ * thread calls it; no barrier inside.
+ */
+template <typename Tin, int TMAX, int O, int S, int RB, int P, typename Slot>
+__device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
+                                              const float* __restrict__ taps,
+                                              float2* rows,
+                                              int ld,
+                                              const pfb_geometry& g,
+                                              int r_first,
+                                              long long t0,
+                                              int steps,
+                                              Slot slot)
+{
+    const int n = g.n_channels;
+    const int m = g.step;
+    // y_p(t0 + s) = sum_k h[p + kN] x[m_(t0+s) - p - kN]; sample offset
+    // j = s - k O (in units of M) from the newest sample of step t0. A
+    // thread takes P pairs (p, receiver) at once, blockDim apart (the same
+    // receiver: blockDim is a multiple of RB), so that the loads of all P
+    // are in flight together.
+    for (int first = threadIdx.x; first < n * RB; first += P * blockDim.x) {
+        const int rr = first % RB;
+        const int r = r_first + rr;
+        int p[P];
+        bool live[P];
+        long long newest[P];
+        float tap[P][TMAX];
+        float2 acc[P][S];
+        // A partial last tile (steps < S) must not read past the input.
+        bool all_in_input = steps == S;
+#pragma unroll
+        for (int i = 0; i < P; i++) {
+            const int pair = first + i * blockDim.x;
+            p[i] = pair / RB;
+            live[i] = pair < n * RB && r < g.n_receivers;
+            newest[i] = (t0 + 1) * m - 1 - p[i];
+            all_in_input = all_in_input &&
+                           (!live[i] || newest[i] - (long long)(TMAX - 1) * O * m >= 0);
+#pragma unroll
+            for (int k = 0; k < TMAX; k++)
+                tap[i][k] = live[i] && k < g.taps_per_branch ? taps[p[i] + k * n] : 0.0f;
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                acc[i][s] = make_float2(0.f, 0.f);
+        }
+        const auto fir = [&](auto load) {
+#pragma unroll
+            for (int j = -(TMAX - 1) * O; j < S; j++) {
+#pragma unroll
+                for (int i = 0; i < P; i++) {
+                    const float2 v = load(i, j);
+#pragma unroll
+                    for (int s = 0; s < S; s++) {
+                        const int d = s - j; // k O
+                        if (d >= 0 && d % O == 0 && d / O < TMAX) {
+                            acc[i][s].x = fmaf(tap[i][d / O], v.x, acc[i][s].x);
+                            acc[i][s].y = fmaf(tap[i][d / O], v.y, acc[i][s].y);
+                        }
+                    }
+                }
+            }
+        };
+        if (r < g.n_receivers) {
+            const pfb_receiver_column<Tin> x(in, r);
+            if (all_in_input) {
+                // Plain loads, which the compiler issues together (no
+                // select waits on each); a dead pair reads a live one's.
+                const long long stride = (long long)m * x.row;
+                const Tin* newest_sample[P];
+#pragma unroll
+                for (int i = 0; i < P; i++)
+                    newest_sample[i] = x.input + (live[i] ? newest[i] : newest[0]) * x.row;
+                fir([&](int i, int j) {
+#ifdef BF_GPU_EMULATION
+                    // The emulator cannot see a read past the input buffer:
+                    // check the sample index (the call's input is n_out M samples).
+                    const long long sample = (live[i] ? newest[i] : newest[0]) + (long long)j * m;
+                    if (sample < 0 || sample >= g.n_out * m)
+                        throw std::out_of_range("pfb_tiled_fir: input sample " +
+                                                std::to_string(sample) + " outside [0, " +
+                                                std::to_string(g.n_out * m) + ")");
+#endif
+                    return pfb_stream<Tin>::load_sample(newest_sample[i] + j * stride);
+                });
+            } else {
+                fir([&](int i, int j) {
+                    return live[i] && j < steps ? x.load(newest[i] + (long long)j * m)
+                                                : make_float2(0.f, 0.f);
+                });
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < P; i++)
+#pragma unroll
+            for (int s = 0; s < S; s++)
+                if (live[i] && s < steps) {
+                    const int pos = pfb_fft_position<O>(p[i], t0 + s, g);
+                    rows[(s * RB + rr) * ld + slot(pos)] = acc[i][s];
+                }
+    }
+}
+
+/*!
+ * Spectra out: [t][channel][receiver], RB receivers of a channel together;
+ * row s RB + rr holds the natural-order spectrum of step t0 + s, receiver
+ * r_first + rr. Every thread calls it; no barrier inside.
+ */
+template <int RB>
+__device__ __forceinline__ void pfb_tiled_store(const float2* rows,
+                                                int ld,
+                                                float2* __restrict__ out,
+                                                const pfb_geometry& g,
+                                                int r_first,
+                                                long long t0,
+                                                int steps)
+{
+    const int n = g.n_channels;
+    const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds bin k + N/2
+    const int total = (steps * RB) << g.log2_n;
+    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+        const int rr = idx % RB;
+        const int k = (idx / RB) & (n - 1);
+        const int s = (idx / RB) >> g.log2_n;
+        const int r = r_first + rr;
+        if (r < g.n_receivers)
+            out[((t0 + s) * n + k) * (long long)g.n_receivers + r] =
+                rows[(s * RB + rr) * ld + ((k + shift) & (n - 1))];
+    }
+}
+
+/*!
  * Grid: any number of blocks; block b takes the pairs (receiver group, tile)
  * b, b + gridDim.x, ... of the \p tiles_per_group tiles of S steps of each
  * receiver group of RB receivers. Dynamic shared memory: N twiddles + S RB
@@ -72,7 +210,6 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
 {
     extern __shared__ float2 pfb_smem[];
     const int n = g.n_channels;
-    const int m = g.step;
     const int ld = pfb_fft::row_stride(n);
     float2* twiddle = pfb_smem;
     float2* rows = twiddle + n; // row s RB + rr: step s of the tile, receiver rr
@@ -85,99 +222,14 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
         const int r_first = int(w % groups) * RB;
         const long long t0 = (w / groups) * S;
         const int steps = int(min((long long)S, g.n_out - t0));
-
-        // FIR: y_p(t0 + s) = sum_k h[p + kN] x[m_(t0+s) - p - kN]; sample offset
-        // j = s - k O (in units of M) from the newest sample of step t0. A
-        // thread takes P pairs (p, receiver) at once, blockDim apart (the same
-        // receiver: blockDim is a multiple of RB), so that the loads of all P
-        // are in flight together.
-        for (int first = threadIdx.x; first < n * RB; first += P * blockDim.x) {
-            const int rr = first % RB;
-            const int r = r_first + rr;
-            int p[P];
-            bool live[P];
-            long long newest[P];
-            float tap[P][TMAX];
-            float2 acc[P][S];
-            // A partial last tile (steps < S) must not read past the input.
-            bool all_in_input = steps == S;
-#pragma unroll
-            for (int i = 0; i < P; i++) {
-                const int pair = first + i * blockDim.x;
-                p[i] = pair / RB;
-                live[i] = pair < n * RB && r < g.n_receivers;
-                newest[i] = (t0 + 1) * m - 1 - p[i];
-                all_in_input = all_in_input &&
-                               (!live[i] || newest[i] - (long long)(TMAX - 1) * O * m >= 0);
-#pragma unroll
-                for (int k = 0; k < TMAX; k++)
-                    tap[i][k] = live[i] && k < g.taps_per_branch ? taps[p[i] + k * n] : 0.0f;
-#pragma unroll
-                for (int s = 0; s < S; s++)
-                    acc[i][s] = make_float2(0.f, 0.f);
-            }
-            const auto fir = [&](auto load) {
-#pragma unroll
-                for (int j = -(TMAX - 1) * O; j < S; j++) {
-#pragma unroll
-                    for (int i = 0; i < P; i++) {
-                        const float2 v = load(i, j);
-#pragma unroll
-                        for (int s = 0; s < S; s++) {
-                            const int d = s - j; // k O
-                            if (d >= 0 && d % O == 0 && d / O < TMAX) {
-                                acc[i][s].x = fmaf(tap[i][d / O], v.x, acc[i][s].x);
-                                acc[i][s].y = fmaf(tap[i][d / O], v.y, acc[i][s].y);
-                            }
-                        }
-                    }
-                }
-            };
-            if (r < g.n_receivers) {
-                const pfb_receiver_column<Tin> x(in, r);
-                if (all_in_input) {
-                    // Plain loads, which the compiler issues together (no
-                    // select waits on each); a dead pair reads a live one's.
-                    const long long stride = (long long)m * x.row;
-                    const Tin* newest_sample[P];
-#pragma unroll
-                    for (int i = 0; i < P; i++)
-                        newest_sample[i] = x.input + (live[i] ? newest[i] : newest[0]) * x.row;
-                    fir([&](int i, int j) {
-                        return pfb_stream<Tin>::load_sample(newest_sample[i] + j * stride);
-                    });
-                } else {
-                    fir([&](int i, int j) {
-                        return live[i] && j < steps ? x.load(newest[i] + (long long)j * m)
-                                                    : make_float2(0.f, 0.f);
-                    });
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < P; i++)
-#pragma unroll
-                for (int s = 0; s < S; s++)
-                    if (live[i] && s < steps) {
-                        const int pos = pfb_fft_position<O>(p[i], t0 + s, g);
-                        rows[(s * RB + rr) * ld +
-                             pfb_fft::inplace_dit_slot(pos, g.log2_n)] = acc[i][s];
-                    }
-        }
+        // FIR outputs at their digit-reversed slots for the in-place FFT.
+        pfb_tiled_fir<Tin, TMAX, O, S, RB, P>(
+            in, taps, rows, ld, g, r_first, t0, steps, [&](int pos) {
+                return pfb_fft::inplace_dit_slot(pos, g.log2_n);
+            });
         __syncthreads();
         pfb_inplace_block_fft(rows, twiddle, g.log2_n, steps * RB, ld);
-
-        // Spectra out: [t][channel][receiver], RB receivers of a channel together.
-        const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds bin k + N/2
-        const int total = (steps * RB) << g.log2_n;
-        for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
-            const int rr = idx % RB;
-            const int k = (idx / RB) & (n - 1);
-            const int s = (idx / RB) >> g.log2_n;
-            const int r = r_first + rr;
-            if (r < g.n_receivers)
-                out[((t0 + s) * n + k) * (long long)g.n_receivers + r] =
-                    rows[(s * RB + rr) * ld + ((k + shift) & (n - 1))];
-        }
+        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps);
         __syncthreads(); // the next tile's FIR rewrites the rows
     }
 }

@@ -17,16 +17,19 @@
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
 #include <gpu/pfb_tiled.cuh>
+#include <gpu/pfb_tiled_register_fft.cuh>
 #include <gpu/pfb_two_pass.cuh>
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
 #include "pfb_test_input.h"
 #include "test_util.h"
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <string>
 
 using namespace gr::beamform;
 using namespace gr::beamform::emulated;
@@ -102,33 +105,49 @@ private:
         return st;
     }
 
-    //! The GPU engine's run_tiled, with every tiled shape that fits N.
+    //! The GPU engine's run_tiled with entry d_tiled_shape of tiled_shapes.
     template <typename Tin>
     void tiled(const Tin* in, float2* out, size_t n_out)
     {
         const auto st = stream_of(in);
         const auto g = geometry(n_out);
-        pfb_plan::with_tiled_shape(d_config.n_channels, [&](auto index) {
+        auto with_shape = [&](auto index) {
             constexpr pfb_plan::tiled_shape shape =
                 pfb_plan::tiled_shapes[decltype(index)::value];
+            constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
+            constexpr int T = pfb_plan::fused_max_taps;
             // blocks_per_sm 1 and a small SM count: blocks take several tiles.
             const auto l = pfb_plan::plan_tiled(d_config, shape, n_out, d_sm_count, 1);
             launch(dim3(unsigned(l.blocks)),
-                   dim3(unsigned(pfb_tiled_threads)),
+                   dim3(unsigned(shape.threads)),
                    l.shared_bytes,
                    [&] {
-                       if (d_config.oversample == 1)
-                           pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 1, shape.steps,
-                                            shape.receivers, shape.pairs>(
-                               st, d_taps.data(), d_twiddle.data(), out, g,
-                               l.tiles_per_group);
-                       else
-                           pfb_tiled_kernel<Tin, pfb_plan::fused_max_taps, 2, shape.steps,
-                                            shape.receivers, shape.pairs>(
-                               st, d_taps.data(), d_twiddle.data(), out, g,
-                               l.tiles_per_group);
+                       const bool o1 = d_config.oversample == 1;
+                       if constexpr (shape.register_log2_n > 0) {
+                           constexpr int L = shape.register_log2_n, B = shape.min_blocks,
+                                         NT = shape.threads;
+                           if (o1)
+                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B, NT>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                           else
+                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B, NT>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                       } else {
+                           if (o1)
+                               pfb_tiled_kernel<Tin, T, 1, S, RB, P>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                           else
+                               pfb_tiled_kernel<Tin, T, 2, S, RB, P>(
+                                   st, d_taps.data(), d_twiddle.data(), out, g,
+                                   l.tiles_per_group);
+                       }
                    });
-        });
+        };
+        pfb_plan::with_tiled_shape_index(
+            d_tiled_shape, with_shape, std::make_index_sequence<pfb_plan::tiled_shape_count>{});
     }
 
     template <typename Tin, int O, int BQ, int RBT, int NT>
@@ -193,6 +212,8 @@ private:
 public:
     //! Steps per two-pass chunk (the engine's come from a byte budget).
     size_t d_chunk = 1 << 30;
+    //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
+    size_t d_tiled_shape = 0;
 
 private:
     template <typename Tin>
@@ -268,7 +289,10 @@ struct emulated_case {
     size_t chunk = 1 << 30; // two-pass steps per chunk
 };
 
-void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
+void check_path(const emulated_case& k,
+                unsigned seed,
+                pfb_plan::path path,
+                size_t tiled_shape = 0)
 {
     pfb_channelizer_config c;
     c.n_channels = k.n;
@@ -290,6 +314,7 @@ void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
 
     emulated_engine emu(c, k.sm_count, path);
     emu.d_chunk = k.chunk;
+    emu.d_tiled_shape = tiled_shape;
     std::vector<cfloat> got(n_out * out_item, cfloat(NAN, NAN));
     size_t done = 0;
     for (size_t n : k.calls) {
@@ -309,6 +334,13 @@ void check_path(const emulated_case& k, unsigned seed, pfb_plan::path path)
              << pfb_plan::plan_fused(
                     c, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count)
                     .runs;
+    if (path == pfb_plan::path::tiled) {
+        const auto& shape = pfb_plan::tiled_shapes[tiled_shape];
+        what << " tiled_shape=" << tiled_shape << " (S=" << shape.steps
+             << " RB=" << shape.receivers << " P=" << shape.pairs
+             << " threads=" << shape.threads
+             << (shape.register_log2_n ? " register FFT" : " in-place FFT") << ")";
+    }
     if (path == pfb_plan::path::two_pass)
         what << " runs_of_first_chunk="
              << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs;
@@ -331,7 +363,13 @@ void check_case(const emulated_case& k, unsigned seed)
     c.oversample = k.o;
     c.n_receivers = k.r;
     int ran = 0;
-    for (auto p : { pfb_plan::path::tiled, pfb_plan::path::two_pass, pfb_plan::path::fused })
+    if (pfb_plan::path_applies(pfb_plan::path::tiled, c)) {
+        // Every tiled shape that can run N (register-FFT entries: their N only).
+        for (size_t shape : pfb_plan::tiled_shape_indices(k.n))
+            check_path(k, seed, pfb_plan::path::tiled, shape);
+        ran++;
+    }
+    for (auto p : { pfb_plan::path::two_pass, pfb_plan::path::fused })
         if (pfb_plan::path_applies(p, c)) {
             check_path(k, seed, p);
             ran++;
@@ -399,4 +437,96 @@ TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
                two_pass);
     check_path({ 4096, 2, 2, sample_format::sc16, 1, true, { 2, 3 }, 2, 1 << 30 }, seed++,
                two_pass);
+}
+
+TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
+{
+    // The register-FFT tiles (N = 128, 256, 512; S = 4, 6, 8; RB = 4, 8): every
+    // input format, receivers not a multiple of RB (3, 9, 13), calls that end in
+    // partial tiles of every length, oversampling 2 (the rotation by N/2),
+    // fft_shift, T < 16, and few "SMs" so that each block takes several tiles.
+    // check_case runs every tiled shape that can run N, the old ones included.
+    unsigned seed = 200;
+    const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
+               fc32 = sample_format::fc32;
+    check_case({ 256, 16, 1, sc16, 13, false, { 7, 1, 13, 5 }, 3 }, seed++);
+    check_case({ 256, 16, 2, sc16, 9, true, { 11, 2, 10 }, 2 }, seed++);
+    check_case({ 256, 11, 1, sc8, 3, true, { 5, 19 }, 4 }, seed++);
+    check_case({ 256, 16, 2, sc8, 16, false, { 3, 25 }, 5 }, seed++);
+    check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
+    check_case({ 128, 16, 1, sc16, 9, true, { 17, 6 }, 3 }, seed++);
+    check_case({ 512, 16, 2, sc16, 5, false, { 13, 4 }, 2 }, seed++);
+}
+
+//! register_inverse_dft<L> against the direct DFT in double, L = 2 ... 32,
+//! with twiddle tables of N = L and N = 4 L (the kernels use N > L).
+template <int L>
+void check_register_dft(int n, unsigned seed)
+{
+    std::vector<float2> table(n);
+    for (int k = 0; k < n; k++) {
+        const double a = 2.0 * M_PI * k / n;
+        table[k] = make_float2(float(std::cos(a)), float(std::sin(a)));
+    }
+    const auto re = random_vector<float>(L, seed, -1.0, 1.0);
+    const auto im = random_vector<float>(L, seed + 7, -1.0, 1.0);
+    float2 v[L];
+    for (int k = 0; k < L; k++)
+        v[k] = make_float2(re[k], im[k]);
+    pfb_fft::register_inverse_dft<L>(v, table.data(), n);
+    double err = 0.0, norm = 0.0;
+    for (int c = 0; c < L; c++) {
+        std::complex<double> want = 0.0;
+        for (int k = 0; k < L; k++)
+            want += std::complex<double>(re[k], im[k]) *
+                    std::polar(1.0, 2.0 * M_PI * double(k) * double(c) / L);
+        err += std::norm(std::complex<double>(v[c].x, v[c].y) - want);
+        norm += std::norm(want);
+    }
+    EXPECT_LT(std::sqrt(err / norm), 1e-6) << "L=" << L << " N=" << n;
+}
+
+TEST(PfbChannelizerEmulated, RegisterDftMatchesDirectDft)
+{
+    check_register_dft<2>(2, 1);
+    check_register_dft<4>(16, 2);
+    check_register_dft<8>(8, 3);
+    check_register_dft<8>(64, 4);
+    check_register_dft<16>(16, 5);
+    check_register_dft<16>(256, 6);
+    check_register_dft<32>(32, 7);
+    check_register_dft<32>(512, 8);
+}
+
+TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
+{
+    using pfb_plan::tiled_shape_index;
+    using pfb_plan::tiled_shapes;
+    const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
+    const std::string saved = knob ? knob : "";
+    unsetenv("BEAMFORM_PFB_TILED_SHAPE");
+    // Defaults: the register FFT where an entry is made for N, else the
+    // in-place FFT entries by min_channels.
+    for (size_t n : { size_t(128), size_t(256), size_t(512) }) {
+        const auto& s = tiled_shapes[tiled_shape_index(n)];
+        EXPECT_EQ(size_t(1) << s.register_log2_n, n);
+        EXPECT_TRUE(s.default_choice);
+    }
+    EXPECT_EQ(tiled_shapes[tiled_shape_index(64)].register_log2_n, 0);
+    EXPECT_EQ(tiled_shape_index(1024), 0u); // S = 4
+    // The knob forces an entry where it can run and falls back otherwise.
+    for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++) {
+        setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
+        for (size_t n : { size_t(64), size_t(256), size_t(1024) }) {
+            const size_t got = tiled_shape_index(n);
+            if (pfb_plan::tiled_shape_can_run(n, tiled_shapes[i]))
+                EXPECT_EQ(got, i) << "N=" << n;
+            else
+                EXPECT_TRUE(pfb_plan::tiled_shape_can_run(n, tiled_shapes[got])) << "N=" << n;
+        }
+    }
+    if (knob)
+        setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
+    else
+        unsetenv("BEAMFORM_PFB_TILED_SHAPE");
 }

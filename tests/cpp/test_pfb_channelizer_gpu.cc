@@ -20,9 +20,11 @@
 #include "test_util.h"
 #include <gpu/pfb_fft.cuh>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <string>
 
 using namespace beamform_test;
 using gr::beamform::make_pfb_channelizer_cpu;
@@ -290,6 +292,35 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
     // Receivers that do not fill the last block of 1024-channel launches.
     compare_gpu_with_cpu(
         gpu, { 1024, 16, 1, sample_format::sc16, 3, true, { 20, 13 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, EveryTiledShape)
+{
+    REQUIRE_GPU(gpu);
+    // Each entry of tiled_shapes forced through the bench knob (the engine
+    // reads it when it is made) on the N it can run: the register-FFT tiles
+    // (N = 128, 256, 512) and the in-place ones, every format, receivers not a
+    // multiple of RB, calls ending in partial tiles.
+    namespace plan = gr::beamform::pfb_plan;
+    const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
+    const std::string saved = knob ? knob : "";
+    unsigned seed = 250;
+    for (size_t i = 0; i < plan::tiled_shape_count; i++) {
+        setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
+        for (size_t n : { 128, 256, 512 }) {
+            if (!plan::tiled_shape_can_run(n, plan::tiled_shapes[i]))
+                continue;
+            std::cout << "tiled shape " << i << ":\n";
+            for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+                for (unsigned o : { 1u, 2u })
+                    compare_gpu_with_cpu(
+                        gpu, { n, 16, o, f, 13, o == 2, { 31, 2, 22 } }, seed++);
+        }
+    }
+    if (knob)
+        setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
+    else
+        unsetenv("BEAMFORM_PFB_TILED_SHAPE");
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

@@ -11,6 +11,7 @@
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
 #include <gpu/pfb_tiled.cuh>
+#include <gpu/pfb_tiled_register_fft.cuh>
 #include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
@@ -205,12 +206,23 @@ private:
     {
         auto with_shape = [&](auto index) {
             constexpr tiled_shape shape = tiled_shapes[decltype(index)::value];
-            if (d_config.oversample == 1)
-                launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, shape.steps, shape.receivers, shape.pairs>,
-                       shape);
-            else
-                launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, shape.steps, shape.receivers, shape.pairs>,
-                       shape);
+            constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
+            if constexpr (shape.register_log2_n > 0) {
+                constexpr int L = shape.register_log2_n, B = shape.min_blocks,
+                              NT = shape.threads;
+                if (d_config.oversample == 1)
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B, NT>,
+                           shape);
+                else
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B, NT>,
+                           shape);
+            } else {
+                static_assert(shape.threads == pfb_tiled_threads, "the in-place kernel's bound");
+                if (d_config.oversample == 1)
+                    launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, S, RB, P>, shape);
+                else
+                    launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, S, RB, P>, shape);
+            }
         };
         with_tiled_shape_index(
             d_tiled_shape, with_shape, std::make_index_sequence<tiled_shape_count>{});
@@ -225,7 +237,7 @@ private:
             BF_GPU_CHECK(gpuFuncSetAttribute(
                 kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, bytes));
             BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &d_tiled_blocks_per_sm, kernel, pfb_tiled_threads, size_t(bytes)));
+                &d_tiled_blocks_per_sm, kernel, shape.threads, size_t(bytes)));
         };
         switch (d_config.input) {
         case sample_format::sc8:
@@ -248,7 +260,7 @@ private:
         with_tiled_kernel<Tin>([&](auto kernel, const tiled_shape& shape) {
             const tiled_launch l =
                 plan_tiled(d_config, shape, n_out, d_sm_count, d_tiled_blocks_per_sm);
-            kernel<<<unsigned(l.blocks), pfb_tiled_threads, l.shared_bytes, s>>>(
+            kernel<<<unsigned(l.blocks), unsigned(shape.threads), l.shared_bytes, s>>>(
                 st,
                 d_taps.as<float>(),
                 d_twiddle.as<float2>(),
@@ -256,7 +268,7 @@ private:
                 g,
                 l.tiles_per_group);
         });
-        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel");
+        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel / pfb_tiled_register_fft_kernel");
     }
 
     template <typename Tin>

@@ -111,14 +111,21 @@ inline path path_for(const pfb_channelizer_config& c)
 
 /*!
  * Template shape of a tiled launch (kernels/gpu/pfb_tiled.cuh): tiles of
- * `steps` steps x `receivers` receivers; a configuration takes the first
- * entry with N >= min_channels. Both are powers of two.
+ * `steps` steps x `receivers` receivers (a power of two). An entry with
+ * register_log2_n = 0 runs pfb_tiled_kernel (shared-memory in-place FFT) and
+ * serves N >= min_channels; one with register_log2_n > 0 runs
+ * pfb_tiled_register_fft_kernel (kernels/gpu/pfb_tiled_register_fft.cuh) and
+ * serves only N = 2^register_log2_n.
  */
 struct tiled_shape {
     size_t min_channels;
     int steps;     //!< S
     int receivers; //!< RB
     int pairs;     //!< P: (branch, receiver) pairs a thread filters at once
+    int register_log2_n = 0; //!< > 0: the register-FFT kernel for this N only
+    int min_blocks = 2;      //!< the kernel's launch bound: blocks per SM
+    bool default_choice = true; //!< false: only through BEAMFORM_PFB_TILED_SHAPE
+    int threads = 256;          //!< per block (register FFT; the in-place kernel: 256)
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -127,7 +134,21 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // One pair per thread, for measuring against the above through
     // BEAMFORM_PFB_TILED_SHAPE = 2; the other shapes of apps/channelizer_bench.md
     // version 4 measured slower and were removed.
-    { 0, 8, 4, 1 },
+    { 0, 8, 4, 1, 0, 2, false },
+    // The register FFT (apps/channelizer_bench.md, version 5), N = 256: 3 the
+    // tile of entry 1; 4 eight receivers (a whole 32-byte sector of sc16 per
+    // input row); 5 twelve steps (fewer re-reads), one pair per thread. All
+    // 2 blocks per SM (128 registers, as entry 1; 4 and 5 use the 99 KB of
+    // shared memory that this leaves). 6 and 7: N = 512 and 128, entry 1's tile.
+    { 0, 8, 4, 2, 8, 2, true },
+    { 0, 6, 8, 2, 8, 2, false },
+    { 0, 12, 4, 1, 8, 2, false },
+    { 0, 8, 4, 2, 9, 1, true },
+    { 0, 8, 4, 2, 7, 2, true },
+    // N = 256, 512 threads, one block (16 warps) per SM: whole sc16 sectors
+    // and S = 8 (8), or S = 12 (9: 195 KiB of shared memory).
+    { 0, 8, 8, 2, 8, 1, false, 512 },
+    { 0, 12, 8, 1, 8, 1, false, 512 },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
@@ -140,20 +161,45 @@ inline size_t tiled_shared_bytes(size_t n, const tiled_shape& s)
 
 constexpr size_t tiled_shared_limit = 227 * 1024; //!< per block (sm_90 opt-in)
 
-//! Index in tiled_shapes of N = \p n channels (BEAMFORM_PFB_TILED_SHAPE = i
-//! forces entry i where its shared memory fits: a bench knob).
+//! Whether entry \p s can run N = \p n channels (the tiled path applies):
+//! any N for the shared-memory FFT, its own N for the register FFT, and the
+//! rows fit in shared memory.
+inline bool tiled_shape_can_run(size_t n, const tiled_shape& s)
+{
+    const bool fft = s.register_log2_n == 0 || n == (size_t(1) << s.register_log2_n);
+    return fft && tiled_shared_bytes(n, s) <= tiled_shared_limit;
+}
+
+/*!
+ * Index in tiled_shapes of N = \p n channels: the first default entry made
+ * for exactly this N (register FFT), else the first default entry with
+ * N >= min_channels. BEAMFORM_PFB_TILED_SHAPE = i forces entry i where it
+ * applies (a bench knob; elsewhere the default).
+ */
 inline size_t tiled_shape_index(size_t n)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_TILED_SHAPE")) {
         const long i = std::atol(forced);
-        if (i >= 0 && size_t(i) < tiled_shape_count &&
-            tiled_shared_bytes(n, tiled_shapes[i]) <= tiled_shared_limit)
+        if (i >= 0 && size_t(i) < tiled_shape_count && tiled_shape_can_run(n, tiled_shapes[i]))
             return size_t(i);
     }
-    for (size_t i = 0; i < tiled_shape_count; i++)
-        if (n >= tiled_shapes[i].min_channels)
-            return i;
+    for (int exact = 1; exact >= 0; exact--)
+        for (size_t i = 0; i < tiled_shape_count; i++)
+            if (tiled_shapes[i].default_choice &&
+                (tiled_shapes[i].register_log2_n > 0) == (exact == 1) &&
+                n >= tiled_shapes[i].min_channels && tiled_shape_can_run(n, tiled_shapes[i]))
+                return i;
     throw std::logic_error("pfb_channelizer: no tiled launch shape");
+}
+
+//! Every entry of tiled_shapes that applies to N = \p n (for the tests).
+inline std::vector<size_t> tiled_shape_indices(size_t n)
+{
+    std::vector<size_t> all;
+    for (size_t i = 0; i < tiled_shape_count; i++)
+        if (tiled_shape_can_run(n, tiled_shapes[i]))
+            all.push_back(i);
+    return all;
 }
 
 /*!
