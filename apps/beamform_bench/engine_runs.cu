@@ -13,17 +13,28 @@
 namespace bf_bench {
 
 /*!
- * The engine's Hopper (wgmma) tile for this configuration, or "" where there
- * is none or this GPU cannot run it; for int1 (no Hopper tile: mma.sync is
- * the engine's choice) the first compiled wgmma tile, to compare.
+ * The engine's Hopper tile (wgmma or warp-specialised) for this
+ * configuration and its input (fp16 samples for the GEMM core), or "" where
+ * there is none or this GPU cannot run it.
  */
-std::string wgmma_tile(const context& ctx, const bench_config& b)
+std::string hopper_tile(const context& ctx, const bench_config& b)
 {
     if (!tb_testing::wgmma_available(ctx.gpu.index))
         return "";
-    const std::string hopper = tb_testing::hopper_tile(b.cfg, b.fp16_input);
-    if (!hopper.empty())
+    return tb_testing::hopper_tile(b.cfg, b.fp16_input);
+}
+
+/*!
+ * A wgmma tile (cp.async pipeline, no warp specialisation) to compare: the
+ * Hopper tile where it is one, else the first compiled wgmma tile.
+ */
+std::string wgmma_tile(const context& ctx, const bench_config& b)
+{
+    const std::string hopper = hopper_tile(ctx, b);
+    if (hopper.find("/wgmma/") != std::string::npos)
         return hopper;
+    if (!tb_testing::wgmma_available(ctx.gpu.index))
+        return "";
     for (const auto& t : tb_testing::compiled_tiles(b.cfg))
         if (t.find("/wgmma/") != std::string::npos)
             return t;
@@ -143,11 +154,16 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
 
     const auto w = random_weights(c.weight_count(), 3);
     auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, "");
-    // The fp16-input GEMM core is a kernel's: where the engine would take the
-    // library path, time the kernel of the built-in rule instead.
-    if (b.fp16_input && tb_testing::tile(*engine) == tb_testing::library_path())
-        engine = tb_testing::make_gpu_tiled(
-            c, w, ctx.gpu, tb_testing::builtin_kernel_tile(c, ctx.gpu.index));
+    // The fp16-input GEMM core is a kernel's: the Hopper tile for fp16
+    // samples where this GPU runs it, else the kernel of the built-in rule
+    // (never the library path).
+    if (b.fp16_input) {
+        std::string tile = hopper_tile(ctx, b);
+        if (tile.empty())
+            tile = tb_testing::builtin_kernel_tile(c, ctx.gpu.index);
+        if (tile != tb_testing::tile(*engine))
+            engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
+    }
     ours.tile = tb_testing::tile(*engine); // "cublas": the library voltage path ran
     ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
     ours.tops = ops / (ours.ms * 1e-3) / 1e12;

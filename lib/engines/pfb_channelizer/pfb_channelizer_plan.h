@@ -140,15 +140,19 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // input row); 5 twelve steps (fewer re-reads), one pair per thread. All
     // 2 blocks per SM (128 registers, as entry 1; 4 and 5 use the 99 KB of
     // shared memory that this leaves). 6 and 7: N = 512 and 128, entry 1's tile.
-    { 0, 8, 4, 2, 8, 2, true },
+    // 3 was the N = 256 default until entry 9 measured faster (H100: 256x16
+    // sc16 0.772 ms against 0.585, fc32 0.910 against 0.694).
+    { 0, 8, 4, 2, 8, 2, false },
     { 0, 6, 8, 2, 8, 2, false },
     { 0, 12, 4, 1, 8, 2, false },
     { 0, 8, 4, 2, 9, 1, true },
     { 0, 8, 4, 2, 7, 2, true },
     // N = 256, 512 threads, one block (16 warps) per SM: whole sc16 sectors
-    // and S = 8 (8), or S = 12 (9: 195 KiB of shared memory).
+    // and S = 8 (8), or S = 12 (9: 195 KiB of shared memory; the N = 256
+    // default, the fastest of entries 1-9 in every 256-channel row of
+    // apps/channelizer_bench.md version 5).
     { 0, 8, 8, 2, 8, 1, false, 512 },
-    { 0, 12, 8, 1, 8, 1, false, 512 },
+    { 0, 12, 8, 1, 8, 1, true, 512 },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 

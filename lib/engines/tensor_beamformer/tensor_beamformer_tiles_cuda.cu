@@ -162,17 +162,25 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c)
 
 std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_input input)
 {
-    // int1: 256x128 (beamform_bench config 5: 7249 TOPs/s on an H200 where
-    // 128x256 gave 6037; on an H100 the mma.sync tile gave 4372 and 128x256
-    // wgmma 6166). float16: 256x128 for fc32 samples (512 threads stage fewer
-    // loads each: no spills), 128x256 where samples arrive by cp.async.
-    const std::string preferred =
-        c.precision == beam_precision::float16 && input == tb_input::fp16
-            ? "128x256x128/wgmma/4"
-            : "256x128x128/wgmma/4";
-    for (const auto* v : tb_candidates(c, input))
-        if (v->tile == preferred)
-            return preferred;
+    // wgmma int1: 256x128 (beamform_bench config 5: 7249 TOPs/s on an H200
+    // where 128x256 gave 6037; on an H100 the mma.sync tile gave 4372 and
+    // 128x256 wgmma 6166). float16: 256x128 for fc32 samples (512 threads stage fewer
+    // loads each: no spills; the warp-specialised tiles, whose producer
+    // converts the fc32, measured slower), the warp-specialised 128x256 where
+    // TMA copies fp16 samples (config 1 on an H100: 690 TOPs/s = 0.93x cuBLAS,
+    // the wgmma tile 367-419).
+    // int1 with 16-byte sample rows: the warp-specialised 128x256 (config 5
+    // on an H100: 11540 TOPs/s, the wgmma tile 7229 and the mma.sync b1 AND
+    // peak 10112 in the same run); 8-byte rows (no TMA) keep the wgmma tile.
+    const bool tma_samples =
+        (c.precision == beam_precision::float16 && input == tb_input::fp16) ||
+        (c.precision == beam_precision::int1 && input == tb_input::bits_wide);
+    const auto cands = tb_candidates(c, input);
+    for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
+                                         "256x128x128/wgmma/4" })
+        for (const auto* v : cands)
+            if (v->tile == preferred)
+                return preferred;
     return "";
 }
 

@@ -108,10 +108,11 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& confi
                                            const std::string& variant);
 
 /*!
- * The wgmma (sm_90a) tile preferred for float16 on Hopper, "" where there is
+ * The sm_90a tile (wgmma or warp-specialised) preferred on Hopper, "" where there is
  * none for this configuration and input: 256x128x128/wgmma/4 for fc32
- * samples, 128x256x128/wgmma/4 for fp16 samples. int1 has none (its wgmma
- * tiles measured slower than mma.sync).
+ * samples and for int1 bits of 8-byte rows, the warp-specialised
+ * 128x256x128/ws/4 where TMA copies the samples (fp16 samples, int1 bits of
+ * 16-byte rows).
  */
 std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& config,
                                           tb_input input);
