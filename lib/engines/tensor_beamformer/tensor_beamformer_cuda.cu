@@ -7,6 +7,7 @@
 #include "tensor_beamformer_cuda.h"
 #include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
+#include <gpu/float16_gemm_input.cuh>
 #include <stdexcept>
 
 namespace gr {
@@ -70,7 +71,8 @@ void tensor_beamformer_cuda::execute(const void* in,
                                      stream_handle stream)
 {
     const auto s = static_cast<cudaStream_t>(stream);
-    if (d_input_range && n_times > 0) {
+    // The "+pass" variants count the float16 range in their conversion pass.
+    if (d_input_range && n_times > 0 && !d_variant->fp16_pass) {
         BF_GPU_CHECK(cudaSetDevice(d_device.index));
         d_input_range->count(in, n_times * d_config.n_channels * d_config.n_receivers, s);
     }
@@ -123,6 +125,33 @@ void tensor_beamformer_cuda::run(
                                             out,
                                             d_w.row_popc().as<int>(),
                                             d_col_popc.as<int>());
+    tb_kernels::kernel_args args = plan.args;
+    if (v.fp16_pass) {
+        // fc32 -> fp16 rows of the padded k (zeros past the receivers), read by
+        // TMA as fp16 samples of row_bytes / 4 "receivers". The rows may still
+        // feed the previous call's kernel (another stream).
+        const size_t n_rows = n_times * c.n_channels;
+        const size_t need = n_rows * layout.row_bytes;
+        if (d_x16.size() < need) {
+            d_w.sync_last_use();
+            d_x16 = device_memory(d_device, need);
+        } else
+            d_w.wait_last_use(s);
+        unsigned long long* counts = nullptr;
+        if (!d_input_range)
+            throw std::logic_error("tensor_beamformer: +pass variant without float16 counts");
+        counts = d_input_range->device_counts();
+        launch_fc32_to_fp16_rows(in,
+                                 d_x16.get(),
+                                 n_rows,
+                                 unsigned(c.n_receivers),
+                                 unsigned(layout.row_bytes / 4),
+                                 counts,
+                                 s);
+        d_input_range->publish(s);
+        args.input = d_x16.get();
+        args.n_receivers = int(layout.row_bytes / 4);
+    }
     if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
         BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
     size_t blocks = plan.blocks;
@@ -134,7 +163,7 @@ void tensor_beamformer_cuda::run(
     if (blocks >= (size_t(1) << 31))
         throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
                                     "pass fewer time steps per execute()");
-    v.launch(&plan.args, unsigned(blocks), d_smem, s);
+    v.launch(&args, unsigned(blocks), d_smem, s);
     d_w.record_use(s);
 }
 

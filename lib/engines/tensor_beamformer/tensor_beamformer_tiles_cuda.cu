@@ -172,11 +172,22 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // int1 with 16-byte sample rows: the warp-specialised 128x256 (config 5
     // on an H100: 11540 TOPs/s, the wgmma tile 7229 and the mma.sync b1 AND
     // peak 10112 in the same run); 8-byte rows (no TMA) keep the wgmma tile.
+    // fc32 samples from 128 receivers on: converted to fp16 rows by a pass,
+    // then the warp-specialised tile (H100, power n_int 16: 1.383-1.397 ms
+    // against 1.519 at 128 receivers, 2.890-2.900 against 4.394 at 512; at 64
+    // receivers 1.180 against 1.120). At the station's 96 receivers it gained
+    // 2.6 % alone (1.286 against 1.320) but station_bench's measured pipeline
+    // (engines on one stream, copies on two) fell from 9.3 to 2.4 GS/s with it,
+    // not understood yet (apps/beamform_bench.md): the wgmma tile stays there.
     const bool tma_samples =
         (c.precision == beam_precision::float16 && input == tb_input::fp16) ||
         (c.precision == beam_precision::int1 && input == tb_input::bits_wide);
+    const bool pass = c.precision == beam_precision::float16 &&
+                      (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1) &&
+                      c.n_receivers >= 128;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
+                                         pass ? "128x256x128/ws/4+pass" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)
             if (v->tile == preferred)

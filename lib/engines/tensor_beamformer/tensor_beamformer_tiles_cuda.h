@@ -65,6 +65,13 @@ struct tb_variant {
     bool warp_specialised = false;
     //! Samples copied by TMA: their rows must be multiples of 16 bytes.
     bool tma_samples = false;
+    /*!
+     * fc32 samples converted to fp16 rows of the weights' padded k by a
+     * streaming pass first (kernels/gpu/float16_gemm_input.cuh, counting the
+     * float16 range as it reads), which the kernel then reads by TMA: a
+     * warp-specialised tile whose name ends in "+pass".
+     */
+    bool fp16_pass = false;
 };
 
 //! Every compiled variant.
@@ -109,10 +116,10 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& confi
 
 /*!
  * The sm_90a tile (wgmma or warp-specialised) preferred on Hopper, "" where there is
- * none for this configuration and input: 256x128x128/wgmma/4 for fc32
- * samples and for int1 bits of 8-byte rows, the warp-specialised
+ * none for this configuration and input: the warp-specialised
  * 128x256x128/ws/4 where TMA copies the samples (fp16 samples, int1 bits of
- * 16-byte rows).
+ * 16-byte rows), 128x256x128/ws/4+pass for float16 fc32 samples from 128
+ * receivers on (converted to fp16 first), else 256x128x128/wgmma/4.
  */
 std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& config,
                                           tb_input input);

@@ -6,7 +6,8 @@
  * The warp-specialised Hopper kernels of the CUDA tensor-core beamformer
  * (kernels/cuda/tensor_beamformer_ws_kernel.cuh): one variant per tile of
  * BF_TB_WS_FP16_TILES / BF_TB_WS_INT1_TILES and sample source, named
- * "BMxBNx128/ws/STAGES". Each launch encodes the TMA tensor maps of its
+ * "BMxBNx128/ws/STAGES" ("+pass": fc32 samples converted to fp16 rows by a
+ * streaming pass before the kernel, tb_variant::fp16_pass). Each launch encodes the TMA tensor maps of its
  * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
  * so that nothing links libcuda) and runs persistent blocks: one per SM, each
  * looping over the tiles. Built for sm_90a only, with the wgmma kernels.
@@ -102,11 +103,12 @@ void ws_allow_smem(int bytes)
 }
 
 template <class W, class Op, class Samples>
-tb_variant ws_variant(beam_precision precision, tb_input input)
+tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass = false)
 {
     tb_variant v;
     v.tile = std::to_string(W::BM) + "x" + std::to_string(W::BN) + "x" +
-             std::to_string(W::BKB) + "/ws/" + std::to_string(W::STAGES);
+             std::to_string(W::BKB) + "/ws/" + std::to_string(W::STAGES) +
+             (fp16_pass ? "+pass" : "");
     v.precision = precision;
     v.polarization = polarization_layout::single;
     v.input = input;
@@ -121,6 +123,7 @@ tb_variant ws_variant(beam_precision precision, tb_input input)
     v.needs_sm90a = true;
     v.warp_specialised = true;
     v.tma_samples = Samples::by_tma;
+    v.fp16_pass = fp16_pass;
     return v;
 }
 
@@ -132,6 +135,10 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
 #define BF_TB_ADD_WS_FP16(BM, BN, ST, PREGS)                                      \
     {                                                                            \
         using W = ws_shape<BM, BN, ST, PREGS>;                                   \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>(               \
+            beam_precision::float16, tb_input::fc32_vec2, true));                \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>(               \
+            beam_precision::float16, tb_input::fc32_vec1, true));                \
         v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 2>>(               \
             beam_precision::float16, tb_input::fc32_vec2));                      \
         v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 1>>(               \
