@@ -624,6 +624,25 @@ __device__ __forceinline__ uint64_t smem_descriptor(uint32_t smem_address)
            (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
 }
 
+/*!
+ * The wgmma of one 128-byte k tile: KSTEPS steps of 32 bytes of k (+2 in the
+ * descriptors' 16-byte units per step), fp16 or b1 by the precision.
+ */
+template <class Op, int BN, int KSTEPS, class Acc>
+__device__ __forceinline__ void
+wgmma_k_tile(Acc (&acc)[BN / 8][4], uint64_t desc_a, uint64_t desc_b)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    BF_UNROLL
+    for (int ks = 0; ks < KSTEPS; ks++) {
+        if constexpr (std::is_same<Op, op_int1>::value)
+            wgmma_b1<BN>(acc, desc_a + 2 * ks, desc_b + 2 * ks);
+        else
+            wgmma_f16<BN>(acc, desc_a + 2 * ks, desc_b + 2 * ks);
+    }
+#endif
+}
+
 template <class W, class Op, class L>
 __global__ void __launch_bounds__(W::threads, 1)
     tensor_beamformer_wgmma_kernel(const kernel_args args)
@@ -710,14 +729,7 @@ __global__ void __launch_bounds__(W::threads, 1)
         const uint64_t desc_b = smem_descriptor(smem_b + stage * (W::BN * W::BKB));
         fence_accumulators(acc[0][0]);
         wgmma_fence();
-        BF_UNROLL
-        for (int ks = 0; ks < W::KSTEPS; ks++) {
-            // +32 bytes of k per step: +2 in the descriptor's 16-byte units
-            if constexpr (std::is_same<Op, op_int1>::value)
-                wgmma_b1<W::BN>(acc[0][0], desc_a + 2 * ks, desc_b + 2 * ks);
-            else
-                wgmma_f16<W::BN>(acc[0][0], desc_a + 2 * ks, desc_b + 2 * ks);
-        }
+        wgmma_k_tile<Op, W::BN, W::KSTEPS>(acc[0][0], desc_a, desc_b);
         wgmma_commit();
         wgmma_wait<1>();
         fence_accumulators(acc[0][0]);

@@ -299,14 +299,7 @@ __global__ void __launch_bounds__(W::threads, 1)
             const uint64_t desc_b = smem_descriptor(smem_b + s * W::B_STAGE);
             fence_accumulators(acc[0][0]);
             wgmma_fence();
-            BF_UNROLL
-            for (int ks = 0; ks < W::KSTEPS; ks++) {
-                // +32 bytes of k per step: +2 in the descriptor's 16-byte units
-                if constexpr (std::is_same<Op, op_int1>::value)
-                    wgmma_b1<W::BN>(acc[0][0], desc_a + 2 * ks, desc_b + 2 * ks);
-                else
-                    wgmma_f16<W::BN>(acc[0][0], desc_a + 2 * ks, desc_b + 2 * ks);
-            }
+            wgmma_k_tile<Op, W::BN, W::KSTEPS>(acc[0][0], desc_a, desc_b);
             wgmma_commit();
             wgmma_wait<1>();
             fence_accumulators(acc[0][0]);

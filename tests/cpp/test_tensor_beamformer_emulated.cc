@@ -192,6 +192,25 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
     return r->out;
 }
 
+//! int1 exact, float16 within 2e-6 of the definition (relative error norm).
+void expect_matches_definition(const tensor_beamformer_config& c,
+                               size_t T,
+                               const std::string& tile,
+                               const std::vector<float>& got,
+                               const std::vector<float>& ref)
+{
+    if (c.precision == beam_precision::int1) {
+        const size_t bad = mismatches(got, ref);
+        std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
+                  << " values differ from the exact result\n";
+        EXPECT_EQ(bad, 0u) << describe(c, T, tile);
+    } else {
+        const double err = rel_error(got, ref);
+        std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
+        EXPECT_LT(err, 2e-6) << describe(c, T, tile);
+    }
+}
+
 template <class W>
 void check_wgmma(beam_precision prec,
                  size_t C,
@@ -227,20 +246,10 @@ void check_wgmma(beam_precision prec,
     } else {
         got = run_wgmma<W, k::op_fp16, k::loader_fc32<W, 1>>(c, w, x.data(), T);
     }
-    const auto ref = reference(c, w, x, T);
     const std::string tile = "wgmma " + std::to_string(W::BM) + "x" +
                              std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
                              kind;
-    if (prec == beam_precision::int1) {
-        const size_t bad = mismatches(got, ref);
-        std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
-                  << " values differ from the exact result\n";
-        EXPECT_EQ(bad, 0u) << describe(c, T, tile);
-    } else {
-        const double err = rel_error(got, ref);
-        std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
-        EXPECT_LT(err, 2e-6) << describe(c, T, tile);
-    }
+    expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
 /*!
@@ -284,20 +293,10 @@ void check_ws(beam_precision prec,
         got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 1>>(c, w, x.data(), T, blocks);
         kind = " (fc32, odd R)";
     }
-    const auto ref = reference(c, w, x, T);
     const std::string tile = "ws " + std::to_string(W::BM) + "x" + std::to_string(W::BN) +
                              "/" + std::to_string(W::STAGES) + kind + ", " +
                              std::to_string(blocks) + " blocks";
-    if (prec == beam_precision::int1) {
-        const size_t bad = mismatches(got, ref);
-        std::cout << describe(c, T, tile) << ": " << bad << " of " << ref.size()
-                  << " values differ from the exact result\n";
-        EXPECT_EQ(bad, 0u) << describe(c, T, tile);
-    } else {
-        const double err = rel_error(got, ref);
-        std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
-        EXPECT_LT(err, 2e-6) << describe(c, T, tile);
-    }
+    expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
 //! The kernel the engine would pick for this configuration, with tile S.
