@@ -85,6 +85,17 @@ std::vector<float> run_kernel(const tensor_beamformer_config& c,
     return out;
 }
 
+//! Complex samples as interleaved (re, im) fp16 bits: the GEMM core's input.
+std::vector<uint16_t> interleaved_fp16(const std::vector<cfloat>& x)
+{
+    std::vector<uint16_t> xh(2 * x.size());
+    for (size_t i = 0; i < x.size(); i++) {
+        xh[2 * i] = float_to_half_bits(x[i].real());
+        xh[2 * i + 1] = float_to_half_bits(x[i].imag());
+    }
+    return xh;
+}
+
 /*!
  * Operands, output (NaN) and launch plan of one emulated execute() with
  * BM x BN tiles of 128-byte k (the Hopper kernels), single polarization.
@@ -234,11 +245,7 @@ void check_wgmma(beam_precision prec,
             got =
                 run_wgmma<W, k::op_int1, k::loader_bits<W, false>>(c, w, bits.data(), T);
     } else if (fp16_input) {
-        std::vector<uint16_t> xh(2 * x.size());
-        for (size_t i = 0; i < x.size(); i++) {
-            xh[2 * i] = float_to_half_bits(x[i].real());
-            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
-        }
+        const auto xh = interleaved_fp16(x);
         got = run_wgmma<W, k::op_fp16, k::loader_fp16_input<W>>(c, w, xh.data(), T);
         kind = " (fp16 input)";
     } else if (R % 2 == 0) {
@@ -279,11 +286,7 @@ void check_ws(beam_precision prec,
         got = run_ws<W, k::op_int1, k::ws_samples_tma<true>>(c, w, bits.data(), T, blocks);
         kind = " (bits)";
     } else if (fp16_input) {
-        std::vector<uint16_t> xh(2 * x.size());
-        for (size_t i = 0; i < x.size(); i++) {
-            xh[2 * i] = float_to_half_bits(x[i].real());
-            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
-        }
+        const auto xh = interleaved_fp16(x);
         got = run_ws<W, k::op_fp16, k::ws_samples_tma<false>>(c, w, xh.data(), T, blocks);
         kind = " (fp16 input)";
     } else if (R % 2 == 0) {
@@ -442,11 +445,7 @@ void check_resident(size_t C,
     std::vector<float> got;
     std::string kind = "/resident";
     if (fp16_input) {
-        std::vector<uint16_t> xh(2 * x.size());
-        for (size_t i = 0; i < x.size(); i++) {
-            xh[2 * i] = float_to_half_bits(x[i].real());
-            xh[2 * i + 1] = float_to_half_bits(x[i].imag());
-        }
+        const auto xh = interleaved_fp16(x);
         got = run_resident<S, k::loader_fp16_input<S>>(c, w, xh.data(), T, max_blocks);
         kind += " (fp16 input)";
     } else if (R % 2 == 0) {
@@ -541,11 +540,7 @@ TEST(tensor_beamformer_emulated, fp16_input_gemm_core)
     const size_t T = 70;
     const auto w = random_complex(c.weight_count(), 5);
     const auto x = random_complex(T * c.n_channels * c.n_receivers, 6);
-    std::vector<uint16_t> xh(2 * x.size());
-    for (size_t i = 0; i < x.size(); i++) {
-        xh[2 * i] = float_to_half_bits(x[i].real());
-        xh[2 * i + 1] = float_to_half_bits(x[i].imag());
-    }
+    const auto xh = interleaved_fp16(x);
     const auto got =
         run_kernel<S, k::op_fp16, k::loader_fp16_input<S>, 1>(c, w, xh.data(), T);
     const double err = rel_error(got, reference(c, w, x, T));
