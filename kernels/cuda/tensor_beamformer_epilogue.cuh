@@ -122,9 +122,86 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     }
 
     // Power: |b|^2, or Stokes I / IQUV from (X, Y), summed over n_int steps.
-    // Shared memory (free now) holds [n_stokes][BM/2 beams][windows] sums.
     const int n_stokes = (NPA == 2 && args.iquv) ? 4 : 1;
     const int n_int = args.n_int;
+    constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
+    // Stokes of the calling thread's columns n0c and n0c + 1 of fragment (i, j).
+    auto stokes_of = [&](int i, int j, float (&st)[2][4]) {
+        BF_UNROLL
+        for (int h = 0; h < 2; h++) {
+            float re[NPA], im[NPA];
+            const int n = warp_n0 + j * 8 + 2 * t4 + h;
+            BF_UNROLL
+            for (int p = 0; p < NPA; p++) {
+                const int cp = col_popc(p, n);
+                re[p] = finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
+                im[p] = finish<Op>(acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
+            }
+            const float px = re[0] * re[0] + im[0] * im[0];
+            if constexpr (NPA == 1) {
+                st[h][0] = px;
+                st[h][1] = st[h][2] = st[h][3] = 0.0f;
+            } else {
+                const float py = re[1] * re[1] + im[1] * im[1];
+                st[h][0] = px + py;
+                st[h][1] = px - py;
+                st[h][2] = 2.0f * (re[0] * re[1] + im[0] * im[1]);
+                st[h][3] = 2.0f * (im[0] * re[1] - re[0] * im[1]);
+            }
+        }
+    };
+
+    // Windows that lie whole inside the warp's own columns (n_int a multiple
+    // of 8 that divides the warp's NT x 8 columns, which start on a window):
+    // each thread sums its columns of a window in registers, the quad's four
+    // threads (one row, all 8 columns of each n8 fragment) combine theirs by
+    // two shuffles, and one of them stores the window. No shared memory, no
+    // atomics and no barrier: the general path below spends most of a
+    // short-k power tile there (apps/beamform_bench.md, "register windows").
+    float* const out = static_cast<float*>(args.out);
+    if (n_int % 8 == 0 && (NT * 8) % n_int == 0 && warp_n0 % n_int == 0) {
+        const int octets = n_int / 8; // n8 fragments per window
+        // n_times is a multiple of n_int (check_tensor_beamformer_times), so a
+        // window with columns past n_times is never stored: no masking.
+        BF_UNROLL
+        for (int i = 0; i < MT; i++) {
+            const int beam = (warp_row0 + i * 16) / 2 + g;
+            const bool beam_ok = beam < n_beams;
+            float sum[MAX_STOKES];
+            BF_UNROLL
+            for (int s = 0; s < MAX_STOKES; s++)
+                sum[s] = 0.0f;
+            int in_window = 0;
+            int w = warp_n0 / n_int;
+            BF_UNROLL
+            for (int j = 0; j < NT; j++) {
+                float st[2][4];
+                stokes_of(i, j, st);
+                BF_UNROLL
+                for (int s = 0; s < MAX_STOKES; s++)
+                    sum[s] += st[0][s] + st[1][s];
+                if (++in_window < octets) // warp-uniform
+                    continue;
+                BF_UNROLL
+                for (int s = 0; s < MAX_STOKES; s++) {
+                    if (s >= n_stokes)
+                        break;
+                    float v = sum[s];
+                    v += __shfl_xor_sync(0xffffffffu, v, 1);
+                    v += __shfl_xor_sync(0xffffffffu, v, 2);
+                    sum[s] = 0.0f;
+                    if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
+                        out[((size_t(w) * n_stokes + s) * n_beams + beam) * args.n_channels +
+                            c] = v;
+                }
+                in_window = 0;
+                w++;
+            }
+        }
+        return;
+    }
+
+    // Else: shared memory (free now) holds [n_stokes][BM/2 beams][windows] sums.
     const int windows = args.windows;
     constexpr int BEAMS = BM / 2;
     float* red = reinterpret_cast<float*>(smem);
@@ -143,32 +220,8 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
         BF_UNROLL
         for (int j = 0; j < NT; j++) {
             float st[2][4]; // [h][stokes]
-            BF_UNROLL
-            for (int h = 0; h < 2; h++) {
-                float re[NPA], im[NPA];
-                const int n = warp_n0 + j * 8 + 2 * t4 + h;
-                BF_UNROLL
-                for (int p = 0; p < NPA; p++) {
-                    const int cp = col_popc(p, n);
-                    re[p] =
-                        finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
-                    im[p] = finish<Op>(
-                        acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
-                }
-                const float px = re[0] * re[0] + im[0] * im[0];
-                if constexpr (NPA == 1) {
-                    st[h][0] = px;
-                    st[h][1] = st[h][2] = st[h][3] = 0.0f;
-                } else {
-                    const float py = re[1] * re[1] + im[1] * im[1];
-                    st[h][0] = px + py;
-                    st[h][1] = px - py;
-                    st[h][2] = 2.0f * (re[0] * re[1] + im[0] * im[1]);
-                    st[h][3] = 2.0f * (im[0] * re[1] - re[0] * im[1]);
-                }
-            }
+            stokes_of(i, j, st);
             const int n_first = warp_n0 + j * 8 + 2 * t4; // column of h = 0
-            constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
             BF_UNROLL
             for (int s = 0; s < MAX_STOKES; s++) {
                 if (s >= n_stokes)
@@ -197,7 +250,6 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     // One value per (stokes, beam, window): a plain store when the window lies
     // inside this block's time range, else an atomic add into the output that
     // the engine zeroed first (windows that straddle blocks).
-    float* out = static_cast<float*>(args.out);
     const int n_end = min(n0 + BN, n_times);
     for (int e = threadIdx.x; e < n_stokes * BEAMS * windows; e += THREADS) {
         const int w = e % windows;
