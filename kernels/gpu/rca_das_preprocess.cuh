@@ -209,12 +209,14 @@ __global__ void __launch_bounds__(pre_threads)
 }
 
 //! Emissions per pass of rca_preprocess_octets_kernel: all eight where their
-//! inputs fit in 40 KB of shared memory (the paper's set-up: 13 KB), else fewer.
+//! inputs fit with the taps and the staged outputs in the 48 KB of shared
+//! memory a launch gets without opting in (the paper's set-up: 17 KB), else fewer.
 inline int octet_spans_for(const preprocess_params& p)
 {
     const size_t span_bytes = sizeof(float) * ((pre_threads - 1) * p.decimation + p.n_taps);
+    const size_t fixed = sizeof(float2) * p.n_taps + sizeof(__half2) * pre_threads * sector_frames;
     int n = sector_frames;
-    while (n > 1 && size_t(n) * span_bytes > 40 * 1024)
+    while (n > 1 && fixed + size_t(n) * span_bytes > 48 * 1024)
         n /= 2;
     return n;
 }

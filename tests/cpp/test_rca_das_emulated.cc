@@ -401,69 +401,91 @@ TEST(RcaDasEmulated, OctetLayoutsHoldThePipelinedSamples)
     // zeros where no frame is: for 19 emissions split 5 + 14 (launches that
     // start and end inside octets), 29 lateral planes (blocks whose laterals
     // start at a half octet and end inside one) and every stage-1 tile (6 and
-    // 3 laterals a block at tiles 16 and 32: pieces held in part).
-    auto c = small_config(false);
-    c.source_positions.clear();
-    c.source_depths.clear();
-    const size_t n_tx = 19;
-    for (size_t j = 0; j < n_tx; j++) {
-        c.source_positions.push_back(-0.6e-3 + 1.2e-3 * double(j) / double(n_tx - 1));
-        c.source_depths.push_back(-1.2e-3);
-    }
-    c.x = { -1.4e-3, 1e-4, 29 };
-    const auto g = rca_das_geometry::from(c);
-    const auto rf = random_rf(c, 1, 401);
-    const size_t split = 5;
-    // [frames][terms][samples] (32-bit words) in octets of frames.
-    auto octets_of = [](const std::vector<float>& plain, size_t frames, size_t terms, size_t samples) {
-        std::vector<float> out(plain.size(), 0.0f);
-        for (size_t f = 0; f < frames; f++)
-            for (size_t t = 0; t < terms; t++)
-                for (size_t k = 0; k < samples; k++)
-                    out[(((f / 8) * terms + t) * samples + k) * 8 + f % 8] =
-                        plain[(f * terms + t) * samples + k];
-        return out;
-    };
-    auto differ = [](const std::vector<float>& a, const std::vector<float>& b) {
-        EXPECT_EQ(a.size(), b.size());
-        size_t n = 0;
-        for (size_t i = 0; i < std::min(a.size(), b.size()); i++)
-            n += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
-        return n;
-    };
-    for (int tile1 : { 8, 4, 16, 32, 2 })
-        for (bool multi_pixel : { true, false }) {
-            kernel_choice k;
-            k.tile1 = tile1;
-            k.multi_pixel = multi_pixel;
-            k.variant = rca::variant_half_pipelined;
-            std::vector<std::complex<float>> plain_volume(c.n_voxels()), volume(c.n_voxels());
-            emulated_rca plain(c, k);
-            plain.execute(rf.data(), plain_volume.data(), 1, split);
-            const auto filtered =
-                octets_of(plain.filtered(), g.n_tx, g.n_rx, rca::filtered_row_stride(g));
-            const auto images = octets_of(plain.images(), g.n_lat, g.n_tx, rca::lri_row_stride(g));
-            for (int variant : { rca::variant_half_sectors, rca::variant_half_mixed }) {
-                k.variant = variant;
-                emulated_rca octets(c, k);
-                octets.execute(rf.data(), volume.data(), 1, split);
-                const bool mixed = variant == rca::variant_half_mixed;
-                const size_t filtered_differ =
-                    differ(octets.filtered(), mixed ? plain.filtered() : filtered);
-                const size_t images_differ = differ(octets.images(), images);
-                size_t voxels_differ = 0;
-                for (size_t i = 0; i < volume.size(); i++)
-                    voxels_differ += volume[i] != plain_volume[i];
-                std::cout << "[ rca_das emulated ] " << rca::stage_variant_name(variant)
-                          << " tile1 " << tile1 << " multi-pixel " << (multi_pixel ? 3 : 1)
-                          << ": " << filtered_differ << " filtered words, " << images_differ
-                          << " image words, " << voxels_differ << " voxels differ from half2_pipelined"
-                          << std::endl;
-                EXPECT_EQ(filtered_differ, 0u) << rca::stage_variant_name(variant) << " tile1 " << tile1;
-                EXPECT_EQ(images_differ, 0u) << rca::stage_variant_name(variant) << " tile1 " << tile1;
-                EXPECT_EQ(voxels_differ, 0u) << rca::stage_variant_name(variant) << " tile1 " << tile1;
-            }
+    // 3 laterals a block at tiles 16 and 32: pieces held in part); and with
+    // decimation 16, whose input spans fill the pre-processing's shared memory
+    // four emissions at a time (rca::octet_spans_for).
+    for (size_t decimation : { 3, 16 }) {
+        auto c = small_config(false);
+        c.decimation = decimation;
+        c.source_positions.clear();
+        c.source_depths.clear();
+        const size_t n_tx = 19;
+        for (size_t j = 0; j < n_tx; j++) {
+            c.source_positions.push_back(-0.6e-3 + 1.2e-3 * double(j) / double(n_tx - 1));
+            c.source_depths.push_back(-1.2e-3);
         }
+        c.x = { -1.4e-3, 1e-4, 29 };
+        const auto g = rca_das_geometry::from(c);
+        const auto rf = random_rf(c, 1, 401);
+        const size_t split = 5;
+        // [frames][terms][samples] (32-bit words) in octets of frames.
+        auto octets_of = [](const std::vector<float>& plain,
+                            size_t frames,
+                            size_t terms,
+                            size_t samples) {
+            std::vector<float> out(plain.size(), 0.0f);
+            for (size_t f = 0; f < frames; f++)
+                for (size_t t = 0; t < terms; t++)
+                    for (size_t k = 0; k < samples; k++)
+                        out[(((f / 8) * terms + t) * samples + k) * 8 + f % 8] =
+                            plain[(f * terms + t) * samples + k];
+            return out;
+        };
+        auto differ = [](const std::vector<float>& a, const std::vector<float>& b) {
+            EXPECT_EQ(a.size(), b.size());
+            size_t n = 0;
+            for (size_t i = 0; i < std::min(a.size(), b.size()); i++)
+                n += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+            return n;
+        };
+        {
+            rca::preprocess_params p = rca::preprocess_plan(c, g, nullptr);
+            EXPECT_EQ(rca::octet_spans_for(p), decimation == 3 ? 8 : 4);
+        }
+        for (int tile1 : { 8, 4, 16, 32, 2 })
+            for (bool multi_pixel : { true, false }) {
+                if (decimation != 3 && (tile1 != 8 || !multi_pixel))
+                    continue;
+                kernel_choice k;
+                k.tile1 = tile1;
+                k.multi_pixel = multi_pixel;
+                k.variant = rca::variant_half_pipelined;
+                std::vector<std::complex<float>> plain_volume(c.n_voxels()),
+                    volume(c.n_voxels());
+                emulated_rca plain(c, k);
+                plain.execute(rf.data(), plain_volume.data(), 1, split);
+                const auto filtered = octets_of(
+                    plain.filtered(), g.n_tx, g.n_rx, rca::filtered_row_stride(g));
+                const auto images =
+                    octets_of(plain.images(), g.n_lat, g.n_tx, rca::lri_row_stride(g));
+                for (int variant :
+                     { rca::variant_half_sectors, rca::variant_half_mixed }) {
+                    k.variant = variant;
+                    emulated_rca octets(c, k);
+                    octets.execute(rf.data(), volume.data(), 1, split);
+                    const bool mixed = variant == rca::variant_half_mixed;
+                    const size_t filtered_differ =
+                        differ(octets.filtered(), mixed ? plain.filtered() : filtered);
+                    const size_t images_differ = differ(octets.images(), images);
+                    size_t voxels_differ = 0;
+                    for (size_t i = 0; i < volume.size(); i++)
+                        voxels_differ += volume[i] != plain_volume[i];
+                    std::cout << "[ rca_das emulated ] "
+                              << rca::stage_variant_name(variant) << " decimation "
+                              << decimation << " tile1 " << tile1 << " multi-pixel "
+                              << (multi_pixel ? 3 : 1) << ": " << filtered_differ
+                              << " filtered words, " << images_differ << " image words, "
+                              << voxels_differ << " voxels differ from half2_pipelined"
+                              << std::endl;
+                    EXPECT_EQ(filtered_differ, 0u)
+                        << rca::stage_variant_name(variant) << " tile1 " << tile1;
+                    EXPECT_EQ(images_differ, 0u)
+                        << rca::stage_variant_name(variant) << " tile1 " << tile1;
+                    EXPECT_EQ(voxels_differ, 0u)
+                        << rca::stage_variant_name(variant) << " tile1 " << tile1;
+                }
+            }
+    }
 }
 
 TEST(RcaDasEmulated, CoarseGridTakesTheStrayPath)
