@@ -716,6 +716,8 @@ struct stage1_pixels {
      * Pieces the block holds only in part (the edges of its laterals, the
      * grid's end) are written sample by sample. A launch rounded down to a
      * multiple of 8 emissions (half_sectors' stage 1) stores from frame_begin on.
+     * Called by every warp of the block (warp_sync); a warp without frames
+     * (valid <= 0) stores nothing.
      */
     template <int B>
     __device__ __forceinline__ void store_octets(const stage1_params& prm,
@@ -737,7 +739,7 @@ struct stage1_pixels {
 #pragma unroll
             for (int p = 0; p < P; p++)
                 mine[b * stage_groups * P + p] = narrow<__half2>(acc[p][b]);
-        __syncwarp();
+        warp_sync();
 
         __half2* lri = static_cast<__half2*>(prm.lri);
         const int lo = prm.frame_begin - frame;
@@ -1232,10 +1234,8 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
         // no more, and each warp stages its images in its own part of them.
         static_assert(size_t(W) * B * stage_groups * P * sizeof(__half2) <= stage_shared_bytes<P, W>(),
                       "the staged images fit in the setups' shared memory");
-        if (valid > 0)
-            px.template store_octets<B>(
-                prm, frame, valid, acc,
-                reinterpret_cast<__half2*>(setups) + warp * B * stage_groups * P, lane);
+        px.template store_octets<B>(
+            prm, frame, valid, acc, reinterpret_cast<__half2*>(setups) + warp * B * stage_groups * P, lane);
     } else if (valid > 0) {
         px.template store<float2, B, __half2, V>(prm, frame, valid, acc);
     }
