@@ -110,8 +110,9 @@ constexpr stage_shape stage_shapes[] = { { 4, 8 },  { 4, 4 },  { 8, 4 }, { 8, 2 
  *              filtered data, written by the plain pre-processing), its
  *              images stored in half_sectors' octets as half_sectors' stage 1
  *              stores them, and stage 2 as half_sectors: bit for bit the
- *              same volume, each stage on the layout it measured faster
- *              with. Built for B = 8 only.
+ *              same volume; for the case that the octet loads, not stores,
+ *              slowed half_sectors' stage 1 (apps/rca_bench.md, Versions
+ *              14-15). Built for B = 8 only.
  */
 enum stage_variant : int {
     variant_reference = 0,
