@@ -354,9 +354,11 @@ int main(int argc, char** argv)
 
         // --- tuning sweep: each variant's stage-1 (with pre-processing) and stage-2 times ---
         if (sweep) {
-            // kernel_variant: 0 reference, 2 half2, 4 half2_pipelined, 5 half2_sectors
-            // (rca::stage_variant; 1, folded, is the I/Q reference loop and 3,
-            // half2_real, is real only: both timed on the real set-up below).
+            // kernel_variant: 0 reference, 2 half2, 4 half2_pipelined, 5 half2_sectors,
+            // 6 half2_mixed (rca::stage_variant; 1, folded, is the I/Q reference loop
+            // and 3, half2_real, is real only: both timed on the real set-up below).
+            // 5 and 6 also at stage-1 tile 4z, whose 24 laterals a block are whole
+            // octets: every store of the images a whole 32-byte sector.
             struct variant {
                 int warps, batch, multi_pixel, tile1, tile2, kernel;
             };
@@ -367,7 +369,8 @@ int main(int argc, char** argv)
                 { 12, 8, -1, 8, 8, 0 }, { 4, 8, -1, 8, 8, 2 }, { 6, 8, -1, 8, 8, 2 },
                 { 12, 8, -1, 8, 8, 2 }, { 8, 4, -1, 8, 8, 2 }, { 4, 8, -1, 8, 8, 4 },
                 { 6, 8, -1, 8, 8, 4 },  { 8, 4, -1, 8, 8, 4 }, { 4, 8, -1, 8, 8, 5 },
-                { 6, 8, -1, 8, 8, 5 },
+                { 6, 8, -1, 8, 8, 5 },  { 4, 8, -1, 4, 8, 5 }, { 4, 8, -1, 8, 8, 6 },
+                { 6, 8, -1, 8, 8, 6 },  { 4, 8, -1, 4, 8, 6 },
             };
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
             std::printf("%-52s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks, variant", "pre+stage1", "stage2+out", "volumes/s");
@@ -396,6 +399,7 @@ int main(int argc, char** argv)
                               vt.kernel == 2   ? "half2"
                               : vt.kernel == 4 ? "half2_pipelined"
                               : vt.kernel == 5 ? "half2_sectors"
+                              : vt.kernel == 6 ? "half2_mixed"
                                                : "ref");
                 std::printf("%-52s %9.4f ms %9.4f ms %12.1f\n", name, t1.median_ms, t2.median_ms,
                             1e3 / (t1.median_ms + t2.median_ms));

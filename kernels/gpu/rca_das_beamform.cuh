@@ -103,7 +103,16 @@ constexpr stage_shape stage_shapes[] = { { 4, 8 },  { 4, 4 },  { 8, 4 }, { 8, 2 
  *              [frame % 8], 32 bytes: one memory sector), so that a warp's
  *              eight frames of one window slot are one sector and one 16-byte
  *              load brings a slot for four frames: 12 loads a term instead
- *              of 48, all from one address. Built for B = 8 only.
+ *              of 48, all from one address. Stage 1 writes its images (and
+ *              the pre-processing its output) through shared memory, as
+ *              16-byte pieces of whole sectors. Built for B = 8 only;
+ *   half_mixed: I/Q only, stage 1 as half_pipelined (emission-major
+ *              filtered data, written by the plain pre-processing), its
+ *              images stored in half_sectors' octets as half_sectors' stage 1
+ *              stores them, and stage 2 as half_sectors: bit for bit the
+ *              same volume; for the case that the octet loads, not stores,
+ *              slowed half_sectors' stage 1 (apps/rca_bench.md, Versions
+ *              14-15). Built for B = 8 only.
  */
 enum stage_variant : int {
     variant_reference = 0,
@@ -111,9 +120,10 @@ enum stage_variant : int {
     variant_half = 2,
     variant_half_real = 3,
     variant_half_pipelined = 4,
-    variant_half_sectors = 5
+    variant_half_sectors = 5,
+    variant_half_mixed = 6
 };
-constexpr int stage_variant_count = 6;
+constexpr int stage_variant_count = 7;
 inline const char* stage_variant_name(int v)
 {
     switch (v) {
@@ -127,6 +137,8 @@ inline const char* stage_variant_name(int v)
         return "half2_pipelined";
     case variant_half_sectors:
         return "half2_sectors";
+    case variant_half_mixed:
+        return "half2_mixed";
     default:
         return "reference";
     }
@@ -135,22 +147,30 @@ inline const char* stage_variant_name(int v)
 constexpr bool variant_stores_half(int v)
 {
     return v == variant_half || v == variant_half_real || v == variant_half_pipelined ||
-           v == variant_half_sectors;
+           v == variant_half_sectors || v == variant_half_mixed;
 }
 //! Variants whose weights travel through shared memory as half2 (w, w).
 constexpr bool variant_half_weights(int v)
 {
-    return v == variant_half_real || v == variant_half_pipelined || v == variant_half_sectors;
+    return v == variant_half_real || v == variant_half_pipelined || v == variant_half_sectors ||
+           v == variant_half_mixed;
 }
 //! Variants whose apodization (and storage gain) scale the fp32 rotation.
 constexpr bool variant_gain_in_rotation(int v)
 {
-    return v == variant_half || v == variant_half_pipelined || v == variant_half_sectors;
+    return v == variant_half || v == variant_half_pipelined || v == variant_half_sectors ||
+           v == variant_half_mixed;
 }
 //! Variants run by rca_stage_kernel_pipelined.
 constexpr bool variant_pipelined(int v)
 {
-    return v == variant_half_pipelined || v == variant_half_sectors;
+    return v == variant_half_pipelined || v == variant_half_sectors || v == variant_half_mixed;
+}
+//! Variants whose stage-1 images are stored in octets of lateral planes
+//! ([lateral / 8][emission][sample][lateral % 8]), written through shared memory.
+constexpr bool variant_images_in_octets(int v)
+{
+    return v == variant_half_sectors || v == variant_half_mixed;
 }
 //! Frames of padding after the last frame of the filtered data and of the images.
 constexpr int max_batch_padding = 15;
@@ -669,23 +689,6 @@ struct stage1_pixels {
                         lri[((size_t(lat >> 1) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz) * 2 +
                             (lat & 1)] = half_bits_of(acc[p][b] * prm.gain);
             }
-        } else if constexpr (V == variant_half_sectors) {
-            // Lateral planes (stage 2's frames) in octets: [lateral / 8][emission]
-            // [sample][lateral % 8]; a launch rounded down to a multiple of 8
-            // emissions stores from frame_begin on.
-            __half2* lri = static_cast<__half2*>(prm.lri);
-            const int lo = prm.frame_begin - frame;
-#pragma unroll
-            for (int p = 0; p < P; p++) {
-                if (!in_grid[p])
-                    continue;
-                const int lat = lat_first + p;
-#pragma unroll
-                for (int b = 0; b < B; b++)
-                    if (b < valid && b >= lo)
-                        lri[((size_t(lat / sector_frames) * prm.n_tx + frame + b) * prm.lri_stride +
-                             1 + iz) * sector_frames + lat % sector_frames] = narrow<__half2>(acc[p][b]);
-            }
         } else {
             T* lri = static_cast<T*>(prm.lri);
 #pragma unroll
@@ -697,6 +700,77 @@ struct stage1_pixels {
                     if (b < valid)
                         lri[(size_t(lat_first + p) * prm.n_tx + frame + b) * prm.lri_stride + 1 +
                             iz] = narrow<T>(acc[p][b]);
+            }
+        }
+    }
+
+    /*!
+     * The images in octets of lateral planes (stage 2's frames):
+     * [lateral / 8][emission][sample][lateral % 8]. A lane's pixels are three
+     * laterals at one depth, 4 bytes 32 bytes apart in this layout, so the
+     * warp first places its B x 32 x P values in \p staged (shared memory, the
+     * warp's own: [frame][z of the block][lateral of the block]), then writes
+     * 16-byte pieces (4 laterals of an octet, aligned) in memory order: a
+     * block's depths of one octet and emission are contiguous, so adjacent
+     * lanes fill whole 32-byte sectors where the block holds the octet's 8
+     * laterals (tile_z 8: 12 laterals a block, one whole octet and one half).
+     * Pieces the block holds only in part (the edges of its laterals, the
+     * grid's end) are written sample by sample. A launch rounded down to a
+     * multiple of 8 emissions (half_sectors' stage 1) stores from frame_begin on.
+     * Called by every warp of the block (warp_sync); a warp without frames
+     * (valid <= 0) stores nothing.
+     */
+    template <int B>
+    __device__ __forceinline__ void store_octets(const stage1_params& prm,
+                                                 int frame,
+                                                 int valid,
+                                                 const float2 (&acc)[P][B],
+                                                 __half2* __restrict__ staged,
+                                                 int lane) const
+    {
+        constexpr int E = sector_frames;
+        const int tile_z = prm.tile_z;
+        const int n_lat_block = stage_groups / tile_z * P; // laterals of the block
+        const int lat_base = int(blockIdx.y) * n_lat_block;
+        const int iz_base = int(blockIdx.x) * tile_z;
+        // This lane's values: z iz - iz_base, laterals lat_first - lat_base + p.
+        __half2* mine = staged + (iz - iz_base) * n_lat_block + (lat_first - lat_base);
+#pragma unroll
+        for (int b = 0; b < B; b++)
+#pragma unroll
+            for (int p = 0; p < P; p++)
+                mine[b * stage_groups * P + p] = narrow<__half2>(acc[p][b]);
+        warp_sync();
+
+        __half2* lri = static_cast<__half2*>(prm.lri);
+        const int lo = prm.frame_begin - frame;
+        const int lat_end = min(lat_base + n_lat_block, prm.n_lat);
+        const int oct_first = lat_base / E;
+        const int n_oct = (lat_base + n_lat_block - 1) / E - oct_first + 1;
+        const int log_tile = __ffs(tile_z) - 1; // tile_z divides 32
+        // Piece i: half i % 2 of the octet, z (i / 2) % tile_z, then frame, then octet.
+        for (int i = lane; i < n_oct * B * tile_z * 2; i += stage_groups) {
+            const int z = (i >> 1) & (tile_z - 1);
+            const int fo = i >> (1 + log_tile);
+            const int b = fo % B;
+            const int oct = oct_first + fo / B;
+            if (b >= valid || b < lo || iz_base + z >= prm.n_zl)
+                continue;
+            const int quad = oct * E + (i & 1) * 4; // its first lateral
+            __half2* dst = lri +
+                           ((size_t(oct) * prm.n_tx + frame + b) * prm.lri_stride + 1 + iz_base + z) * E +
+                           (i & 1) * 4;
+            const __half2* src = staged + (b * tile_z + z) * n_lat_block + (quad - lat_base);
+            if (quad >= lat_base && quad + 4 <= lat_end) {
+                *reinterpret_cast<float4*>(dst) = make_float4(half2_as_float(src[0]),
+                                                              half2_as_float(src[1]),
+                                                              half2_as_float(src[2]),
+                                                              half2_as_float(src[3]));
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (quad + j >= lat_base && quad + j < lat_end)
+                        dst[j] = src[j];
             }
         }
     }
@@ -1156,8 +1230,16 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
         }
         __syncthreads();
     }
-    if (valid > 0)
+    if constexpr (Pixels::is_stage1 && variant_images_in_octets(V)) {
+        // Every warp has passed the loop's last barrier: the setups are read
+        // no more, and each warp stages its images in its own part of them.
+        static_assert(size_t(W) * B * stage_groups * P * sizeof(__half2) <= stage_shared_bytes<P, W>(),
+                      "the staged images fit in the setups' shared memory");
+        px.template store_octets<B>(
+            prm, frame, valid, acc, reinterpret_cast<__half2*>(setups) + warp * B * stage_groups * P, lane);
+    } else if (valid > 0) {
         px.template store<float2, B, __half2, V>(prm, frame, valid, acc);
+    }
 }
 
 /*!
@@ -1167,7 +1249,7 @@ __global__ void __launch_bounds__(32 * W, (stage_min_blocks<float2, B, P, W>()))
  */
 constexpr bool variant_has_shape(int V, int W, int B)
 {
-    if (V == variant_half_sectors) // a warp's frames are one octet
+    if (V == variant_half_sectors || V == variant_half_mixed) // a warp's frames are one octet
         return (W == 4 || W == 6) && B == 8;
     if (V == variant_half_real || V == variant_half_pipelined) // the newer ones: no 12 x 8
         return (W == 4 && (B == 8 || B == 4)) || (W == 8 && B == 4) || (W == 6 && B == 8);
@@ -1203,7 +1285,9 @@ void launch_stage(Params prm,
                   gpuStream_t stream)
 {
     static_assert((V != variant_half && !variant_pipelined(V)) || std::is_same_v<S, float2>,
-                  "half2, half2_pipelined, half2_sectors: I/Q samples only");
+                  "half2, half2_pipelined, half2_sectors, half2_mixed: I/Q samples only");
+    static_assert(V != variant_half_mixed || std::is_same_v<Params, stage1_params>,
+                  "half2_mixed: stage 2 runs half2_sectors");
     static_assert(V != variant_half_real || std::is_same_v<S, float>, "half2_real: real samples only");
     if constexpr (V == variant_folded && std::is_same_v<S, float2>) {
         launch_stage<S, P, variant_reference>(prm, first, count, shape, tile, n_fast, n_slow, stream);

@@ -94,6 +94,17 @@ __device__ __forceinline__ uint16_t half_bits_of(float v)
 #endif
 }
 
+//! Orders the shared-memory accesses of a warp's lanes. Every warp of the block
+//! must call it equally often: with HIP it is a block barrier, as in the pfb kernels.
+__device__ __forceinline__ void warp_sync()
+{
+#ifdef BF_BACKEND_HIP
+    __syncthreads();
+#else
+    __syncwarp();
+#endif
+}
+
 //! Bitwise OR of v over the 32 lanes of a warp (the same value in every lane).
 __device__ __forceinline__ unsigned warp_or(unsigned v)
 {

@@ -9,7 +9,9 @@
  * engine: pre-processing (int16 and float32 RF, I/Q and real), stage 1,
  * stage 2 and the axial pass of real processing, every stage_variant (half2_real
  * and half2_sectors with a split of the emissions between calls that is not a
- * multiple of their frame pairs and octets), the variants that
+ * multiple of their frame pairs and octets; half2_sectors' and half2_mixed's
+ * stored filtered data and images, sample for sample the transposed
+ * half2_pipelined ones), the variants that
  * rca_das_config::gpu_precision selects, block
  * shapes with partly filled and empty warps, multi-pixel on and off, and a
  * grid coarse enough that side pixels take the stray path. The geometry is
@@ -25,6 +27,7 @@
 #include "engines/rca_das/rca_das_gpu_plan.h"
 #include <gnuradio/beamform/engines/rca_das_engine.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -68,12 +71,14 @@ public:
             d_gains = rca::half_gains_for(g);
     }
 
-    void execute(const uint8_t* rf, std::complex<float>* out, size_t n_volumes)
+    //! \p split: emissions of the first of the two calls per volume (0: half).
+    void execute(const uint8_t* rf, std::complex<float>* out, size_t n_volumes, size_t split = 0)
     {
         const size_t in_bytes = d_config.input_item_bytes() * d_config.n_emissions();
+        if (split == 0)
+            split = d_config.n_emissions() / 2;
         for (size_t v = 0; v < n_volumes; v++) {
             // Two calls, as a stream of emissions would arrive.
-            const size_t split = d_config.n_emissions() / 2;
             add_emissions(rf + v * in_bytes, 0, split);
             add_emissions(rf + v * in_bytes + split * d_config.input_item_bytes(),
                           split,
@@ -81,6 +86,10 @@ public:
             finish_volume(out + v * d_config.n_voxels());
         }
     }
+
+    //! The stored filtered data and stage-1 images (as 32-bit words).
+    const std::vector<float>& filtered() const { return d_filtered; }
+    const std::vector<float>& images() const { return d_lri; }
 
 private:
     void add_emissions(const uint8_t* in, size_t first, size_t count)
@@ -347,7 +356,7 @@ TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)
     // sign of zero), on the stray path too. half2_sectors is half2_pipelined
     // with the samples stored elsewhere: bit for bit again, for its shapes
     // (4 x 8, 6 x 8) and an emission split (3 + 4) that is not a multiple
-    // of its octets.
+    // of its octets; half2_mixed (stage 1 of one, stage 2 of the other) too.
     for (bool coarse : { false, true }) {
         auto c = small_config(false);
         if (coarse) {
@@ -360,9 +369,9 @@ TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)
         std::vector<std::complex<float>> half(c.n_voxels());
         emulated_rca(c, k).execute(rf.data(), half.data(), 1);
         const std::pair<int, rca::stage_shape> cases[] = {
-            { rca::variant_half_pipelined, { 4, 8 } },
-            { rca::variant_half_sectors, { 4, 8 } },
-            { rca::variant_half_sectors, { 6, 8 } },
+            { rca::variant_half_pipelined, { 4, 8 } }, { rca::variant_half_sectors, { 4, 8 } },
+            { rca::variant_half_sectors, { 6, 8 } },   { rca::variant_half_mixed, { 4, 8 } },
+            { rca::variant_half_mixed, { 6, 8 } },
         };
         for (const auto& [variant, shape] : cases) {
             k.variant = variant;
@@ -378,6 +387,104 @@ TEST(RcaDasEmulated, PipelinedHalf2IsTheHalf2ArithmeticReordered)
                       << half.size() << " voxels differ" << std::endl;
             EXPECT_EQ(differ, 0u) << rca::stage_variant_name(variant);
         }
+    }
+}
+
+TEST(RcaDasEmulated, OctetLayoutsHoldThePipelinedSamples)
+{
+    // half2_sectors writes the filtered data and the images through shared
+    // memory as 16-byte pieces (rca_preprocess_octets_kernel,
+    // stage1_pixels::store_octets); half2_mixed writes half2_pipelined's
+    // filtered data and half2_sectors' images. Every stored word, guards and
+    // padding included, must be the half2_pipelined word at the transposed
+    // place ([frame][term][sample] -> [frame / 8][term][sample][frame % 8]),
+    // zeros where no frame is: for 19 emissions split 5 + 14 (launches that
+    // start and end inside octets), 29 lateral planes (blocks whose laterals
+    // start at a half octet and end inside one) and every stage-1 tile (6 and
+    // 3 laterals a block at tiles 16 and 32: pieces held in part); and with
+    // decimation 16, whose input spans fill the pre-processing's shared memory
+    // four emissions at a time (rca::octet_spans_for).
+    for (size_t decimation : { 3, 16 }) {
+        auto c = small_config(false);
+        c.decimation = decimation;
+        c.source_positions.clear();
+        c.source_depths.clear();
+        const size_t n_tx = 19;
+        for (size_t j = 0; j < n_tx; j++) {
+            c.source_positions.push_back(-0.6e-3 + 1.2e-3 * double(j) / double(n_tx - 1));
+            c.source_depths.push_back(-1.2e-3);
+        }
+        c.x = { -1.4e-3, 1e-4, 29 };
+        const auto g = rca_das_geometry::from(c);
+        const auto rf = random_rf(c, 1, 401);
+        const size_t split = 5;
+        // [frames][terms][samples] (32-bit words) in octets of frames.
+        auto octets_of = [](const std::vector<float>& plain,
+                            size_t frames,
+                            size_t terms,
+                            size_t samples) {
+            std::vector<float> out(plain.size(), 0.0f);
+            for (size_t f = 0; f < frames; f++)
+                for (size_t t = 0; t < terms; t++)
+                    for (size_t k = 0; k < samples; k++)
+                        out[(((f / 8) * terms + t) * samples + k) * 8 + f % 8] =
+                            plain[(f * terms + t) * samples + k];
+            return out;
+        };
+        auto differ = [](const std::vector<float>& a, const std::vector<float>& b) {
+            EXPECT_EQ(a.size(), b.size());
+            size_t n = 0;
+            for (size_t i = 0; i < std::min(a.size(), b.size()); i++)
+                n += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+            return n;
+        };
+        {
+            rca::preprocess_params p = rca::preprocess_plan(c, g, nullptr);
+            EXPECT_EQ(rca::octet_spans_for(p), decimation == 3 ? 8 : 4);
+        }
+        for (int tile1 : { 8, 4, 16, 32, 2 })
+            for (bool multi_pixel : { true, false }) {
+                if (decimation != 3 && (tile1 != 8 || !multi_pixel))
+                    continue;
+                kernel_choice k;
+                k.tile1 = tile1;
+                k.multi_pixel = multi_pixel;
+                k.variant = rca::variant_half_pipelined;
+                std::vector<std::complex<float>> plain_volume(c.n_voxels()),
+                    volume(c.n_voxels());
+                emulated_rca plain(c, k);
+                plain.execute(rf.data(), plain_volume.data(), 1, split);
+                const auto filtered = octets_of(
+                    plain.filtered(), g.n_tx, g.n_rx, rca::filtered_row_stride(g));
+                const auto images =
+                    octets_of(plain.images(), g.n_lat, g.n_tx, rca::lri_row_stride(g));
+                for (int variant :
+                     { rca::variant_half_sectors, rca::variant_half_mixed }) {
+                    k.variant = variant;
+                    emulated_rca octets(c, k);
+                    octets.execute(rf.data(), volume.data(), 1, split);
+                    const bool mixed = variant == rca::variant_half_mixed;
+                    const size_t filtered_differ =
+                        differ(octets.filtered(), mixed ? plain.filtered() : filtered);
+                    const size_t images_differ = differ(octets.images(), images);
+                    size_t voxels_differ = 0;
+                    for (size_t i = 0; i < volume.size(); i++)
+                        voxels_differ += volume[i] != plain_volume[i];
+                    std::cout << "[ rca_das emulated ] "
+                              << rca::stage_variant_name(variant) << " decimation "
+                              << decimation << " tile1 " << tile1 << " multi-pixel "
+                              << (multi_pixel ? 3 : 1) << ": " << filtered_differ
+                              << " filtered words, " << images_differ << " image words, "
+                              << voxels_differ << " voxels differ from half2_pipelined"
+                              << std::endl;
+                    EXPECT_EQ(filtered_differ, 0u)
+                        << rca::stage_variant_name(variant) << " tile1 " << tile1;
+                    EXPECT_EQ(images_differ, 0u)
+                        << rca::stage_variant_name(variant) << " tile1 " << tile1;
+                    EXPECT_EQ(voxels_differ, 0u)
+                        << rca::stage_variant_name(variant) << " tile1 " << tile1;
+                }
+            }
     }
 }
 

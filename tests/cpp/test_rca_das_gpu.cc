@@ -8,7 +8,7 @@
  * input, I/Q and real processing, every output type, both methods, and the
  * GPU kernel variants (batch sizes, multi-pixel on and off, the stage
  * variants of rca::stage_variant). Every output element must be finite and
- * ||gpu - cpu|| / ||cpu|| < 1e-4 (2e-3 for the half2 variants 2, 3 and 4,
+ * ||gpu - cpu|| / ||cpu|| < 1e-4 (2e-3 for the half2 variants 2 to 6,
  * whose samples carry 11 significant bits: apps/rca_bench.md, Versions), the
  * same for rca_das_config::gpu_precision float16 through rca_das_engine::make.
  */
@@ -233,17 +233,17 @@ TEST(RcaDasGpu, StageVariantsAgainstCpu)
 {
     REQUIRE_GPU(gpu);
     // Every variant on the shapes it is built for (rca::variant_has_shape:
-    // 3 and 4 not for 12 x 8, 5 for 4 x 8 and 6 x 8 only), multi-pixel on and
-    // off; folded with I/Q runs the reference loop; half2 (2), half2_pipelined
-    // (4) and half2_sectors (5) are I/Q with int16 input only, half2_real (3)
-    // real with int16 input only.
+    // 3 and 4 not for 12 x 8, 5 and 6 for 4 x 8 and 6 x 8 only), multi-pixel on
+    // and off; folded with I/Q runs the reference loop; half2 (2),
+    // half2_pipelined (4), half2_sectors (5) and half2_mixed (6) are I/Q with
+    // int16 input only, half2_real (3) real with int16 input only.
     const std::pair<int, int> shapes[] = { { 4, 8 }, { 4, 4 }, { 8, 4 }, { 6, 8 }, { 12, 8 } };
-    for (int variant : { 0, 1, 2, 3, 4, 5 })
+    for (int variant : { 0, 1, 2, 3, 4, 5, 6 })
         for (const auto& [warps, batch] : shapes)
             for (int multi_pixel : { 0, -1 }) {
                 if (variant >= 3 && warps == 12)
                     continue;
-                if (variant == 5 && !(batch == 8 && (warps == 4 || warps == 6)))
+                if (variant >= 5 && !(batch == 8 && (warps == 4 || warps == 6)))
                     continue;
                 rca_das_gpu_tuning t;
                 t.stage1_warps = t.stage2_warps = warps;
@@ -256,7 +256,7 @@ TEST(RcaDasGpu, StageVariantsAgainstCpu)
                 auto c = small_config();
                 if (variant != 3)
                     expect_match(gpu, c, t, 2, 91 + variant + warps + batch, tolerance);
-                if (variant == 2 || variant == 4 || variant == 5)
+                if (variant == 2 || variant >= 4)
                     continue;
                 c.processing = rca_processing::real;
                 c.decimation = 1;
@@ -265,7 +265,7 @@ TEST(RcaDasGpu, StageVariantsAgainstCpu)
                 expect_match(gpu, c, t, variant == 3 ? 2 : 1, 95 + variant + warps + batch, tolerance);
             }
     // The half variants on the stray path (coarse lateral grid).
-    for (int variant : { 2, 3, 4, 5 }) {
+    for (int variant : { 2, 3, 4, 5, 6 }) {
         auto c = small_config();
         c.x = { -2.4e-3, 6e-4, 9 };
         c.f_number = 0.5;
@@ -330,7 +330,8 @@ TEST(RcaDasGpu, PipelinedMatchesHalf2)
 {
     REQUIRE_GPU(gpu);
     // half2_pipelined (4) is half2's (2) arithmetic reordered, and
-    // half2_sectors (5) is half2_pipelined on data stored in frame octets: on
+    // half2_sectors (5) is half2_pipelined on data stored in frame octets, and
+    // half2_mixed (6) stage 1 of one and stage 2 of the other: on
     // the same RF the volumes agree (bit for bit in the emulated test; here up
     // to what separately compiled setups may differ in fp32 rounding), stray
     // path included.
@@ -351,17 +352,19 @@ TEST(RcaDasGpu, PipelinedMatchesHalf2)
                   << " rel_diff=" << res.error << " non_finite=" << res.non_finite << std::endl;
         EXPECT_EQ(res.non_finite, 0u);
         EXPECT_LT(res.error, 1e-5);
-        t.kernel_variant = 5;
-        for (int warps : { 4, 6 }) {
-            t.stage1_warps = t.stage2_warps = warps;
-            const auto sectors = run_gpu(gpu, c, rf, 1, t);
-            const case_result rs = compare(c, sectors, pipelined);
-            std::cout << "[ rca_das ] half2_sectors " << warps << "x8 vs half2_pipelined"
-                      << (coarse ? " (stray path)" : "") << " rel_diff=" << rs.error
-                      << " non_finite=" << rs.non_finite << std::endl;
-            EXPECT_EQ(rs.non_finite, 0u);
-            EXPECT_LT(rs.error, 1e-5);
-        }
+        for (int variant : { 5, 6 })
+            for (int warps : { 4, 6 }) {
+                t.kernel_variant = variant;
+                t.stage1_warps = t.stage2_warps = warps;
+                const auto sectors = run_gpu(gpu, c, rf, 1, t);
+                const case_result rs = compare(c, sectors, pipelined);
+                std::cout << "[ rca_das ] " << (variant == 5 ? "half2_sectors " : "half2_mixed ")
+                          << warps << "x8 vs half2_pipelined" << (coarse ? " (stray path)" : "")
+                          << " rel_diff=" << rs.error << " non_finite=" << rs.non_finite
+                          << std::endl;
+                EXPECT_EQ(rs.non_finite, 0u);
+                EXPECT_LT(rs.error, 1e-5);
+            }
     }
 }
 
@@ -370,30 +373,35 @@ TEST(RcaDasGpu, HalfSectorsSplitOnTwoStreams)
     REQUIRE_GPU(gpu);
     // half2_sectors stores emissions in octets: a call starting at emission 5
     // computes 0..4 (written concurrently by the other stream) without
-    // storing them.
+    // storing them, and both calls' pre-processing write parts of the same
+    // sectors. half2_mixed: both calls' stage 1 write parts of the images'
+    // sectors (other emissions: other samples).
     auto c = small_config();
     c.output = rca_output::iq;
     const auto rf = random_rf(c, 1, 85);
     const auto cpu = run_cpu(c, rf, 1);
-    rca_das_gpu_tuning t;
-    t.kernel_variant = 5;
-    auto engine = make_rca_das_gpu_for(c, gpu, t);
-    device_memory d_in = to_device(gpu, rf);
-    device_memory d_out(gpu, c.output_item_bytes());
-    poison(gpu, d_out);
-    gpu_stream a(gpu), b(gpu);
-    const size_t item = c.input_item_bytes();
-    engine->add_emissions(d_in.as<uint8_t>(), 0, 5, a.get());
-    engine->add_emissions(d_in.as<uint8_t>() + 5 * item, 5, 8, b.get());
-    a.synchronize();
-    b.synchronize();
-    engine->finish_volume(d_out.get(), a.get());
-    a.synchronize();
-    const auto res = compare(c, to_host<uint8_t>(gpu, d_out, d_out.size()), cpu);
-    std::cout << "[ rca_das ] half2_sectors, emissions 0..4 and 5..12 on two streams rel_err="
-              << res.error << " non_finite=" << res.non_finite << std::endl;
-    EXPECT_EQ(res.non_finite, 0u);
-    EXPECT_LT(res.error, 2e-3);
+    for (int variant : { 5, 6 }) {
+        rca_das_gpu_tuning t;
+        t.kernel_variant = variant;
+        auto engine = make_rca_das_gpu_for(c, gpu, t);
+        device_memory d_in = to_device(gpu, rf);
+        device_memory d_out(gpu, c.output_item_bytes());
+        poison(gpu, d_out);
+        gpu_stream a(gpu), b(gpu);
+        const size_t item = c.input_item_bytes();
+        engine->add_emissions(d_in.as<uint8_t>(), 0, 5, a.get());
+        engine->add_emissions(d_in.as<uint8_t>() + 5 * item, 5, 8, b.get());
+        a.synchronize();
+        b.synchronize();
+        engine->finish_volume(d_out.get(), a.get());
+        a.synchronize();
+        const auto res = compare(c, to_host<uint8_t>(gpu, d_out, d_out.size()), cpu);
+        std::cout << "[ rca_das ] " << (variant == 5 ? "half2_sectors" : "half2_mixed")
+                  << ", emissions 0..4 and 5..12 on two streams rel_err=" << res.error
+                  << " non_finite=" << res.non_finite << std::endl;
+        EXPECT_EQ(res.non_finite, 0u);
+        EXPECT_LT(res.error, 2e-3);
+    }
 }
 
 TEST(RcaDasGpu, HalfRealOddEmissionSplitOnTwoStreams)
@@ -487,7 +495,7 @@ TEST(RcaDasGpu, BadTuningIsRejected)
     EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, t), std::invalid_argument);
     EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, u), std::invalid_argument);
     rca_das_gpu_tuning v;
-    v.kernel_variant = 6;
+    v.kernel_variant = 7;
     EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, v), std::invalid_argument);
     v.kernel_variant = 3; // half2_real: real, int16, dual-stage only
     EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, v), std::invalid_argument); // I/Q
@@ -529,6 +537,21 @@ TEST(RcaDasGpu, BadTuningIsRejected)
         narrow.stage1_batch = narrow.stage2_batch = 4; // frames in octets: batch 8 only
         EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, narrow), std::invalid_argument);
         EXPECT_NE(make_rca_das_gpu_for(small_config(), gpu, v)->describe().find("half2_sectors"),
+                  std::string::npos);
+    }
+    v.kernel_variant = 6; // half2_mixed: as half2_sectors
+    {
+        auto r = small_config();
+        r.input = rca_sample_type::float32;
+        EXPECT_THROW(make_rca_das_gpu_for(r, gpu, v), std::invalid_argument);
+        r = small_config();
+        r.processing = rca_processing::real;
+        r.decimation = 1;
+        EXPECT_THROW(make_rca_das_gpu_for(r, gpu, v), std::invalid_argument);
+        rca_das_gpu_tuning narrow = v;
+        narrow.stage1_batch = narrow.stage2_batch = 4;
+        EXPECT_THROW(make_rca_das_gpu_for(small_config(), gpu, narrow), std::invalid_argument);
+        EXPECT_NE(make_rca_das_gpu_for(small_config(), gpu, v)->describe().find("half2_mixed"),
                   std::string::npos);
     }
     v.kernel_variant = 2; // half2: I/Q, int16, dual-stage only

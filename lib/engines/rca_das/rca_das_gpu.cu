@@ -56,7 +56,8 @@ public:
         if (tune.kernel_variant < -1 || tune.kernel_variant >= rca::stage_variant_count)
             throw std::invalid_argument(
                 "kernel_variant must be -1 (the engine's choice), 0 (reference), 1 (folded), "
-                "2 (half2), 3 (half2_real), 4 (half2_pipelined) or 5 (half2_sectors), got " +
+                "2 (half2), 3 (half2_real), 4 (half2_pipelined), 5 (half2_sectors) or 6 "
+                "(half2_mixed), got " +
                 std::to_string(tune.kernel_variant));
         d_shape1 = check_shape("stage 1", pick(tune.stage1_warps, 4), pick(tune.stage1_batch, 8));
         d_shape2 = check_shape("stage 2", pick(tune.stage2_warps, 4), pick(tune.stage2_batch, 8));

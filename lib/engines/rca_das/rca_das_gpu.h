@@ -39,8 +39,9 @@ struct rca_das_gpu_tuning {
     //! per HFMA2, folded apodization), 4 half2_pipelined (as 2, the next term's
     //! loads issued before this term's FMAs), 5 half2_sectors (as 4, bit for
     //! bit, on data stored with eight frames side by side per sample: one
-    //! 16-byte load per window slot for four frames). 3 and 4: not for 12 x 8;
-    //! 5: 4 x 8 and 6 x 8 only.
+    //! 16-byte load per window slot for four frames), 6 half2_mixed (bit for
+    //! bit as 4 and 5: stage 1 as 4, its images stored in 5's octets, stage 2
+    //! as 5). 3 and 4: not for 12 x 8; 5 and 6: 4 x 8 and 6 x 8 only.
     int kernel_variant = -1;
 };
 

@@ -234,6 +234,16 @@ void launch_stage_for(bool iq,
             else if (variant == variant_half_sectors)
                 launch_stage<float2, P, variant_half_sectors>(
                     p, first, count, shape, tile, n_fast, n_slow, s);
+            else if (variant == variant_half_mixed) {
+                // Stage 1 reads half2_pipelined's layout and stores octets;
+                // stage 2 is half2_sectors'.
+                if constexpr (std::is_same_v<Params, stage1_params>)
+                    launch_stage<float2, P, variant_half_mixed>(
+                        p, first, count, shape, tile, n_fast, n_slow, s);
+                else
+                    launch_stage<float2, P, variant_half_sectors>(
+                        p, first, count, shape, tile, n_fast, n_slow, s);
+            }
             else
                 launch_stage<float2, P, variant_reference>(
                     p, first, count, shape, tile, n_fast, n_slow, s);
@@ -253,7 +263,8 @@ void launch_stage_for(bool iq,
 }
 
 /*!
- * The half variants' power-of-two gains (half2, half2_real, half2_pipelined, half2_sectors;
+ * The half variants' power-of-two gains (half2, half2_real, half2_pipelined, half2_sectors,
+ * half2_mixed;
  * for real processing the taps are real and the same bounds hold): filtered
  * samples stored as
  * filtered_scale x value (int16 full scale times the taps' absolute sum
