@@ -18,7 +18,7 @@
 #include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <cuda/tensor_beamformer_resident_kernel.cuh>
 #include <cuda/tensor_beamformer_wgmma_kernel.cuh>
-#include <cuda/tensor_beamformer_ws_kernel.cuh>
+#include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"
@@ -203,6 +203,28 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
     return r->out;
 }
 
+template <class W, class Op, class Samples>
+std::vector<float> run_ws_resident(const tensor_beamformer_config& c,
+                                   const std::vector<cfloat>& w,
+                                   const void* input,
+                                   size_t T,
+                                   unsigned blocks)
+{
+    const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
+    k::ws_maps maps{};
+    maps.a = emu_map(k::ws_weights_box(r->plan.args, W::BM));
+    if constexpr (Samples::by_tma)
+        maps.b =
+            emu_map(k::ws_samples_box(r->plan.args, Samples::row_bytes(r->plan.args), W::BN));
+    const size_t smem = k::ws_resident_smem_bytes<W>(r->plan.args.k_tiles) +
+                        power_reduce_smem_bytes(c, W::BM, W::BN);
+    const long long items = (long long)r->plan.args.n_channels * r->plan.args.n_tiles;
+    emu::launch(unsigned(std::min<long long>(blocks, items)), 1, W::threads, smem, [&] {
+        k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(r->plan.args, maps);
+    });
+    return r->out;
+}
+
 //! int1 exact, float16 within 2e-6 of the definition (relative error norm).
 void expect_matches_definition(const tensor_beamformer_config& c,
                                size_t T,
@@ -220,6 +242,43 @@ void expect_matches_definition(const tensor_beamformer_config& c,
         std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
         EXPECT_LT(err, 2e-6) << describe(c, T, tile);
     }
+}
+
+//! The resident-samples kernel (float16; fc32 or fp16 samples) against the definition.
+template <class W>
+void check_ws_resident(size_t C,
+                       size_t R,
+                       size_t B,
+                       size_t T,
+                       beam_output o,
+                       size_t n_int,
+                       unsigned blocks,
+                       bool fp16_input = false)
+{
+    const auto c = make_config(
+        C, R, B, beam_precision::float16, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 3 + B + 7));
+    const auto x = random_complex(T * C * R, unsigned(T * 17 + C + 5));
+    std::vector<float> got;
+    std::string kind;
+    if (fp16_input) {
+        const auto xh = interleaved_fp16(x);
+        got = run_ws_resident<W, k::op_fp16, k::ws_samples_tma<false>>(
+            c, w, xh.data(), T, blocks);
+        kind = " (fp16 input)";
+    } else if (R % 2 == 0) {
+        got = run_ws_resident<W, k::op_fp16, k::ws_samples_fc32<W, 2>>(
+            c, w, x.data(), T, blocks);
+        kind = " (fc32)";
+    } else {
+        got = run_ws_resident<W, k::op_fp16, k::ws_samples_fc32<W, 1>>(
+            c, w, x.data(), T, blocks);
+        kind = " (fc32, odd R)";
+    }
+    const std::string tile = "ws+rs " + std::to_string(W::BM) + "x" +
+                             std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
+                             kind + ", " + std::to_string(blocks) + " blocks";
+    expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
 template <class W>
@@ -629,6 +688,30 @@ TEST(tensor_beamformer_emulated, warp_specialised_tiles)
 {
     BF_TB_WS_FP16_TILES(BF_EMU_WS_FP16)
     BF_TB_WS_INT1_TILES(BF_EMU_WS_INT1)
+}
+
+// Resident samples: odd sizes (155 beams x 46 receivers: 3 row tiles, 1 k
+// tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), blocks
+// that loop over several items (the ring's phases and the samples' barrier
+// run on across items), windows inside and across warps' columns (n_int 16,
+// 3, 48), every sample source.
+#define BF_EMU_WS_RESIDENT(BM, BN, ST, PREGS)                                        \
+    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
+        3, 46, 155, 300, beam_output::voltage, 1, 2);                                \
+    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
+        3, 96, 155, 304, beam_output::power, 16, 4);                                 \
+    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
+        2, 1, 1, 300, beam_output::power, 3, 1);                                     \
+    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
+        2, 160, 70, 288, beam_output::power, 48, 3);                                 \
+    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
+        1, 33, 40, 100, beam_output::voltage, 1, 1);                                 \
+    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
+        3, 36, 70, 300, beam_output::power, 4, 2, true);
+
+TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)
+{
+    BF_TB_WS_RESIDENT_TILES(BF_EMU_WS_RESIDENT)
 }
 
 // The resident-weights (short-k) kernel: odd sizes, persistent blocks that

@@ -78,6 +78,7 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
     if (v.warp_specialised)
         return size_t(v.pipeline_smem_bytes) +
+               (v.samples_resident ? size_t(v.block_n) * row_bytes_for(v, c) : 0) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
     return std::max(size_t(v.pipeline_smem_bytes),
                     power_reduce_smem_bytes(c, v.block_m, v.block_n));

@@ -72,6 +72,13 @@ struct tb_variant {
      * warp-specialised tile whose name ends in "+pass".
      */
     bool fp16_pass = false;
+    /*!
+     * Warp-specialised kernel with the samples of a (channel, time tile)
+     * resident in shared memory for all its row tiles ("+rs",
+     * tensor_beamformer_ws_resident_kernel.cuh): its shared memory grows by
+     * block_n x the padded row bytes (tb_smem_for).
+     */
+    bool samples_resident = false;
 };
 
 //! Every compiled variant.

@@ -7,14 +7,16 @@
  * (kernels/cuda/tensor_beamformer_ws_kernel.cuh): one variant per tile of
  * BF_TB_WS_FP16_TILES / BF_TB_WS_INT1_TILES and sample source, named
  * "BMxBNx128/ws/STAGES" ("+pass": fc32 samples converted to fp16 rows by a
- * streaming pass before the kernel, tb_variant::fp16_pass). Each launch encodes the TMA tensor maps of its
+ * streaming pass before the kernel, tb_variant::fp16_pass; "+rs": the samples
+ * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident).
+ * Each launch encodes the TMA tensor maps of its
  * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
  * so that nothing links libcuda) and runs persistent blocks: one per SM, each
  * looping over the tiles. Built for sm_90a only, with the wgmma kernels.
  */
 #include "tensor_beamformer_tiles_cuda.h"
 #include <cuda/tensor_beamformer_compiled_tiles.h>
-#include <cuda/tensor_beamformer_ws_kernel.cuh>
+#include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
 #include <cudaTypedefs.h>
 #include <mutex>
 #include <stdexcept>
@@ -102,13 +104,38 @@ void ws_allow_smem(int bytes)
                                       bytes));
 }
 
+//! Resident samples: one block per SM, looping over (channel, time tile) items.
 template <class W, class Op, class Samples>
-tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass = false)
+void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* stream)
+{
+    const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
+    tb_kernels::ws_maps maps{};
+    maps.a = encode(tb_kernels::ws_weights_box(args, W::BM));
+    if constexpr (Samples::by_tma)
+        maps.b = encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+    const long long items = (long long)args.n_channels * args.n_tiles;
+    const unsigned grid = unsigned(std::min<long long>(items, sm_count()));
+    tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>
+        <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(args, maps);
+    BF_GPU_CHECK_LAUNCH("tensor_beamformer_ws_resident_kernel");
+}
+
+template <class W, class Op, class Samples>
+void ws_resident_allow_smem(int bytes)
+{
+    BF_GPU_CHECK(
+        cudaFuncSetAttribute(tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             bytes));
+}
+
+//! The fields every warp-specialised variant of shape W shares.
+template <class W>
+tb_variant ws_common(beam_precision precision, tb_input input, bool tma_samples)
 {
     tb_variant v;
     v.tile = std::to_string(W::BM) + "x" + std::to_string(W::BN) + "x" +
-             std::to_string(W::BKB) + "/ws/" + std::to_string(W::STAGES) +
-             (fp16_pass ? "+pass" : "");
+             std::to_string(W::BKB) + "/ws/" + std::to_string(W::STAGES);
     v.precision = precision;
     v.polarization = polarization_layout::single;
     v.input = input;
@@ -116,14 +143,37 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
     v.block_n = W::BN;
     v.block_k_bytes = W::BKB;
     v.threads = W::threads;
-    v.pipeline_smem_bytes = tb_kernels::ws_pipeline_smem_bytes<W>();
-    v.launch = &ws_launch<W, Op, Samples>;
-    v.allow_smem = &ws_allow_smem<W, Op, Samples>;
     v.opt_in = true;
     v.needs_sm90a = true;
     v.warp_specialised = true;
-    v.tma_samples = Samples::by_tma;
+    v.tma_samples = tma_samples;
+    return v;
+}
+
+template <class W, class Op, class Samples>
+tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass = false)
+{
+    tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
+    if (fp16_pass)
+        v.tile += "+pass";
+    v.pipeline_smem_bytes = tb_kernels::ws_pipeline_smem_bytes<W>();
+    v.launch = &ws_launch<W, Op, Samples>;
+    v.allow_smem = &ws_allow_smem<W, Op, Samples>;
     v.fp16_pass = fp16_pass;
+    return v;
+}
+
+//! A resident-samples variant: "BMxBNx128/ws/STAGES+rs", k of at most 5 tiles.
+template <class W, class Op, class Samples>
+tb_variant ws_resident_variant(beam_precision precision, tb_input input)
+{
+    tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
+    v.tile += "+rs";
+    v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0));
+    v.launch = &ws_resident_launch<W, Op, Samples>;
+    v.allow_smem = &ws_resident_allow_smem<W, Op, Samples>;
+    v.max_k_bytes = size_t(tb_kernels::ws_resident_max_k_tiles) * W::BKB;
+    v.samples_resident = true;
     return v;
 }
 
@@ -152,10 +202,22 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_variant<W, op_int1, ws_samples_tma<true>>(                \
             beam_precision::int1, tb_input::bits_wide));                         \
     }
+#define BF_TB_ADD_WS_RESIDENT(BM, BN, ST, PREGS)                                  \
+    {                                                                            \
+        using W = ws_shape<BM, BN, ST, PREGS>;                                   \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32<W, 2>>(      \
+            beam_precision::float16, tb_input::fc32_vec2));                      \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32<W, 1>>(      \
+            beam_precision::float16, tb_input::fc32_vec1));                      \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_tma<false>>(      \
+            beam_precision::float16, tb_input::fp16));                           \
+    }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
+    BF_TB_WS_RESIDENT_TILES(BF_TB_ADD_WS_RESIDENT)
 #undef BF_TB_ADD_WS_FP16
 #undef BF_TB_ADD_WS_INT1
+#undef BF_TB_ADD_WS_RESIDENT
 }
 
 } // namespace cuda

@@ -1,0 +1,222 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The warp-specialised Hopper kernel with its samples resident ("+rs"), for
+ * short k (a station's 64-160 receivers): the block's work item is one
+ * channel x one BN-wide time tile, and it keeps that item's WHOLE k of
+ * samples in shared memory while it runs every BM-row tile of the weights
+ * over them.
+ *
+ * Why: at 96 receivers a 128x256 tile of tensor_beamformer_ws_kernel.cuh has
+ * 3 k tiles; it reads 48 KB of weights and 96 KB of samples from L2 for
+ * 3 x 4 wgmma, and the samples of one time tile are read again by each of the
+ * 2 B / BM row tiles (16 at 1024 beams); fc32 samples must even be converted
+ * again each time, or once by a separate pass. Here the samples are read and
+ * converted once per item, and only the weights (48 KB per row tile) stream
+ * through the ring.
+ *
+ *   every item (all threads): a block barrier (every consumer is done with
+ *     the previous item's samples), the samples loaded: fc32 converted by all
+ *     three warpgroups (k tile kt by warpgroup kt % 3), or one TMA copy per
+ *     k tile (fp16, packed bits) completing the "samples" mbarrier; a second
+ *     block barrier.
+ *   producer warpgroup: the weights of (item, row tile, k tile), in order,
+ *     into the ring of STAGES stages (as in tensor_beamformer_ws_kernel.cuh),
+ *     running up to STAGES loads into the next item before its barrier;
+ *   consumer warpgroups: per row tile, the k tiles' wgmma with A from the
+ *     ring and B from the resident samples, then the shared epilogue.
+ *
+ * Shared memory (k_tiles = row_bytes / 128, at most MAX_K_TILES):
+ *   samples [k_tiles][BN][128]   ring [STAGES][BM][128]   barriers   power sums
+ * Compiled for sm_90a only (the wgmma object library).
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_RESIDENT_KERNEL_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_RESIDENT_KERNEL_CUH
+
+#include "tensor_beamformer_ws_kernel.cuh"
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+namespace tb_kernels {
+
+//! The most k tiles of resident samples (5 x 32 KB at BN = 256: 160 receivers).
+constexpr int ws_resident_max_k_tiles = 5;
+
+//! Dynamic shared memory of the resident samples, the ring and the barriers.
+template <class W>
+constexpr size_t ws_resident_smem_bytes(int k_tiles)
+{
+    return size_t(k_tiles) * W::B_STAGE + size_t(W::STAGES) * W::A_STAGE +
+           size_t(2 * W::STAGES + 1) * 8 + 1024;
+}
+
+/*!
+ * Every thread of the block, at each item: wait until the consumers are done
+ * with the previous item's samples, then load (c, n0)'s: one TMA copy per k
+ * tile completing \p samples_full, or fc32 converted by the three
+ * warpgroups (k tile kt by warpgroup kt % 3); a block barrier after.
+ */
+template <class W, class Samples>
+__device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args,
+                                                         const ws_maps& maps,
+                                                         int c,
+                                                         int n0,
+                                                         unsigned char* samples,
+                                                         uint32_t samples_full,
+                                                         int wg)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    __syncthreads();
+    if constexpr (Samples::by_tma) {
+        if (threadIdx.x == 0) {
+            mbar_arrive_expect_tx(samples_full, unsigned(args.k_tiles * W::B_STAGE));
+            for (int kt = 0; kt < args.k_tiles; kt++)
+                tma_load_3d(smem_u32(samples) + kt * W::B_STAGE, &maps.b, kt * W::BKB, c,
+                            n0, samples_full);
+        }
+        __syncwarp(); // warp 0 reaches the block barrier together
+    } else {
+        for (int kt = wg; kt < args.k_tiles; kt += 3)
+            Samples::fill(args, c, n0, kt, samples + kt * W::B_STAGE, threadIdx.x & 127);
+        fence_proxy_async(); // st.shared -> the tensor cores
+    }
+    __syncthreads();
+#endif
+}
+
+template <class W, class Op, class Samples>
+__global__ void __launch_bounds__(W::threads, 1)
+    tensor_beamformer_ws_resident_kernel(const kernel_args args,
+                                         const BF_GRID_CONSTANT ws_maps maps)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    static_assert(W::consumers == 2, "three warpgroups share the conversion");
+    using acc_t = typename Op::acc_t;
+    const int k_tiles = args.k_tiles;
+    unsigned char* const raw = dynamic_smem();
+    unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
+    unsigned char* const samples = smem;
+    const uint32_t smem_b = smem_u32(samples);
+    const uint32_t smem_a = smem_b + uint32_t(k_tiles * W::B_STAGE);
+    const uint32_t bars = smem_a + W::STAGES * W::A_STAGE;
+    auto full = [&](int s) { return bars + 8u * unsigned(s); };
+    auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
+    const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
+    unsigned char* const red =
+        smem + size_t(k_tiles) * W::B_STAGE + W::STAGES * W::A_STAGE + (2 * W::STAGES + 1) * 8;
+
+    const int warp = threadIdx.x >> 5;
+    const int wg = warp >> 2;
+    const int m_tiles = args.m_tiles;
+    // int: the engine keeps every launch below 2^31 tiles (>= items x m_tiles).
+    const int items = args.n_channels * args.n_tiles;
+    const int per_item = m_tiles * k_tiles; // weight loads
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < W::STAGES; s++) {
+            mbar_init(full(s), 1u);
+            mbar_init(empty(s), unsigned(W::consumer_threads));
+        }
+        mbar_init(samples_full, 1u);
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    // The block's items: blockIdx.x, + gridDim.x, ...; consecutive blocks take
+    // the time tiles of one channel together (its weights shared in L2).
+    const int my_items = int(blockIdx.x) < items ? (items - 1 - int(blockIdx.x)) / int(gridDim.x) + 1 : 0;
+    auto item_of = [&](int i) { return int(blockIdx.x) + i * int(gridDim.x); };
+
+    auto load = [&](int i) {
+        const int item = item_of(i);
+        ws_resident_load_samples<W, Samples>(args, maps, int(item / args.n_tiles),
+                                             int(item % args.n_tiles) * W::BN, samples,
+                                             samples_full, wg);
+    };
+
+    const int total = my_items * per_item;
+    if (wg == W::consumers) {
+        // Producer: the weights of every (item, row tile, k tile) in order.
+        setmaxnreg_dec<W::PRODUCER_REGS>();
+        int it = 0; // weight loads issued (the consumers count the same)
+        for (int i = 0; i < my_items; i++) {
+            load(i);
+            // This item's weights, and up to STAGES loads of the next item:
+            // the ring frees them as the consumers finish this one, before
+            // they reach the next item's barrier. One thread issues; its warp
+            // keeps together for the block barriers.
+            const int stop = min((i + 1) * per_item + W::STAGES, total);
+            for (; it < stop; it++) {
+                if (threadIdx.x == W::consumer_threads) {
+                    const int q = it % per_item;
+                    const int c = item_of(it / per_item) / args.n_tiles;
+                    const int s = it % W::STAGES;
+                    mbar_wait(empty(s), uint32_t((it / W::STAGES) & 1) ^ 1u);
+                    mbar_arrive_expect_tx(full(s), W::A_STAGE);
+                    tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, (q % k_tiles) * W::BKB,
+                                (q / k_tiles) * W::BM, c, full(s));
+                }
+                __syncwarp();
+            }
+        }
+        return;
+    }
+
+    // Consumers.
+    setmaxnreg_inc<W::CONSUMER_REGS>();
+    acc_t acc[1][1][W::NT][4];
+    int it = 0;
+    for (int i = 0; i < my_items; i++) {
+        load(i);
+        if constexpr (Samples::by_tma)
+            mbar_wait(samples_full, uint32_t(i & 1));
+        const int item = item_of(i);
+        const int c = item / args.n_tiles;
+        const int n0 = item % args.n_tiles * W::BN;
+        for (int mt = 0; mt < m_tiles; mt++) {
+            const int m0 = mt * W::BM;
+            BF_UNROLL
+            for (int j = 0; j < W::NT; j++)
+                BF_UNROLL
+            for (int r = 0; r < 4; r++)
+                acc[0][0][j][r] = acc_t(0);
+            for (int kt = 0; kt < k_tiles; kt++, it++) {
+                const int s = it % W::STAGES;
+                mbar_wait(full(s), uint32_t((it / W::STAGES) & 1));
+                const uint64_t desc_a =
+                    smem_descriptor(smem_a + s * W::A_STAGE + wg * (64 * W::BKB));
+                const uint64_t desc_b = smem_descriptor(smem_b + kt * W::B_STAGE);
+                fence_accumulators(acc[0][0]);
+                wgmma_fence();
+                wgmma_k_tile<Op, W::BN, W::KSTEPS>(acc[0][0], desc_a, desc_b);
+                wgmma_commit();
+                wgmma_wait<1>();
+                fence_accumulators(acc[0][0]);
+                if (kt > 0) // the previous k tile's multiply has completed
+                    mbar_arrive(empty((it - 1) % W::STAGES));
+            }
+            wgmma_wait<0>();
+            fence_accumulators(acc[0][0]);
+            mbar_arrive(empty((it - 1) % W::STAGES));
+            // (c, n0) made opaque per row tile: hoisted out of this loop, the
+            // epilogue's per-window output addresses would not fit beside the
+            // accumulators in the launch's 168 registers (ptxas spilled 1 KB).
+            int cc = c, nn = n0;
+            asm volatile("" : "+r"(cc), "+r"(nn));
+            epilogue<Op, 1, 1, W::NT, W::BM, W::BN, W::consumer_threads,
+                     consumer_sync<W::consumer_threads>>(
+                args, acc, red, cc, m0, nn, m0 + wg * 64 + (warp & 3) * 16, nn);
+        }
+    }
+#endif
+}
+
+} // namespace tb_kernels
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+
+#endif
