@@ -67,9 +67,10 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
  *
  * HALVES (P = 2 only): a thread's two pairs are branches p and p + N/2 of one
  * receiver instead of pairs blockDim apart. With O = 2 (M = N/2) branch
- * p + N/2 reads at offset j the sample that branch p read at j - 1, so the
- * second load finds it in L1 and the tile's input crosses L2 -> SM once
- * instead of twice. With O = 1 only the order of the pairs changes.
+ * p + N/2 needs at offset j the sample that branch p loaded at j - 1, so each
+ * sample of the tile is loaded once instead of twice (the two branches are
+ * otherwise N/2 RB pairs apart, far beyond what L1 keeps at N = 1024). With
+ * O = 1 only the order of the pairs changes.
  */
 template <typename Tin, int TMAX, int O, int S, int RB, int P, bool HALVES = false, typename Slot>
 __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
@@ -118,12 +119,20 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
             for (int s = 0; s < S; s++)
                 acc[i][s] = make_float2(0.f, 0.f);
         }
+        // HALVES with O = 2: pair 1 (branch p + N/2) reads at offset j the
+        // sample that pair 0 read at j - 1 (M = N/2), so it takes it from a
+        // register instead of loading it again: one load per j for both.
+        constexpr bool carry = HALVES && O == 2;
         const auto fir = [&](auto load) {
+            float2 previous = carry ? load(0, -(TMAX - 1) * O - 1) : make_float2(0.f, 0.f);
 #pragma unroll
             for (int j = -(TMAX - 1) * O; j < S; j++) {
+                float2 pair0_sample = make_float2(0.f, 0.f);
 #pragma unroll
                 for (int i = 0; i < P; i++) {
-                    const float2 v = load(i, j);
+                    const float2 v = carry && i == 1 ? previous : load(i, j);
+                    if (i == 0)
+                        pair0_sample = v;
 #pragma unroll
                     for (int s = 0; s < S; s++) {
                         const int d = s - j; // k O
@@ -133,6 +142,8 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
                         }
                     }
                 }
+                if (carry)
+                    previous = pair0_sample;
             }
         };
         if (r < g.n_receivers) {

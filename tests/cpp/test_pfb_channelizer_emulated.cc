@@ -453,7 +453,7 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
     const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
                fc32 = sample_format::fc32;
     check_case({ 256, 16, 1, sc16, 13, false, { 7, 1, 13, 5 }, 3 }, seed++);
-    check_case({ 256, 16, 2, sc16, 9, true, { 11, 2, 10 }, 2 }, seed++);
+    check_case({ 256, 16, 2, sc16, 9, true, { 11, 2, 30 }, 2 }, seed++); // > 31 steps: every tap
     check_case({ 256, 11, 1, sc8, 3, true, { 5, 19 }, 4 }, seed++);
     check_case({ 256, 16, 2, sc8, 16, false, { 3, 25 }, 5 }, seed++);
     check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
@@ -464,19 +464,22 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
 TEST(PfbChannelizerEmulated, TiledRegisterFft1024)
 {
     // The N = 1024 tiles (32 x 32 register FFT, one warp per row, 24 rows:
-    // S x RB = 6 x 4, 3 x 8, 12 x 2; with and without branch_halves), each
-    // against the CPU engine: every format, both oversamplings (branch_halves
-    // reads branch p + N/2's samples where branch p read them), receivers that
-    // fill no receiver group (1, 3, 5, 9, 11), fft_shift, T < 16, calls that
-    // end in partial tiles (S = 12: lengths 1-11) and blocks that take
-    // several tiles. check_case also runs entry 0, two_pass and fused here.
+    // S x RB = 6 x 4, 3 x 8, 12 x 2; with and without branch_halves; 384 and
+    // 512 threads), each against the CPU engine: every format, both
+    // oversamplings (branch_halves reads branch p + N/2's samples where branch
+    // p read them), receivers that fill no receiver group (1, 3, 5, 9, 11),
+    // fft_shift, T < 16, calls that end in partial tiles (of 1 to 10 steps)
+    // and blocks that take several tiles. check_case also runs entry 0,
+    // two_pass and fused here.
     unsigned seed = 300;
     const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
                fc32 = sample_format::fc32;
     check_case({ 1024, 16, 1, sc16, 11, false, { 7, 1, 17 }, 3 }, seed++);
-    check_case({ 1024, 16, 2, sc16, 9, true, { 13, 2, 5 }, 2 }, seed++);
+    // O = 2: a window spans 31 steps of M (the first 31 steps read the zero
+    // history), so these calls run past it to reach every tap with data.
+    check_case({ 1024, 16, 2, sc16, 9, true, { 13, 2, 32 }, 2 }, seed++);
     check_case({ 1024, 16, 1, fc32, 5, true, { 4, 21 }, 2 }, seed++);
-    check_case({ 1024, 16, 2, fc32, 3, false, { 1, 14, 10 }, 3 }, seed++);
+    check_case({ 1024, 16, 2, fc32, 3, false, { 1, 14, 29 }, 3 }, seed++);
     check_case({ 1024, 9, 2, sc8, 1, false, { 19, 3 }, 2 }, seed++);
     check_case({ 1024, 5, 1, sc8, 3, true, { 2, 25 }, 2 }, seed++);
 }
@@ -538,9 +541,9 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     }
     EXPECT_EQ(tiled_shapes[tiled_shape_index(64)].register_log2_n, 0);
     EXPECT_EQ(tiled_shape_index(1024), 10u); // S = 6, RB = 4, branch halves
-    // Entry 0 (in place, S = 4) and the four register-FFT tiles of N = 1024;
+    // Entry 0 (in place, S = 4) and the five register-FFT tiles of N = 1024;
     // every tile fits in shared memory with the twiddles.
-    EXPECT_EQ(pfb_plan::tiled_shape_indices(1024), (std::vector<size_t>{ 0, 10, 11, 12, 13 }));
+    EXPECT_EQ(pfb_plan::tiled_shape_indices(1024), (std::vector<size_t>{ 0, 10, 11, 12, 13, 14 }));
     for (size_t i : pfb_plan::tiled_shape_indices(1024))
         EXPECT_LE(pfb_plan::tiled_shared_bytes(1024, tiled_shapes[i]),
                   pfb_plan::tiled_shared_limit);

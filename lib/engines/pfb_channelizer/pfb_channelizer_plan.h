@@ -159,15 +159,18 @@ inline constexpr tiled_shape tiled_shapes[] = {
     { 0, 8, 8, 2, 8, 1, false, 512 },
     { 0, 12, 8, 1, 8, 1, true, 512 },
     // N = 1024 = 32 x 32 (apps/channelizer_bench.md, version 6): one warp per
-    // row, 512 threads, one block per SM; a row is 8 KB, so a tile holds at
-    // most 27 rows (24 here: 200 KiB). 10 (the N = 1024 default): S = 6,
+    // row, one block per SM; a row is 8 KB, so a tile holds at most 27 rows
+    // (24 here: 200 KiB). 384 threads (168 registers: no spill; 24 rows are
+    // two whole FFT passes of 12 warps). 10 (the N = 1024 default): S = 6,
     // RB = 4, branches p and p + N/2 per thread; 11: whole sc16 sectors
-    // (RB = 8, S = 3); 12: fewest re-reads (S = 12, RB = 2); 13: entry 10
-    // without branch_halves (what the pairing gains at O = 2).
-    { 0, 6, 4, 2, 10, 1, true, 512, true },
-    { 0, 3, 8, 2, 10, 1, false, 512, true },
-    { 0, 12, 2, 2, 10, 1, false, 512, true },
-    { 0, 6, 4, 2, 10, 1, false, 512, false },
+    // (RB = 8, S = 3); 12: fewest re-reads (S = 12, RB = 2; spills at O = 2);
+    // 13: entry 10 without branch_halves (what the pairing gains at O = 2);
+    // 14: entry 10 with 512 threads (16 warps, 128 registers: spills).
+    { 0, 6, 4, 2, 10, 1, true, 384, true },
+    { 0, 3, 8, 2, 10, 1, false, 384, true },
+    { 0, 12, 2, 2, 10, 1, false, 384, true },
+    { 0, 6, 4, 2, 10, 1, false, 384, false },
+    { 0, 6, 4, 2, 10, 1, false, 512, true },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
