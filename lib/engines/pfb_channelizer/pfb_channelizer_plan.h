@@ -171,6 +171,8 @@ inline constexpr tiled_shape tiled_shapes[] = {
     { 0, 12, 2, 2, 10, 1, false, 384, true },
     { 0, 6, 4, 2, 10, 1, false, 384, false },
     { 0, 6, 4, 2, 10, 1, false, 512, true },
+    // 15: N = 256, entry 8 with branch_halves (the O = 2 carry; no spill).
+    { 0, 8, 8, 2, 8, 1, false, 512, true },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
