@@ -72,7 +72,14 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
  * otherwise N/2 RB pairs apart, far beyond what L1 keeps at N = 1024). With
  * O = 1 only the order of the pairs changes.
  */
-template <typename Tin, int TMAX, int O, int S, int RB, int P, bool HALVES = false, typename Slot>
+template <typename Tin,
+          int TMAX,
+          int O,
+          int S,
+          int RB,
+          int P,
+          bool HALVES = false,
+          typename Slot>
 __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
                                               const float* __restrict__ taps,
                                               float2* rows,
@@ -124,7 +131,8 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
         // register instead of loading it again: one load per j for both.
         constexpr bool carry = HALVES && O == 2;
         const auto fir = [&](auto load) {
-            float2 previous = carry ? load(0, -(TMAX - 1) * O - 1) : make_float2(0.f, 0.f);
+            float2 previous =
+                carry ? load(0, -(TMAX - 1) * O - 1) : make_float2(0.f, 0.f);
 #pragma unroll
             for (int j = -(TMAX - 1) * O; j < S; j++) {
                 float2 pair0_sample = make_float2(0.f, 0.f);
