@@ -64,8 +64,22 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
  * r_first and the \p steps (<= S) steps from t0, each written to
  * rows[(s RB + rr) ld + slot(pos)] with pos its FFT input position. Every
  * thread calls it; no barrier inside.
+ *
+ * HALVES (P = 2 only): a thread's two pairs are branches p and p + N/2 of one
+ * receiver instead of pairs blockDim apart. With O = 2 (M = N/2) branch
+ * p + N/2 needs at offset j the sample that branch p loaded at j - 1, so each
+ * sample of the tile is loaded once instead of twice (the two branches are
+ * otherwise N/2 RB pairs apart, far beyond what L1 keeps at N = 1024). With
+ * O = 1 only the order of the pairs changes.
  */
-template <typename Tin, int TMAX, int O, int S, int RB, int P, typename Slot>
+template <typename Tin,
+          int TMAX,
+          int O,
+          int S,
+          int RB,
+          int P,
+          bool HALVES = false,
+          typename Slot>
 __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
                                               const float* __restrict__ taps,
                                               float2* rows,
@@ -80,10 +94,14 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
     const int m = g.step;
     // y_p(t0 + s) = sum_k h[p + kN] x[m_(t0+s) - p - kN]; sample offset
     // j = s - k O (in units of M) from the newest sample of step t0. A
-    // thread takes P pairs (p, receiver) at once, blockDim apart (the same
-    // receiver: blockDim is a multiple of RB), so that the loads of all P
-    // are in flight together.
-    for (int first = threadIdx.x; first < n * RB; first += P * blockDim.x) {
+    // thread takes P pairs (p, receiver) at once, so that the loads of all P
+    // are in flight together: blockDim apart, or N RB / 2 apart (HALVES);
+    // both keep the receiver (blockDim and N RB / 2 are multiples of RB).
+    static_assert(!HALVES || P == 2, "HALVES: two pairs per thread");
+    const int pair_span = HALVES ? n * RB / 2 : n * RB;        // first pairs walk this
+    const int pair_gap = HALVES ? pair_span : int(blockDim.x); // a thread's P pairs
+    const int first_step = HALVES ? int(blockDim.x) : P * int(blockDim.x);
+    for (int first = threadIdx.x; first < pair_span; first += first_step) {
         const int rr = first % RB;
         const int r = r_first + rr;
         int p[P];
@@ -95,7 +113,7 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
         bool all_in_input = steps == S;
 #pragma unroll
         for (int i = 0; i < P; i++) {
-            const int pair = first + i * blockDim.x;
+            const int pair = first + i * pair_gap;
             p[i] = pair / RB;
             live[i] = pair < n * RB && r < g.n_receivers;
             newest[i] = (t0 + 1) * m - 1 - p[i];
@@ -108,12 +126,21 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
             for (int s = 0; s < S; s++)
                 acc[i][s] = make_float2(0.f, 0.f);
         }
+        // HALVES with O = 2: pair 1 (branch p + N/2) reads at offset j the
+        // sample that pair 0 read at j - 1 (M = N/2), so it takes it from a
+        // register instead of loading it again: one load per j for both.
+        constexpr bool carry = HALVES && O == 2;
         const auto fir = [&](auto load) {
+            float2 previous =
+                carry ? load(0, -(TMAX - 1) * O - 1) : make_float2(0.f, 0.f);
 #pragma unroll
             for (int j = -(TMAX - 1) * O; j < S; j++) {
+                float2 pair0_sample = make_float2(0.f, 0.f);
 #pragma unroll
                 for (int i = 0; i < P; i++) {
-                    const float2 v = load(i, j);
+                    const float2 v = carry && i == 1 ? previous : load(i, j);
+                    if (i == 0)
+                        pair0_sample = v;
 #pragma unroll
                     for (int s = 0; s < S; s++) {
                         const int d = s - j; // k O
@@ -123,6 +150,8 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
                         }
                     }
                 }
+                if (carry)
+                    previous = pair0_sample;
             }
         };
         if (r < g.n_receivers) {

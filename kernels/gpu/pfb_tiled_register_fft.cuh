@@ -100,7 +100,8 @@ pfb_register_fft_rows(float2* rows, const float2* twiddle, int n_rows, int ld)
  * pfb_tiled_kernel with the register FFT; N must be 2^LOG2_N (the plan's
  * shape table says which N an entry serves). Grid, work split and dynamic
  * shared memory as pfb_tiled_kernel's; THREADS per block (a multiple of 32
- * and of RB), MIN_BLOCKS per SM in the launch bound (register budget).
+ * and of RB), MIN_BLOCKS per SM in the launch bound (register budget),
+ * HALVES the FIR's pairing of branches p and p + N/2 (pfb_tiled_fir).
  */
 template <typename Tin,
           int TMAX,
@@ -110,7 +111,8 @@ template <typename Tin,
           int P,
           int LOG2_N,
           int MIN_BLOCKS,
-          int THREADS>
+          int THREADS,
+          bool HALVES = false>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     pfb_tiled_register_fft_kernel(pfb_stream<Tin> in,
                                   const float* __restrict__ taps, // prototype, N * T
@@ -138,7 +140,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         const long long t0 = (w / groups) * S;
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs in natural order (the register FFT reads strided).
-        pfb_tiled_fir<Tin, TMAX, O, S, RB, P>(
+        pfb_tiled_fir<Tin, TMAX, O, S, RB, P, HALVES>(
             in, taps, rows, ld, g, r_first, t0, steps, [](int pos) { return pos; });
         __syncthreads(); // and the twiddles, on the first tile
         pfb_register_fft_rows<LOG2_N>(rows, twiddle, steps * RB, ld);

@@ -126,15 +126,17 @@ private:
                        if constexpr (shape.register_log2_n > 0) {
                            constexpr int L = shape.register_log2_n, B = shape.min_blocks,
                                          NT = shape.threads;
+                           constexpr bool H = shape.branch_halves;
                            if (o1)
-                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B, NT>(
+                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B, NT, H>(
                                    st, d_taps.data(), d_twiddle.data(), out, g,
                                    l.tiles_per_group);
                            else
-                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B, NT>(
+                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B, NT, H>(
                                    st, d_taps.data(), d_twiddle.data(), out, g,
                                    l.tiles_per_group);
                        } else {
+                           static_assert(!shape.branch_halves, "register-FFT entries only");
                            if (o1)
                                pfb_tiled_kernel<Tin, T, 1, S, RB, P>(
                                    st, d_taps.data(), d_twiddle.data(), out, g,
@@ -339,6 +341,7 @@ void check_path(const emulated_case& k,
         what << " tiled_shape=" << tiled_shape << " (S=" << shape.steps
              << " RB=" << shape.receivers << " P=" << shape.pairs
              << " threads=" << shape.threads
+             << (shape.branch_halves ? " halves" : "")
              << (shape.register_log2_n ? " register FFT" : " in-place FFT") << ")";
     }
     if (path == pfb_plan::path::two_pass)
@@ -450,12 +453,35 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
     const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
                fc32 = sample_format::fc32;
     check_case({ 256, 16, 1, sc16, 13, false, { 7, 1, 13, 5 }, 3 }, seed++);
-    check_case({ 256, 16, 2, sc16, 9, true, { 11, 2, 10 }, 2 }, seed++);
+    check_case({ 256, 16, 2, sc16, 9, true, { 11, 2, 30 }, 2 }, seed++); // > 31 steps: every tap
     check_case({ 256, 11, 1, sc8, 3, true, { 5, 19 }, 4 }, seed++);
     check_case({ 256, 16, 2, sc8, 16, false, { 3, 25 }, 5 }, seed++);
     check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
     check_case({ 128, 16, 1, sc16, 9, true, { 17, 6 }, 3 }, seed++);
     check_case({ 512, 16, 2, sc16, 5, false, { 13, 4 }, 2 }, seed++);
+}
+
+TEST(PfbChannelizerEmulated, TiledRegisterFft1024)
+{
+    // The N = 1024 tiles (32 x 32 register FFT, one warp per row, 24 rows:
+    // S x RB = 6 x 4, 3 x 8, 12 x 2; with and without branch_halves; 384 and
+    // 512 threads), each against the CPU engine: every format, both
+    // oversamplings (branch_halves reads branch p + N/2's samples where branch
+    // p read them), receivers that fill no receiver group (1, 3, 5, 9, 11),
+    // fft_shift, T < 16, calls that end in partial tiles (of 1 to 10 steps)
+    // and blocks that take several tiles. check_case also runs entry 0,
+    // two_pass and fused here.
+    unsigned seed = 300;
+    const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
+               fc32 = sample_format::fc32;
+    check_case({ 1024, 16, 1, sc16, 11, false, { 7, 1, 17 }, 3 }, seed++);
+    // O = 2: a window spans 31 steps of M (the first 31 steps read the zero
+    // history), so these calls run past it to reach every tap with data.
+    check_case({ 1024, 16, 2, sc16, 9, true, { 13, 2, 32 }, 2 }, seed++);
+    check_case({ 1024, 16, 1, fc32, 5, true, { 4, 21 }, 2 }, seed++);
+    check_case({ 1024, 16, 2, fc32, 3, false, { 1, 14, 29 }, 3 }, seed++);
+    check_case({ 1024, 9, 2, sc8, 1, false, { 19, 3 }, 2 }, seed++);
+    check_case({ 1024, 5, 1, sc8, 3, true, { 2, 25 }, 2 }, seed++);
 }
 
 //! register_inverse_dft<L> against the direct DFT in double, L = 2 ... 32,
@@ -496,6 +522,7 @@ TEST(PfbChannelizerEmulated, RegisterDftMatchesDirectDft)
     check_register_dft<16>(256, 6);
     check_register_dft<32>(32, 7);
     check_register_dft<32>(512, 8);
+    check_register_dft<32>(1024, 9); // both passes of the N = 1024 register FFT
 }
 
 TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
@@ -507,13 +534,36 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     unsetenv("BEAMFORM_PFB_TILED_SHAPE");
     // Defaults: the register FFT where an entry is made for N, else the
     // in-place FFT entries by min_channels.
-    for (size_t n : { size_t(128), size_t(256), size_t(512) }) {
+    for (size_t n : { size_t(128), size_t(256), size_t(512), size_t(1024) }) {
         const auto& s = tiled_shapes[tiled_shape_index(n)];
         EXPECT_EQ(size_t(1) << s.register_log2_n, n);
         EXPECT_TRUE(s.default_choice);
     }
     EXPECT_EQ(tiled_shapes[tiled_shape_index(64)].register_log2_n, 0);
-    EXPECT_EQ(tiled_shape_index(1024), 0u); // S = 4
+    EXPECT_EQ(tiled_shape_index(1024), 10u); // S = 6, RB = 4, branch halves
+    // Entry 0 (in place, S = 4) and the five register-FFT tiles of N = 1024;
+    // every tile fits in shared memory with the twiddles.
+    EXPECT_EQ(pfb_plan::tiled_shape_indices(1024), (std::vector<size_t>{ 0, 10, 11, 12, 13, 14 }));
+    for (size_t i : pfb_plan::tiled_shape_indices(1024))
+        EXPECT_LE(pfb_plan::tiled_shared_bytes(1024, tiled_shapes[i]),
+                  pfb_plan::tiled_shared_limit);
+    // The tiled path is the default up to N = 1024 (T <= 16), two_pass above.
+    const char* forced_path = std::getenv("BEAMFORM_PFB_PATH");
+    const std::string saved_path = forced_path ? forced_path : "";
+    unsetenv("BEAMFORM_PFB_PATH");
+    for (size_t n : { size_t(256), size_t(1024), size_t(2048) }) {
+        pfb_channelizer_config c;
+        c.n_channels = n;
+        c.taps_per_branch = 16;
+        for (unsigned o : { 1u, 2u }) {
+            c.oversample = o;
+            EXPECT_EQ(pfb_plan::path_for(c),
+                      n <= 1024 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
+                << "N=" << n << " O=" << o;
+        }
+    }
+    if (forced_path)
+        setenv("BEAMFORM_PFB_PATH", saved_path.c_str(), 1);
     // The knob forces an entry where it can run and falls back otherwise.
     for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++) {
         setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);

@@ -299,15 +299,15 @@ TEST(PfbChannelizerGpu, EveryTiledShape)
     REQUIRE_GPU(gpu);
     // Each entry of tiled_shapes forced through the bench knob (the engine
     // reads it when it is made) on the N it can run: the register-FFT tiles
-    // (N = 128, 256, 512) and the in-place ones, every format, receivers not a
-    // multiple of RB, calls ending in partial tiles.
+    // (N = 128, 256, 512, 1024) and the in-place ones, every format, receivers
+    // not a multiple of RB, calls ending in partial tiles.
     namespace plan = gr::beamform::pfb_plan;
     const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
     const std::string saved = knob ? knob : "";
     unsigned seed = 250;
     for (size_t i = 0; i < plan::tiled_shape_count; i++) {
         setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
-        for (size_t n : { 128, 256, 512 }) {
+        for (size_t n : { 128, 256, 512, 1024 }) {
             if (!plan::tiled_shape_can_run(n, plan::tiled_shapes[i]))
                 continue;
             std::cout << "tiled shape " << i << ":\n";

@@ -210,14 +210,16 @@ private:
             if constexpr (shape.register_log2_n > 0) {
                 constexpr int L = shape.register_log2_n, B = shape.min_blocks,
                               NT = shape.threads;
+                constexpr bool H = shape.branch_halves;
                 if (d_config.oversample == 1)
-                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B, NT>,
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B, NT, H>,
                            shape);
                 else
-                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B, NT>,
+                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B, NT, H>,
                            shape);
             } else {
                 static_assert(shape.threads == pfb_tiled_threads, "the in-place kernel's bound");
+                static_assert(!shape.branch_halves, "branch_halves: register-FFT entries only");
                 if (d_config.oversample == 1)
                     launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, S, RB, P>, shape);
                 else

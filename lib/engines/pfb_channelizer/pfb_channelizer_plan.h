@@ -30,10 +30,11 @@ constexpr int fused_max_taps = 16; //!< T_MAX: the register window of the fused 
 constexpr int fused_max_channels = 1024; //!< register windows of one block
 constexpr int fft_kernel_max_channels = 4096;
 constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
-//! Above this the two-pass path is the default: at N = 1024 the tiled tiles
-//! hold 4 steps (shared memory), so each sample is read (4 + 15) / 4 times,
-//! and two_pass measured as fast or faster (apps/channelizer_bench.md).
-constexpr int tiled_default_max_channels = 512;
+//! Up to this the tiled path is the default, above it the two-pass path. At
+//! N = 1024 the in-place tiles (entry 0: S = 4) measured no faster than
+//! two_pass; the register-FFT tiles of N = 1024 (entries 10-13, 24 rows of
+//! 8 KB, apps/channelizer_bench.md version 6) are predicted to be.
+constexpr int tiled_default_max_channels = 1024;
 
 inline bool is_power_of_two(size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
@@ -83,7 +84,8 @@ inline const char* path_name(path p)
 }
 
 /*!
- * The path a configuration takes: tiled up to tiled_default_max_channels, else
+ * The path a configuration takes: tiled up to tiled_default_max_channels
+ * (1024), else
  * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
  * in apps/channelizer_bench.md). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
  * fir_smem_fft | fir_library_fft forces one where it applies (for measuring
@@ -126,6 +128,9 @@ struct tiled_shape {
     int min_blocks = 2;      //!< the kernel's launch bound: blocks per SM
     bool default_choice = true; //!< false: only through BEAMFORM_PFB_TILED_SHAPE
     int threads = 256;          //!< per block (register FFT; the in-place kernel: 256)
+    //! P = 2, register FFT: a thread filters branches p and p + N/2 (with
+    //! O = 2 the same samples one step apart: L1 hits; pfb_tiled_fir).
+    bool branch_halves = false;
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -153,6 +158,21 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // apps/channelizer_bench.md version 5).
     { 0, 8, 8, 2, 8, 1, false, 512 },
     { 0, 12, 8, 1, 8, 1, true, 512 },
+    // N = 1024 = 32 x 32 (apps/channelizer_bench.md, version 6): one warp per
+    // row, one block per SM; a row is 8 KB, so a tile holds at most 27 rows
+    // (24 here: 200 KiB). 384 threads (168 registers: no spill; 24 rows are
+    // two whole FFT passes of 12 warps). 10 (the N = 1024 default): S = 6,
+    // RB = 4, branches p and p + N/2 per thread; 11: whole sc16 sectors
+    // (RB = 8, S = 3); 12: fewest re-reads (S = 12, RB = 2; spills at O = 2);
+    // 13: entry 10 without branch_halves (what the pairing gains at O = 2);
+    // 14: entry 10 with 512 threads (16 warps, 128 registers: spills).
+    { 0, 6, 4, 2, 10, 1, true, 384, true },
+    { 0, 3, 8, 2, 10, 1, false, 384, true },
+    { 0, 12, 2, 2, 10, 1, false, 384, true },
+    { 0, 6, 4, 2, 10, 1, false, 384, false },
+    { 0, 6, 4, 2, 10, 1, false, 512, true },
+    // 15: N = 256, entry 8 with branch_halves (the O = 2 carry; no spill).
+    { 0, 8, 8, 2, 8, 1, false, 512, true },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
