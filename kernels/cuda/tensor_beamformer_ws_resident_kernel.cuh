@@ -17,11 +17,11 @@
  * converted once per item, and only the weights (48 KB per row tile) stream
  * through the ring.
  *
- *   every item (all threads): a block barrier (every consumer is done with
- *     the previous item's samples), the samples loaded: fc32 converted by all
- *     three warpgroups (k tile kt by warpgroup kt % 3), or one TMA copy per
- *     k tile (fp16, packed bits) completing the "samples" mbarrier; a second
- *     block barrier.
+ *   every item (all threads): a barrier of all threads (every consumer is
+ *     done with the previous item's samples), the samples loaded: fc32
+ *     converted by all three warpgroups (k tile kt by warpgroup kt % 3), or
+ *     one TMA copy per k tile (fp16) completing the "samples" mbarrier; a
+ *     second barrier of all threads.
  *   producer warpgroup: the weights of (item, row tile, k tile), in order,
  *     into the ring of STAGES stages (as in tensor_beamformer_ws_kernel.cuh),
  *     running up to STAGES loads into the next item before its barrier;
@@ -45,19 +45,26 @@ namespace tb_kernels {
 //! The most k tiles of resident samples (5 x 32 KB at BN = 256: 160 receivers).
 constexpr int ws_resident_max_k_tiles = 5;
 
+//! mbarriers: the ring's full and empty, the samples' full, the block's gate.
+template <class W>
+constexpr int ws_resident_barriers()
+{
+    return 2 * W::STAGES + 2;
+}
+
 //! Dynamic shared memory of the resident samples, the ring and the barriers.
 template <class W>
 constexpr size_t ws_resident_smem_bytes(int k_tiles)
 {
     return size_t(k_tiles) * W::B_STAGE + size_t(W::STAGES) * W::A_STAGE +
-           size_t(2 * W::STAGES + 1) * 8 + 1024;
+           size_t(ws_resident_barriers<W>()) * 8 + 1024;
 }
 
 /*!
  * Every thread of the block, at each item: wait until the consumers are done
  * with the previous item's samples, then load (c, n0)'s: one TMA copy per k
  * tile completing \p samples_full, or fc32 converted by the three
- * warpgroups (k tile kt by warpgroup kt % 3); a block barrier after.
+ * warpgroups (k tile kt by warpgroup kt % 3); a barrier of all threads after.
  */
 template <class W, class Samples>
 __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args,
@@ -66,10 +73,17 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
                                                          int n0,
                                                          unsigned char* samples,
                                                          uint32_t samples_full,
+                                                         uint32_t gate,
                                                          int wg)
 {
 #ifdef BF_TB_HAVE_WGMMA
-    __syncthreads();
+    // The barriers of all the block's threads are an mbarrier ("gate", one
+    // arrival per thread, two phases per item, so parities 0 then 1): the
+    // producer and the consumers reach them from their own branches, where a
+    // bar.sync would be a barrier in divergent code (compute-sanitizer
+    // synccheck reports it).
+    mbar_arrive(gate);
+    mbar_wait(gate, 0u);
     if constexpr (Samples::by_tma) {
         if (threadIdx.x == 0) {
             mbar_arrive_expect_tx(samples_full, unsigned(args.k_tiles * W::B_STAGE));
@@ -77,13 +91,14 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
                 tma_load_3d(smem_u32(samples) + kt * W::B_STAGE, &maps.b, kt * W::BKB, c,
                             n0, samples_full);
         }
-        __syncwarp(); // warp 0 reaches the block barrier together
+        __syncwarp(); // warp 0 reaches the next barrier together
     } else {
         for (int kt = wg; kt < args.k_tiles; kt += 3)
             Samples::fill(args, c, n0, kt, samples + kt * W::B_STAGE, threadIdx.x & 127);
         fence_proxy_async(); // st.shared -> the tensor cores
     }
-    __syncthreads();
+    mbar_arrive(gate);
+    mbar_wait(gate, 1u);
 #endif
 }
 
@@ -105,8 +120,9 @@ __global__ void __launch_bounds__(W::threads, 1)
     auto full = [&](int s) { return bars + 8u * unsigned(s); };
     auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
-    unsigned char* const red =
-        smem + size_t(k_tiles) * W::B_STAGE + W::STAGES * W::A_STAGE + (2 * W::STAGES + 1) * 8;
+    const uint32_t gate = samples_full + 8u;
+    unsigned char* const red = smem + size_t(k_tiles) * W::B_STAGE +
+                               W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -121,6 +137,7 @@ __global__ void __launch_bounds__(W::threads, 1)
             mbar_init(empty(s), unsigned(W::consumer_threads));
         }
         mbar_init(samples_full, 1u);
+        mbar_init(gate, unsigned(W::threads));
         fence_barrier_init();
     }
     __syncthreads();
@@ -134,7 +151,7 @@ __global__ void __launch_bounds__(W::threads, 1)
         const int item = item_of(i);
         ws_resident_load_samples<W, Samples>(args, maps, int(item / args.n_tiles),
                                              int(item % args.n_tiles) * W::BN, samples,
-                                             samples_full, wg);
+                                             samples_full, gate, wg);
     };
 
     const int total = my_items * per_item;
@@ -147,7 +164,7 @@ __global__ void __launch_bounds__(W::threads, 1)
             // This item's weights, and up to STAGES loads of the next item:
             // the ring frees them as the consumers finish this one, before
             // they reach the next item's barrier. One thread issues; its warp
-            // keeps together for the block barriers.
+            // keeps together for the gate.
             const int stop = min((i + 1) * per_item + W::STAGES, total);
             for (; it < stop; it++) {
                 if (threadIdx.x == W::consumer_threads) {
@@ -159,7 +176,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                     tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, (q % k_tiles) * W::BKB,
                                 (q / k_tiles) * W::BM, c, full(s));
                 }
-                __syncwarp();
+                __syncwarp(); // the warp reaches the next barrier together
             }
         }
         return;

@@ -320,9 +320,10 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA kernel choice";
     // Power output with short k (64 and 96 receivers), beams a multiple of
-    // 128. Built in: the wgmma tile where the GPU runs the sm_90a image, else
-    // the pipelined mma.sync tile; BEAMFORM_TB_VARIANT=resident forces the
-    // resident-weights kernel, =pipelined the mma.sync one.
+    // 128. Built in: the warp-specialised tile with resident samples where
+    // the GPU runs the sm_90a image, else the pipelined mma.sync tile;
+    // BEAMFORM_TB_VARIANT=resident forces the resident-weights kernel,
+    // =pipelined the mma.sync one.
     auto c = tb_reference::make_config(3,
                                        64,
                                        256,
@@ -332,7 +333,7 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                                        16);
     const std::string builtin = tb_testing::builtin_tile(c, gpu.index);
     if (tb_testing::wgmma_available(gpu.index))
-        EXPECT_NE(builtin.find("/wgmma/"), std::string::npos) << builtin;
+        EXPECT_EQ(builtin, "128x256x128/ws/3+rs");
     else
         EXPECT_EQ(builtin, tb_testing::default_tile(c));
     EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);

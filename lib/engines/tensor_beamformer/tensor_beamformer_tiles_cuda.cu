@@ -173,21 +173,25 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // int1 with 16-byte sample rows: the warp-specialised 128x256 (config 5
     // on an H100: 11540 TOPs/s, the wgmma tile 7229 and the mma.sync b1 AND
     // peak 10112 in the same run); 8-byte rows (no TMA) keep the wgmma tile.
-    // fc32 samples from 128 receivers on: converted to fp16 rows by a pass,
-    // then the warp-specialised tile (H100, power n_int 16: 1.383-1.397 ms
-    // against 1.519 at 128 receivers, 2.890-2.900 against 4.394 at 512; at 64
-    // receivers 1.180 against 1.120). At the station's 96 receivers it gained
-    // 2.6 % alone (1.286 against 1.320) but station_bench's measured pipeline
-    // (engines on one stream, copies on two) fell from 9.3 to 2.4 GS/s with it,
-    // not understood yet (apps/beamform_bench.md): the wgmma tile stays there.
+    // fc32 samples past what "+rs" covers (more than 160 receivers), from
+    // 128 on: converted to fp16 rows by a pass, then the warp-specialised tile
+    // (H100, power n_int 16, before the register-window epilogue: 2.890-2.900
+    // ms against 4.394 for the wgmma tile at 512 receivers). Fewer receivers
+    // than 128 that "+rs" does not cover (none today) keep the wgmma tile.
     const bool tma_samples =
         (c.precision == beam_precision::float16 && input == tb_input::fp16) ||
         (c.precision == beam_precision::int1 && input == tb_input::bits_wide);
-    const bool pass = c.precision == beam_precision::float16 &&
-                      (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1) &&
-                      c.n_receivers >= 128;
+    // float16 fc32 samples of at most 160 receivers (the "+rs" tile covers
+    // them): the samples resident, converted once per (channel, time tile)
+    // (H100, power n_int 16, 1024 beams: 96 receivers 0.718 ms against 0.961
+    // for the wgmma tile and 0.827 for +pass; 64: 0.603 against 0.777 / 0.731;
+    // 128: 0.904 against 0.946 for +pass; apps/beamform_bench.md).
+    const bool fc32 = c.precision == beam_precision::float16 &&
+                      (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
+    const bool pass = fc32 && c.n_receivers >= 128;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
+                                         fc32 ? "128x256x128/ws/3+rs" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)
