@@ -339,7 +339,7 @@ TEST(RcaDasEmulated, GpuPrecisionPicksTheEnginesKernels)
             k.variant = rca::choose_variant(c, -1, k.shape1, k.shape2);
             const int expected = precision == rca_gpu_precision::float32 ? rca::variant_folded
                                  : real ? rca::variant_half_real
-                                        : rca::variant_half_pipelined;
+                                        : rca::variant_half_sectors;
             EXPECT_EQ(k.variant, expected) << rca::stage_variant_name(k.variant);
             const std::string what = "gpu_precision " + rca_gpu_precision_name(precision);
             expect_match(c, k, 200 + 2 * unsigned(real) + unsigned(precision), what.c_str());

@@ -313,7 +313,7 @@ TEST(RcaDasGpu, GpuPrecisionThroughThePublicFactory)
                 const std::string kernels =
                     precision == rca_gpu_precision::float32 ? "folded" // I/Q: its reference loop
                     : real                                  ? "half2_real"
-                                                            : "half2_pipelined";
+                                                            : "half2_sectors";
                 std::cout << "[ rca_das ] gpu_precision " << rca_gpu_precision_name(precision)
                           << " " << name_of(c) << " rel_err=" << res.error
                           << " non_finite=" << res.non_finite << "  (" << engine->describe()

@@ -399,10 +399,10 @@ def test_several_volumes_and_emission_source(rf_single):
 
 
 # gpu_precision: float16 runs the half-precision kernels on a GPU (I/Q:
-# half2_pipelined, real: half2_real), to a relative error below 2e-3 instead of
+# half2_sectors, real: half2_real), to a relative error below 2e-3 instead of
 # 1e-4 (docs/rca_das.md); the CPU engine, which emu also runs, computes float32.
 BOUND = {"float32": 1e-4, "float16": 2e-3}
-HALF_KERNELS = {"iq": "half2_pipelined", "real": "half2_real"}
+HALF_KERNELS = {"iq": "half2_sectors", "real": "half2_real"}
 
 
 def real_setup(cfg):

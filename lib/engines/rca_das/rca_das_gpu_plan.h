@@ -193,8 +193,17 @@ inline int choose_variant(const rca_das_config& c,
 {
     if (requested >= 0)
         return requested;
-    if (c.gpu_precision == rca_gpu_precision::float16)
-        return c.processing == rca_processing::iq ? variant_half_pipelined : variant_half_real;
+    // float16: I/Q half2_sectors where built for both shapes (H100: 1346.8
+    // vol/s at stage-1 tile 4z against 1286.7 for half2_pipelined, bit for
+    // bit the same volume; apps/rca_bench.md, Version 15), real half2_real.
+    if (c.gpu_precision == rca_gpu_precision::float16) {
+        if (c.processing != rca_processing::iq)
+            return variant_half_real;
+        return variant_has_shape(variant_half_sectors, shape1.warps, shape1.batch) &&
+                       variant_has_shape(variant_half_sectors, shape2.warps, shape2.batch)
+                   ? variant_half_sectors
+                   : variant_half_pipelined;
+    }
     return variant_has_shape(variant_folded, shape1.warps, shape1.batch) &&
                    variant_has_shape(variant_folded, shape2.warps, shape2.batch)
                ? variant_folded
