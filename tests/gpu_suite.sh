@@ -44,6 +44,11 @@ sanitize)
         "memcheck:test_incoherent_beam_gpu:*" "racecheck:test_incoherent_beam_gpu:*" \
         "memcheck:test_tensor_beamformer_gpu:*resident*" "racecheck:test_tensor_beamformer_gpu:*resident*" \
         "synccheck:test_tensor_beamformer_gpu:*resident*" \
+        "memcheck:test_tensor_beamformer_gpu:*warp_specialised*" \
+        "racecheck:test_tensor_beamformer_gpu:*warp_specialised*" \
+        "synccheck:test_tensor_beamformer_gpu:*warp_specialised*" \
+        "memcheck:test_pfb_channelizer_gpu:*EveryTiledShape*" \
+        "memcheck:test_rca_das_gpu:*HalfSectorsSplit*" \
         "memcheck:test_tensor_beamformer_gpu:*library*" \
         "memcheck:test_rca_das_gpu:*StageVariants*" \
         "memcheck:test_rca_das_gpu:*HalfRealOddEmission*" \
