@@ -204,6 +204,49 @@ struct consumer_sync {
     __device__ static void sync() { named_barrier_sync(1, COUNT); }
 };
 
+/*!
+ * A consumer warpgroup's product of one tile from the ring: the accumulators
+ * zeroed, then per k tile: wait for its stage's "full", issue its wgmma (A
+ * from the stage, B at \p b_addr(kt, stage)), keep one group in flight and
+ * free the previous k tile's stage once that multiply has completed; the
+ * last stage after the final wait. \p it, the ring's k-tile counter, runs on.
+ */
+template <class W, class Op, class Acc, class Full, class Empty, class BAddr>
+__device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
+                                                int k_tiles,
+                                                int& it,
+                                                uint32_t smem_a,
+                                                int wg,
+                                                Full full,
+                                                Empty empty,
+                                                BAddr b_addr)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    BF_UNROLL
+    for (int j = 0; j < W::NT; j++)
+        BF_UNROLL
+    for (int r = 0; r < 4; r++)
+        acc[j][r] = Acc(0);
+    for (int kt = 0; kt < k_tiles; kt++, it++) {
+        const int s = it % W::STAGES;
+        mbar_wait(full(s), uint32_t((it / W::STAGES) & 1));
+        const uint64_t desc_a = smem_descriptor(smem_a + s * W::A_STAGE + wg * (64 * W::BKB));
+        const uint64_t desc_b = smem_descriptor(b_addr(kt, s));
+        fence_accumulators(acc);
+        wgmma_fence();
+        wgmma_k_tile<Op, W::BN, W::KSTEPS>(acc, desc_a, desc_b);
+        wgmma_commit();
+        wgmma_wait<1>();
+        fence_accumulators(acc);
+        if (kt > 0) // the previous k tile's multiply has completed: its stage is free
+            mbar_arrive(empty((it - 1) % W::STAGES));
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    mbar_arrive(empty((it - 1) % W::STAGES));
+#endif
+}
+
 template <class W, class Op, class Samples>
 __global__ void __launch_bounds__(W::threads, 1)
     tensor_beamformer_ws_kernel(const kernel_args args,
@@ -286,30 +329,8 @@ __global__ void __launch_bounds__(W::threads, 1)
         const tb::tile_coord tc = coord(t);
         const int m0 = tc.m_tile * W::BM;
         const int n0 = tc.n_tile * W::BN;
-        BF_UNROLL
-        for (int j = 0; j < W::NT; j++)
-            BF_UNROLL
-        for (int r = 0; r < 4; r++)
-            acc[0][0][j][r] = acc_t(0);
-        for (int kt = 0; kt < k_tiles; kt++, it++) {
-            const int s = it % W::STAGES;
-            mbar_wait(full(s), uint32_t((it / W::STAGES) & 1));
-            const uint64_t desc_a =
-                smem_descriptor(smem_a + s * W::A_STAGE + wg * (64 * W::BKB));
-            const uint64_t desc_b = smem_descriptor(smem_b + s * W::B_STAGE);
-            fence_accumulators(acc[0][0]);
-            wgmma_fence();
-            wgmma_k_tile<Op, W::BN, W::KSTEPS>(acc[0][0], desc_a, desc_b);
-            wgmma_commit();
-            wgmma_wait<1>();
-            fence_accumulators(acc[0][0]);
-            // The previous k tile's multiply has completed: its stage is free.
-            if (kt > 0)
-                mbar_arrive(empty((it - 1) % W::STAGES));
-        }
-        wgmma_wait<0>();
-        fence_accumulators(acc[0][0]);
-        mbar_arrive(empty((it - 1) % W::STAGES));
+        ws_consume_tile<W, Op>(acc[0][0], k_tiles, it, smem_a, wg, full, empty,
+                               [&](int, int s) { return smem_b + s * W::B_STAGE; });
 
         // Warp w of warpgroup wg holds rows 16 w .. 16 w + 15 of the warpgroup's 64.
         epilogue<Op, 1, 1, W::NT, W::BM, W::BN, W::consumer_threads,

@@ -195,29 +195,9 @@ __global__ void __launch_bounds__(W::threads, 1)
         const int n0 = item % args.n_tiles * W::BN;
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
-            BF_UNROLL
-            for (int j = 0; j < W::NT; j++)
-                BF_UNROLL
-            for (int r = 0; r < 4; r++)
-                acc[0][0][j][r] = acc_t(0);
-            for (int kt = 0; kt < k_tiles; kt++, it++) {
-                const int s = it % W::STAGES;
-                mbar_wait(full(s), uint32_t((it / W::STAGES) & 1));
-                const uint64_t desc_a =
-                    smem_descriptor(smem_a + s * W::A_STAGE + wg * (64 * W::BKB));
-                const uint64_t desc_b = smem_descriptor(smem_b + kt * W::B_STAGE);
-                fence_accumulators(acc[0][0]);
-                wgmma_fence();
-                wgmma_k_tile<Op, W::BN, W::KSTEPS>(acc[0][0], desc_a, desc_b);
-                wgmma_commit();
-                wgmma_wait<1>();
-                fence_accumulators(acc[0][0]);
-                if (kt > 0) // the previous k tile's multiply has completed
-                    mbar_arrive(empty((it - 1) % W::STAGES));
-            }
-            wgmma_wait<0>();
-            fence_accumulators(acc[0][0]);
-            mbar_arrive(empty((it - 1) % W::STAGES));
+            // The weights from the ring, the samples resident (k tile kt).
+            ws_consume_tile<W, Op>(acc[0][0], k_tiles, it, smem_a, wg, full, empty,
+                                   [&](int kt, int) { return smem_b + kt * W::B_STAGE; });
             // (c, n0) made opaque per row tile: hoisted out of this loop, the
             // epilogue's per-window output addresses would not fit beside the
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).

@@ -368,57 +368,21 @@ TEST(RcaDasGpu, PipelinedMatchesHalf2)
     }
 }
 
-TEST(RcaDasGpu, HalfSectorsSplitOnTwoStreams)
+/*!
+ * One volume of \p c with kernel_variant \p variant, its emissions added in
+ * two calls on two streams (0..4 on one, 5..12 on the other, concurrently),
+ * against the CPU engine: the printed and checked result of the split tests.
+ */
+void check_split_on_two_streams(const rca_das_config& c,
+                                const device_spec& gpu,
+                                int variant,
+                                unsigned seed,
+                                const char* name)
 {
-    REQUIRE_GPU(gpu);
-    // half2_sectors stores emissions in octets: a call starting at emission 5
-    // computes 0..4 (written concurrently by the other stream) without
-    // storing them, and both calls' pre-processing write parts of the same
-    // sectors. half2_mixed: both calls' stage 1 write parts of the images'
-    // sectors (other emissions: other samples).
-    auto c = small_config();
-    c.output = rca_output::iq;
-    const auto rf = random_rf(c, 1, 85);
-    const auto cpu = run_cpu(c, rf, 1);
-    for (int variant : { 5, 6 }) {
-        rca_das_gpu_tuning t;
-        t.kernel_variant = variant;
-        auto engine = make_rca_das_gpu_for(c, gpu, t);
-        device_memory d_in = to_device(gpu, rf);
-        device_memory d_out(gpu, c.output_item_bytes());
-        poison(gpu, d_out);
-        gpu_stream a(gpu), b(gpu);
-        const size_t item = c.input_item_bytes();
-        engine->add_emissions(d_in.as<uint8_t>(), 0, 5, a.get());
-        engine->add_emissions(d_in.as<uint8_t>() + 5 * item, 5, 8, b.get());
-        a.synchronize();
-        b.synchronize();
-        engine->finish_volume(d_out.get(), a.get());
-        a.synchronize();
-        const auto res = compare(c, to_host<uint8_t>(gpu, d_out, d_out.size()), cpu);
-        std::cout << "[ rca_das ] " << (variant == 5 ? "half2_sectors" : "half2_mixed")
-                  << ", emissions 0..4 and 5..12 on two streams rel_err=" << res.error
-                  << " non_finite=" << res.non_finite << std::endl;
-        EXPECT_EQ(res.non_finite, 0u);
-        EXPECT_LT(res.error, 2e-3);
-    }
-}
-
-TEST(RcaDasGpu, HalfRealOddEmissionSplitOnTwoStreams)
-{
-    REQUIRE_GPU(gpu);
-    // half2_real stores emissions in pairs: a call starting at an odd emission
-    // (5) computes its even partner (4), written concurrently by the other
-    // stream, without storing it.
-    auto c = small_config();
-    c.processing = rca_processing::real;
-    c.decimation = 1;
-    c.z = { 3.1e-3, 3.1e-5, 97 };
-    c.output = rca_output::iq;
-    const auto rf = random_rf(c, 1, 83);
+    const auto rf = random_rf(c, 1, seed);
     const auto cpu = run_cpu(c, rf, 1);
     rca_das_gpu_tuning t;
-    t.kernel_variant = 3;
+    t.kernel_variant = variant;
     auto engine = make_rca_das_gpu_for(c, gpu, t);
     device_memory d_in = to_device(gpu, rf);
     device_memory d_out(gpu, c.output_item_bytes());
@@ -432,10 +396,38 @@ TEST(RcaDasGpu, HalfRealOddEmissionSplitOnTwoStreams)
     engine->finish_volume(d_out.get(), a.get());
     a.synchronize();
     const auto res = compare(c, to_host<uint8_t>(gpu, d_out, d_out.size()), cpu);
-    std::cout << "[ rca_das ] half2_real, emissions 0..4 and 5..12 on two streams rel_err="
+    std::cout << "[ rca_das ] " << name << ", emissions 0..4 and 5..12 on two streams rel_err="
               << res.error << " non_finite=" << res.non_finite << std::endl;
-    EXPECT_EQ(res.non_finite, 0u);
-    EXPECT_LT(res.error, 2e-3);
+    EXPECT_EQ(res.non_finite, 0u) << name;
+    EXPECT_LT(res.error, 2e-3) << name;
+}
+
+TEST(RcaDasGpu, HalfSectorsSplitOnTwoStreams)
+{
+    REQUIRE_GPU(gpu);
+    // half2_sectors stores emissions in octets: a call starting at emission 5
+    // computes 0..4 (written concurrently by the other stream) without
+    // storing them, and both calls' pre-processing write parts of the same
+    // sectors. half2_mixed: both calls' stage 1 write parts of the images'
+    // sectors (other emissions: other samples).
+    auto c = small_config();
+    c.output = rca_output::iq;
+    check_split_on_two_streams(c, gpu, 5, 85, "half2_sectors");
+    check_split_on_two_streams(c, gpu, 6, 85, "half2_mixed");
+}
+
+TEST(RcaDasGpu, HalfRealOddEmissionSplitOnTwoStreams)
+{
+    REQUIRE_GPU(gpu);
+    // half2_real stores emissions in pairs: a call starting at an odd emission
+    // (5) computes its even partner (4), written concurrently by the other
+    // stream, without storing it.
+    auto c = small_config();
+    c.processing = rca_processing::real;
+    c.decimation = 1;
+    c.z = { 3.1e-3, 3.1e-5, 97 };
+    c.output = rca_output::iq;
+    check_split_on_two_streams(c, gpu, 3, 83, "half2_real");
 }
 
 TEST(RcaDasGpu, ColumnsTransmitAndSeveralVolumes)

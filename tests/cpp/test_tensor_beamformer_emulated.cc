@@ -5,20 +5,21 @@
  *
  * The CUDA tensor-core beamformer kernel (kernels/cuda/tensor_beamformer_mma_kernel.cuh)
  * run on the CPU through kernels/emulation/gpu_emulation.h, against the plain
- * complex product of tb_reference.h: the kernel's own code (loaders, swizzle, pipeline, fragment
- * indexing, complex expansion, int1 popcount correction, power/Stokes
- * epilogue, block order) checked on this machine, where there is no GPU. The
- * PTX instructions themselves (mma, ldmatrix, cp.async) are modelled from the
- * PTX ISA's fragment layouts; test_tensor_beamformer_gpu.cc checks the real
- * thing on a GPU.
+ * complex product of tb_reference.h: the kernel's own code (loaders, swizzle, pipeline,
+ * fragment indexing, complex expansion, int1 popcount correction, power/Stokes epilogue,
+ * block order) checked on this machine, where there is no GPU. The PTX instructions
+ * themselves (mma, ldmatrix, cp.async) are modelled from the PTX ISA's fragment layouts;
+ * test_tensor_beamformer_gpu.cc checks the real thing on a GPU.
  */
 // The host model of the GPU built-ins, before any kernel header.
+// clang-format off
 #include <emulation/gpu_emulation.h>
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <cuda/tensor_beamformer_resident_kernel.cuh>
 #include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 #include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
+// clang-format on
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
 #include "tb_reference.h"
@@ -177,11 +178,12 @@ emu::tensor_map emu_map(const k::tma_box_3d& b)
 }
 
 /*!
- * One emulated execute() with a warp-specialised tile W: \p blocks persistent
- * blocks (fewer than the tiles, so that each loops over several and the
- * ring's phases run on across tiles).
+ * One emulated execute() with a warp-specialised tile W (RESIDENT: its
+ * resident-samples kernel): \p blocks persistent blocks (fewer than the
+ * tiles or items, so that each loops over several and the ring's phases run
+ * on across them).
  */
-template <class W, class Op, class Samples>
+template <class W, class Op, class Samples, bool RESIDENT = false>
 std::vector<float> run_ws(const tensor_beamformer_config& c,
                           const std::vector<cfloat>& w,
                           const void* input,
@@ -189,39 +191,29 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
                           unsigned blocks)
 {
     const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
+    const auto& args = r->plan.args;
     k::ws_maps maps{};
-    maps.a = emu_map(k::ws_weights_box(r->plan.args, W::BM));
+    maps.a = emu_map(k::ws_weights_box(args, W::BM));
     if constexpr (Samples::by_tma)
-        maps.b =
-            emu_map(k::ws_samples_box(r->plan.args, Samples::row_bytes(r->plan.args), W::BN));
-    const size_t smem = size_t(k::ws_pipeline_smem_bytes<W>()) +
-                        power_reduce_smem_bytes(c, W::BM, W::BN);
-    const long long tiles = (long long)r->plan.blocks;
-    emu::launch(std::min(blocks, unsigned(tiles)), 1, W::threads, smem, [&] {
-        k::tensor_beamformer_ws_kernel<W, Op, Samples>(r->plan.args, maps, tiles);
-    });
-    return r->out;
-}
-
-template <class W, class Op, class Samples>
-std::vector<float> run_ws_resident(const tensor_beamformer_config& c,
-                                   const std::vector<cfloat>& w,
-                                   const void* input,
-                                   size_t T,
-                                   unsigned blocks)
-{
-    const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
-    k::ws_maps maps{};
-    maps.a = emu_map(k::ws_weights_box(r->plan.args, W::BM));
-    if constexpr (Samples::by_tma)
-        maps.b =
-            emu_map(k::ws_samples_box(r->plan.args, Samples::row_bytes(r->plan.args), W::BN));
-    const size_t smem = k::ws_resident_smem_bytes<W>(r->plan.args.k_tiles) +
-                        power_reduce_smem_bytes(c, W::BM, W::BN);
-    const long long items = (long long)r->plan.args.n_channels * r->plan.args.n_tiles;
-    emu::launch(unsigned(std::min<long long>(blocks, items)), 1, W::threads, smem, [&] {
-        k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(r->plan.args, maps);
-    });
+        maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+    const size_t sums = power_reduce_smem_bytes(c, W::BM, W::BN);
+    if constexpr (RESIDENT) {
+        const long long items = (long long)args.n_channels * args.n_tiles;
+        emu::launch(
+            unsigned(std::min<long long>(blocks, items)),
+            1,
+            W::threads,
+            k::ws_resident_smem_bytes<W>(args.k_tiles) + sums,
+            [&] { k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(args, maps); });
+    } else {
+        const long long tiles = (long long)r->plan.blocks;
+        emu::launch(
+            std::min(blocks, unsigned(tiles)),
+            1,
+            W::threads,
+            size_t(k::ws_pipeline_smem_bytes<W>()) + sums,
+            [&] { k::tensor_beamformer_ws_kernel<W, Op, Samples>(args, maps, tiles); });
+    }
     return r->out;
 }
 
@@ -242,43 +234,6 @@ void expect_matches_definition(const tensor_beamformer_config& c,
         std::cout << describe(c, T, tile) << ": relative error " << err << "\n";
         EXPECT_LT(err, 2e-6) << describe(c, T, tile);
     }
-}
-
-//! The resident-samples kernel (float16; fc32 or fp16 samples) against the definition.
-template <class W>
-void check_ws_resident(size_t C,
-                       size_t R,
-                       size_t B,
-                       size_t T,
-                       beam_output o,
-                       size_t n_int,
-                       unsigned blocks,
-                       bool fp16_input = false)
-{
-    const auto c = make_config(
-        C, R, B, beam_precision::float16, o, polarization_layout::single, n_int);
-    const auto w = random_complex(c.weight_count(), unsigned(R * 3 + B + 7));
-    const auto x = random_complex(T * C * R, unsigned(T * 17 + C + 5));
-    std::vector<float> got;
-    std::string kind;
-    if (fp16_input) {
-        const auto xh = interleaved_fp16(x);
-        got = run_ws_resident<W, k::op_fp16, k::ws_samples_tma<false>>(
-            c, w, xh.data(), T, blocks);
-        kind = " (fp16 input)";
-    } else if (R % 2 == 0) {
-        got = run_ws_resident<W, k::op_fp16, k::ws_samples_fc32<W, 2>>(
-            c, w, x.data(), T, blocks);
-        kind = " (fc32)";
-    } else {
-        got = run_ws_resident<W, k::op_fp16, k::ws_samples_fc32<W, 1>>(
-            c, w, x.data(), T, blocks);
-        kind = " (fc32, odd R)";
-    }
-    const std::string tile = "ws+rs " + std::to_string(W::BM) + "x" +
-                             std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
-                             kind + ", " + std::to_string(blocks) + " blocks";
-    expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
 template <class W>
@@ -323,7 +278,7 @@ void check_wgmma(beam_precision prec,
  * by TMA (R a multiple of 4), packed bits by TMA (16-byte rows), fc32
  * converted by the producer; outputs NaN-poisoned, \p blocks persistent blocks.
  */
-template <class W>
+template <class W, bool RESIDENT = false>
 void check_ws(beam_precision prec,
               size_t C,
               size_t R,
@@ -342,22 +297,26 @@ void check_ws(beam_precision prec,
     if (prec == beam_precision::int1) {
         const auto bits = pack_bits(x, T, C, R);
         ASSERT_EQ((2 * c.words_per_channel()) % 4, 0u) << "TMA needs 16-byte sample rows";
-        got = run_ws<W, k::op_int1, k::ws_samples_tma<true>>(c, w, bits.data(), T, blocks);
+        got = run_ws<W, k::op_int1, k::ws_samples_tma<true>, RESIDENT>(
+            c, w, bits.data(), T, blocks);
         kind = " (bits)";
     } else if (fp16_input) {
         const auto xh = interleaved_fp16(x);
-        got = run_ws<W, k::op_fp16, k::ws_samples_tma<false>>(c, w, xh.data(), T, blocks);
+        got = run_ws<W, k::op_fp16, k::ws_samples_tma<false>, RESIDENT>(
+            c, w, xh.data(), T, blocks);
         kind = " (fp16 input)";
     } else if (R % 2 == 0) {
-        got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 2>>(c, w, x.data(), T, blocks);
+        got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 2>, RESIDENT>(
+            c, w, x.data(), T, blocks);
         kind = " (fc32)";
     } else {
-        got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 1>>(c, w, x.data(), T, blocks);
+        got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 1>, RESIDENT>(
+            c, w, x.data(), T, blocks);
         kind = " (fc32, odd R)";
     }
-    const std::string tile = "ws " + std::to_string(W::BM) + "x" + std::to_string(W::BN) +
-                             "/" + std::to_string(W::STAGES) + kind + ", " +
-                             std::to_string(blocks) + " blocks";
+    const std::string tile = (RESIDENT ? "ws+rs " : "ws ") + std::to_string(W::BM) + "x" +
+                             std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
+                             kind + ", " + std::to_string(blocks) + " blocks";
     expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
@@ -475,9 +434,10 @@ std::vector<float> run_resident(const tensor_beamformer_config& c,
         std::memset(out.data(), 0, plan.zero_output_bytes);
     const size_t smem = k::resident_operand_smem_bytes<S>(layout.row_bytes) +
                         power_reduce_smem_bytes(c, S::BM, S::BN);
-    emu::launch(unsigned(resident_blocks(plan.args, max_blocks)), 1, S::threads, smem, [&] {
-        k::tensor_beamformer_resident_kernel<S, L>(plan.args);
-    });
+    emu::launch(
+        unsigned(resident_blocks(plan.args, max_blocks)), 1, S::threads, smem, [&] {
+            k::tensor_beamformer_resident_kernel<S, L>(plan.args);
+        });
     return out;
 }
 
@@ -516,10 +476,11 @@ void check_resident(size_t C,
     make_tensor_beamformer_cpu(c, w)->execute(x.data(), cpu.data(), T, nullptr);
     const double e_ref = rel_error(got, reference(c, w, x, T));
     const double e_cpu = rel_error(got, cpu);
-    const std::string what = describe(c, T,
-                                      std::to_string(S::BM) + "x" + std::to_string(S::BN) +
-                                          kind + ", " + std::to_string(max_blocks) +
-                                          " blocks max");
+    const std::string what =
+        describe(c,
+                 T,
+                 std::to_string(S::BM) + "x" + std::to_string(S::BN) + kind + ", " +
+                     std::to_string(max_blocks) + " blocks max");
     std::cout << what << ": relative error " << e_ref << " (definition), " << e_cpu
               << " (CPU engine)\n";
     EXPECT_LT(e_ref, 2e-6) << what; // NaN (an output never written) fails too
@@ -663,51 +624,49 @@ TEST(tensor_beamformer_emulated,
 // windows that cross time tiles (n_int 3, 48), every sample source.
 #define BF_EMU_WS_FP16(BM, BN, ST, PREGS)                                           \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 3, 46, 155, 70, beam_output::voltage, 1, 4);        \
+        beam_precision::float16, 3, 46, 155, 70, beam_output::voltage, 1, 4);       \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 3, 46, 155, 304, beam_output::power, 16, 5);        \
+        beam_precision::float16, 3, 46, 155, 304, beam_output::power, 16, 5);       \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 2, 1, 1, 300, beam_output::power, 3, 2);            \
+        beam_precision::float16, 2, 1, 1, 300, beam_output::power, 3, 2);           \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 1, 300, 40, 40, beam_output::voltage, 1, 1);        \
+        beam_precision::float16, 1, 300, 40, 40, beam_output::voltage, 1, 1);       \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 2, 33, 40, 288, beam_output::power, 48, 3);         \
+        beam_precision::float16, 2, 33, 40, 288, beam_output::power, 48, 3);        \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 3, 36, 70, 300, beam_output::voltage, 1, 4, true);  \
+        beam_precision::float16, 3, 36, 70, 300, beam_output::voltage, 1, 4, true); \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
         beam_precision::float16, 2, 200, 90, 128, beam_output::power, 16, 2, true);
-#define BF_EMU_WS_INT1(BM, BN, ST, PREGS)                                           \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::int1, 2, 128, 155, 130, beam_output::voltage, 1, 3);         \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::int1, 2, 1000, 40, 304, beam_output::power, 16, 2);          \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+#define BF_EMU_WS_INT1(BM, BN, ST, PREGS)                                    \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                \
+        beam_precision::int1, 2, 128, 155, 130, beam_output::voltage, 1, 3); \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                \
+        beam_precision::int1, 2, 1000, 40, 304, beam_output::power, 16, 2);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                \
         beam_precision::int1, 1, 64, 1, 20, beam_output::voltage, 1, 1);
 
-TEST(tensor_beamformer_emulated, warp_specialised_tiles)
-{
-    BF_TB_WS_FP16_TILES(BF_EMU_WS_FP16)
-    BF_TB_WS_INT1_TILES(BF_EMU_WS_INT1)
-}
+TEST(tensor_beamformer_emulated,
+     warp_specialised_tiles){ BF_TB_WS_FP16_TILES(BF_EMU_WS_FP16)
+                                  BF_TB_WS_INT1_TILES(BF_EMU_WS_INT1) }
 
 // Resident samples: odd sizes (155 beams x 46 receivers: 3 row tiles, 1 k
 // tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), blocks
 // that loop over several items (the ring's phases and the samples' barrier
 // run on across items), windows inside and across warps' columns (n_int 16,
 // 3, 48), every sample source.
-#define BF_EMU_WS_RESIDENT(BM, BN, ST, PREGS)                                        \
-    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
-        3, 46, 155, 300, beam_output::voltage, 1, 2);                                \
-    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
-        3, 96, 155, 304, beam_output::power, 16, 4);                                 \
-    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
-        2, 1, 1, 300, beam_output::power, 3, 1);                                     \
-    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
-        2, 160, 70, 288, beam_output::power, 48, 3);                                 \
-    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
-        1, 33, 40, 100, beam_output::voltage, 1, 1);                                 \
-    check_ws_resident<k::ws_shape<BM, BN, ST, PREGS>>(                               \
-        3, 36, 70, 300, beam_output::power, 4, 2, true);
+#define BF_EMU_WS_RESIDENT(BM, BN, ST, PREGS)                                  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+        beam_precision::float16, 3, 46, 155, 300, beam_output::voltage, 1, 2); \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+        beam_precision::float16, 3, 96, 155, 304, beam_output::power, 16, 4);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+        beam_precision::float16, 2, 1, 1, 300, beam_output::power, 3, 1);      \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+        beam_precision::float16, 2, 160, 70, 288, beam_output::power, 48, 3);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+        beam_precision::float16, 1, 33, 40, 100, beam_output::voltage, 1, 1);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+        beam_precision::float16, 3, 36, 70, 300, beam_output::power, 4, 2, true);
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)
 {
@@ -728,26 +687,25 @@ TEST(tensor_beamformer_emulated, resident_weights_odd_sizes)
     check_resident<S>(2, 1, 1, 45, beam_output::voltage, 1, 3);    // 1 receiver, 1 beam
     check_resident<S>(2, 1, 9, 48, beam_output::power, 6, 1);      // one block does all
     check_resident<S>(1, 33, 17, 100, beam_output::voltage, 1, 2); // odd R: float2 loads
-    check_resident<S>(2, 128, 20, 75, beam_output::voltage, 1, 3); // k = 512 bytes, the most
-    check_resident<S>(2, 20, 40, 99, beam_output::power, 3, 2);    // odd n_int: straddling
-    check_resident<S>(1, 16, 10, 96, beam_output::power, 48, 5);   // windows > tile
-    check_resident<S>(3, 24, 30, 64, beam_output::power, 1, 100);  // every item its block
+    check_resident<S>(
+        2, 128, 20, 75, beam_output::voltage, 1, 3);            // k = 512 bytes, the most
+    check_resident<S>(2, 20, 40, 99, beam_output::power, 3, 2); // odd n_int: straddling
+    check_resident<S>(1, 16, 10, 96, beam_output::power, 48, 5);  // windows > tile
+    check_resident<S>(3, 24, 30, 64, beam_output::power, 1, 100); // every item its block
     check_resident<S>(2, 36, 21, 70, beam_output::voltage, 1, 3, true); // fp16 input
     check_resident<S>(2, 36, 21, 64, beam_output::power, 8, 3, true);
 }
 
-#define BF_EMU_RESIDENT(BM, BN, WM, WN, MB)                                        \
-    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(                         \
-        2, 50, 70, 2 * BN + 3, beam_output::voltage, 1, 2);                        \
-    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(                         \
-        2, 96, 140, 2 * BN + 16, beam_output::power, 16, 3);                       \
-    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(                         \
+#define BF_EMU_RESIDENT(BM, BN, WM, WN, MB)                  \
+    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(   \
+        2, 50, 70, 2 * BN + 3, beam_output::voltage, 1, 2);  \
+    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(   \
+        2, 96, 140, 2 * BN + 16, beam_output::power, 16, 3); \
+    check_resident<k::resident_shape<BM, BN, WM, WN, MB>>(   \
         1, 33, 20, 5 * (BN / 5 + 3), beam_output::power, 5, 1);
 
-TEST(tensor_beamformer_emulated, resident_weights_compiled_tiles)
-{
-    BF_TB_FP16_RESIDENT_TILES(BF_EMU_RESIDENT)
-}
+TEST(tensor_beamformer_emulated,
+     resident_weights_compiled_tiles){ BF_TB_FP16_RESIDENT_TILES(BF_EMU_RESIDENT) }
 
 TEST(tensor_beamformer_layout, half_rounding)
 {
