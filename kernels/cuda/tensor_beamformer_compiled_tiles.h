@@ -78,10 +78,12 @@
  * The warp-specialised tiles with resident samples
  * (tensor_beamformer_ws_resident_kernel.cuh, "+rs", short k: at most 5 k
  * tiles = 160 receivers): (BM, BN, STAGES of the weights' ring, producer
- * registers); float16, fc32 samples converted by every warpgroup or fp16 by TMA.
+ * registers, ping-pong consumers: 64-row ring stages); float16, fc32 samples
+ * converted by every warpgroup or fp16 by TMA.
  */
 #define BF_TB_WS_RESIDENT_TILES(X) \
-    X(128, 256, 3, 104)
+    X(128, 256, 3, 104, false)     \
+    X(128, 256, 6, 104, true)
 
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \

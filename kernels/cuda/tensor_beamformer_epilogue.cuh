@@ -49,9 +49,17 @@ struct block_sync {
  * Voltage: stored as they are. Power: summed per integration window in
  * shared memory (which the block no longer needs for operands) and stored
  * once per window. Every thread of the block must call it (barriers), or,
- * with \p Sync a narrower barrier, the THREADS threads 0 .. THREADS-1.
+ * with \p Sync a narrower barrier, the THREADS threads of one aligned group
+ * (threads 0 .. THREADS-1, or one warpgroup of a ping-pong kernel).
  */
-template <class Op, int NPA, int MT, int NT, int BM, int BN, int THREADS, class Sync = block_sync>
+template <class Op,
+          int NPA,
+          int MT,
+          int NT,
+          int BM,
+          int BN,
+          int THREADS,
+          class Sync = block_sync>
 __device__ __forceinline__ void epilogue(const kernel_args& args,
                                          typename Op::acc_t (&acc)[NPA][MT][NT][4],
                                          unsigned char* smem,
@@ -126,7 +134,7 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     const int n_int = args.n_int;
     constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
     // Stokes of the calling thread's columns n0c and n0c + 1 of fragment (i, j).
-    auto stokes_of = [&](int i, int j, float (&st)[2][4]) {
+    auto stokes_of = [&](int i, int j, float(&st)[2][4]) {
         BF_UNROLL
         for (int h = 0; h < 2; h++) {
             float re[NPA], im[NPA];
@@ -135,7 +143,8 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
             for (int p = 0; p < NPA; p++) {
                 const int cp = col_popc(p, n);
                 re[p] = finish<Op>(acc[p][i][j][h], row_popc(p, i, 0), cp, args.k_valid);
-                im[p] = finish<Op>(acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
+                im[p] =
+                    finish<Op>(acc[p][i][j][2 + h], row_popc(p, i, 1), cp, args.k_valid);
             }
             const float px = re[0] * re[0] + im[0] * im[0];
             if constexpr (NPA == 1) {
@@ -161,6 +170,68 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     float* const out = static_cast<float*>(args.out);
     if (n_int % 8 == 0 && (NT * 8) % n_int == 0 && warp_n0 % n_int == 0) {
         const int octets = n_int / 8; // n8 fragments per window
+        if constexpr (NPA == 1) {
+            // |b|^2, four windows at a time (the warp's columns hold a whole
+            // number of such groups): each thread sums its columns of each
+            // window by fused multiply-adds (two chains, one per column of a
+            // fragment), then the quad reduce-scatters: after 3 shuffles
+            // thread t4 holds window t4's total and all four store. This
+            // halves the epilogue's instructions against one window at a time
+            // (8 shuffles and 4 one-lane stores per 4 windows), and the
+            // epilogue is half of a short-k tile's time (apps/beamform_bench.md,
+            // "four windows per quad").
+            if ((NT * 8) % (4 * n_int) == 0) {
+                const unsigned all = 0xffffffffu;
+                const bool hi = (t4 & 2) != 0, odd = (t4 & 1) != 0;
+                BF_UNROLL
+                for (int i = 0; i < MT; i++) {
+                    const int beam = (warp_row0 + i * 16) / 2 + g;
+                    const bool beam_ok = beam < n_beams;
+                    float w0 = 0.0f, w1 = 0.0f, w2 = 0.0f, w3 = 0.0f; // the group's windows
+                    float c0 = 0.0f, c1 = 0.0f; // the open window, columns 2 t4 and 2 t4 + 1
+                    int in_window = 0, windows_done = 0;
+                    int w = warp_n0 / n_int; // the group's first window
+                    BF_UNROLL
+                    for (int j = 0; j < NT; j++) {
+                        if constexpr (is_int1) {
+                            float st[2][4];
+                            stokes_of(i, j, st);
+                            c0 += st[0][0];
+                            c1 += st[1][0];
+                        } else {
+                            c0 = fmaf(acc[0][i][j][0], acc[0][i][j][0],
+                                      fmaf(acc[0][i][j][2], acc[0][i][j][2], c0));
+                            c1 = fmaf(acc[0][i][j][1], acc[0][i][j][1],
+                                      fmaf(acc[0][i][j][3], acc[0][i][j][3], c1));
+                        }
+                        if (++in_window < octets) // warp-uniform, as below
+                            continue;
+                        in_window = 0;
+                        w0 = w1;
+                        w1 = w2;
+                        w2 = w3;
+                        w3 = c0 + c1;
+                        c0 = c1 = 0.0f;
+                        if (++windows_done < 4)
+                            continue;
+                        windows_done = 0;
+                        // Threads t4 and t4 ^ 2 swap the halves they do not keep,
+                        // then t4 and t4 ^ 1: thread t4 keeps window t4.
+                        const float a =
+                            (hi ? w2 : w0) + __shfl_xor_sync(all, hi ? w0 : w2, 2);
+                        const float b =
+                            (hi ? w3 : w1) + __shfl_xor_sync(all, hi ? w1 : w3, 2);
+                        const float v = (odd ? b : a) + __shfl_xor_sync(all, odd ? a : b, 1);
+                        const int mine = w + t4;
+                        // n_times is a multiple of n_int: no partial window.
+                        if (beam_ok && mine * n_int < n_times)
+                            out[(size_t(mine) * n_beams + beam) * args.n_channels + c] = v;
+                        w += 4;
+                    }
+                }
+                return;
+            }
+        }
         // n_times is a multiple of n_int (check_tensor_beamformer_times), so a
         // window with columns past n_times is never stored: no masking.
         BF_UNROLL
@@ -191,7 +262,8 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
                     v += __shfl_xor_sync(0xffffffffu, v, 2);
                     sum[s] = 0.0f;
                     if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
-                        out[((size_t(w) * n_stokes + s) * n_beams + beam) * args.n_channels +
+                        out[((size_t(w) * n_stokes + s) * n_beams + beam) *
+                                args.n_channels +
                             c] = v;
                 }
                 in_window = 0;
@@ -205,8 +277,9 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     const int windows = args.windows;
     constexpr int BEAMS = BM / 2;
     float* red = reinterpret_cast<float*>(smem);
+    const int tid = int(threadIdx.x % THREADS); // within the synchronised group
     Sync::sync(); // every warp is done reading the pipeline buffers
-    for (int e = threadIdx.x; e < n_stokes * BEAMS * windows; e += THREADS)
+    for (int e = tid; e < n_stokes * BEAMS * windows; e += THREADS)
         red[e] = 0.0f;
     Sync::sync();
 
@@ -251,7 +324,7 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     // inside this block's time range, else an atomic add into the output that
     // the engine zeroed first (windows that straddle blocks).
     const int n_end = min(n0 + BN, n_times);
-    for (int e = threadIdx.x; e < n_stokes * BEAMS * windows; e += THREADS) {
+    for (int e = tid; e < n_stokes * BEAMS * windows; e += THREADS) {
         const int w = e % windows;
         const int beam_local = (e / windows) % BEAMS;
         const int s = e / (windows * BEAMS);

@@ -53,17 +53,21 @@ namespace tb_kernels {
  * A warp-specialised tile: BM rows (BM / 64 consumer warpgroups) x BN time
  * steps, 128-byte k tiles, STAGES ring stages, one producer warpgroup.
  * PRODUCER_REGS / CONSUMER_REGS: the setmaxnreg split of the block's
- * registers (one block per SM).
+ * registers (one block per SM). PINGPONG (resident-samples kernel only): the
+ * consumer warpgroups take 64-row tiles in turn instead of 64 rows each of
+ * one BM-row tile, so a ring stage holds ROWS = 64 rows of weights.
  */
-template <int BM_, int BN_, int STAGES_, int PRODUCER_REGS_ = 40>
+template <int BM_, int BN_, int STAGES_, int PRODUCER_REGS_ = 40, bool PINGPONG_ = false>
 struct ws_shape {
     static constexpr int BM = BM_, BN = BN_, BKB = 128, STAGES = STAGES_;
+    static constexpr bool PINGPONG = PINGPONG_;
+    static constexpr int ROWS = PINGPONG ? 64 : BM; // weight rows per ring stage
     static constexpr int consumers = BM / 64;
     static constexpr int consumer_threads = consumers * 128;
     static constexpr int threads = consumer_threads + 128;
     static constexpr int NT = BN / 8;
     static constexpr int KSTEPS = BKB / 32;
-    static constexpr int A_STAGE = BM * BKB, B_STAGE = BN * BKB;
+    static constexpr int A_STAGE = ROWS * BKB, B_STAGE = BN * BKB;
     static constexpr int RING = STAGES * (A_STAGE + B_STAGE);
     static constexpr int BARRIERS = 2 * STAGES * 8;
     static constexpr int PRODUCER_REGS = PRODUCER_REGS_;
@@ -79,7 +83,8 @@ struct ws_shape {
     static constexpr int CONSUMER_REGS =
         (CONSUMER_REGS_RAW > 256 ? 256 : CONSUMER_REGS_RAW) / 8 * 8;
     static_assert(PRODUCER_REGS <= LAUNCH_REGS, "the producer gives registers away");
-    static_assert(BM % 64 == 0 && BM <= 256, "consumer warpgroups of 64 rows; TMA box <= 256");
+    static_assert(BM % 64 == 0 && BM <= 256,
+                  "consumer warpgroups of 64 rows; TMA box <= 256");
     static_assert(BN == 128 || BN == 256, "wgmma N of 128 or 256 here");
     static_assert(STAGES >= 2, "a ring of at least two stages");
 };
@@ -106,10 +111,12 @@ struct tma_box_3d {
 inline tma_box_3d ws_weights_box(const kernel_args& a, int bm)
 {
     const auto rb = (unsigned long long)a.row_bytes;
-    return tma_box_3d{ a.weights,
-                       { rb, (unsigned long long)a.rows, (unsigned long long)a.n_channels },
-                       { rb, rb * (unsigned long long)a.rows },
-                       { 128u, unsigned(bm), 1u } };
+    return tma_box_3d{
+        a.weights,
+        { rb, (unsigned long long)a.rows, (unsigned long long)a.n_channels },
+        { rb, rb * (unsigned long long)a.rows },
+        { 128u, unsigned(bm), 1u }
+    };
 }
 
 /*!
@@ -119,10 +126,12 @@ inline tma_box_3d ws_weights_box(const kernel_args& a, int bm)
 inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
 {
     const auto rb = (unsigned long long)row_bytes;
-    return tma_box_3d{ a.input,
-                       { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
-                       { rb, rb * (unsigned long long)a.n_channels },
-                       { 128u, 1u, unsigned(bn) } };
+    return tma_box_3d{
+        a.input,
+        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
+        { rb, rb * (unsigned long long)a.n_channels },
+        { 128u, 1u, unsigned(bn) }
+    };
 }
 
 //! The kernel's two tensor maps (B unused where the producer converts fc32).
@@ -163,7 +172,8 @@ struct ws_samples_fc32 {
     __device__ static void
     fill(const kernel_args& a, int c, int n0, int kt, unsigned char* stage, int p)
     {
-        const float2* base = static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers;
+        const float2* base =
+            static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers;
         const size_t row_stride = size_t(a.n_channels) * a.n_receivers;
         BF_NO_UNROLL
         for (int ch = 0; ch < LOADS / CHUNK; ch++) {
@@ -204,14 +214,37 @@ struct consumer_sync {
     __device__ static void sync() { named_barrier_sync(1, COUNT); }
 };
 
+//! The epilogue's barrier of one consumer warpgroup alone (named barriers 2, 3).
+struct warpgroup_sync {
+    __device__ static void sync()
+    {
+#ifdef BF_TB_HAVE_WGMMA
+        named_barrier_sync(2u + (threadIdx.x >> 7), 128u);
+#endif
+    }
+};
+
+//! Nothing to do once a tile's multiplies are issued.
+struct no_signal {
+    __device__ void operator()() const {}
+};
+
 /*!
  * A consumer warpgroup's product of one tile from the ring: the accumulators
  * zeroed, then per k tile: wait for its stage's "full", issue its wgmma (A
- * from the stage, B at \p b_addr(kt, stage)), keep one group in flight and
- * free the previous k tile's stage once that multiply has completed; the
- * last stage after the final wait. \p it, the ring's k-tile counter, runs on.
+ * from the stage: the warpgroup's 64 rows of it, or all of a ping-pong stage;
+ * B at \p b_addr(kt, stage)), keep one group in flight and free the previous
+ * k tile's stage once that multiply has completed; \p issued() once the last
+ * k tile is issued; the last stage after the final wait. \p it, the ring's
+ * k-tile counter, runs on.
  */
-template <class W, class Op, class Acc, class Full, class Empty, class BAddr>
+template <class W,
+          class Op,
+          class Acc,
+          class Full,
+          class Empty,
+          class BAddr,
+          class Issued = no_signal>
 __device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
                                                 int k_tiles,
                                                 int& it,
@@ -219,9 +252,11 @@ __device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
                                                 int wg,
                                                 Full full,
                                                 Empty empty,
-                                                BAddr b_addr)
+                                                BAddr b_addr,
+                                                Issued issued = Issued{})
 {
 #ifdef BF_TB_HAVE_WGMMA
+    const uint32_t a_rows = W::PINGPONG ? 0u : uint32_t(wg * (64 * W::BKB));
     BF_UNROLL
     for (int j = 0; j < W::NT; j++)
         BF_UNROLL
@@ -230,7 +265,7 @@ __device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
     for (int kt = 0; kt < k_tiles; kt++, it++) {
         const int s = it % W::STAGES;
         mbar_wait(full(s), uint32_t((it / W::STAGES) & 1));
-        const uint64_t desc_a = smem_descriptor(smem_a + s * W::A_STAGE + wg * (64 * W::BKB));
+        const uint64_t desc_a = smem_descriptor(smem_a + s * W::A_STAGE + a_rows);
         const uint64_t desc_b = smem_descriptor(b_addr(kt, s));
         fence_accumulators(acc);
         wgmma_fence();
@@ -241,6 +276,7 @@ __device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
         if (kt > 0) // the previous k tile's multiply has completed: its stage is free
             mbar_arrive(empty((it - 1) % W::STAGES));
     }
+    issued();
     wgmma_wait<0>();
     fence_accumulators(acc);
     mbar_arrive(empty((it - 1) % W::STAGES));
@@ -279,8 +315,12 @@ __global__ void __launch_bounds__(W::threads, 1)
     __syncthreads();
 
     auto coord = [&](long long t) {
-        return tb::map_block(
-            t, args.n_channels, args.m_tiles, args.n_tiles, args.channel_group, args.m_group);
+        return tb::map_block(t,
+                             args.n_channels,
+                             args.m_tiles,
+                             args.n_tiles,
+                             args.channel_group,
+                             args.m_group);
     };
 
     if (wg == W::consumers) {
@@ -299,20 +339,36 @@ __global__ void __launch_bounds__(W::threads, 1)
                     if (p == 0) {
                         mbar_wait(empty(s), parity);
                         mbar_arrive_expect_tx(full(s), W::A_STAGE + W::B_STAGE);
-                        tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, kt * W::BKB, m0,
-                                    tc.channel, full(s));
-                        tma_load_3d(smem_b + s * W::B_STAGE, &maps.b, kt * W::BKB,
-                                    tc.channel, n0, full(s));
+                        tma_load_3d(smem_a + s * W::A_STAGE,
+                                    &maps.a,
+                                    kt * W::BKB,
+                                    m0,
+                                    tc.channel,
+                                    full(s));
+                        tma_load_3d(smem_b + s * W::B_STAGE,
+                                    &maps.b,
+                                    kt * W::BKB,
+                                    tc.channel,
+                                    n0,
+                                    full(s));
                     }
                 } else {
                     mbar_wait(empty(s), parity);
                     if (p == 0) {
                         mbar_arrive_expect_tx(full(s), W::A_STAGE);
-                        tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, kt * W::BKB, m0,
-                                    tc.channel, full(s));
+                        tma_load_3d(smem_a + s * W::A_STAGE,
+                                    &maps.a,
+                                    kt * W::BKB,
+                                    m0,
+                                    tc.channel,
+                                    full(s));
                     }
-                    Samples::fill(args, tc.channel, n0, kt,
-                                  smem + W::STAGES * W::A_STAGE + s * W::B_STAGE, p);
+                    Samples::fill(args,
+                                  tc.channel,
+                                  n0,
+                                  kt,
+                                  smem + W::STAGES * W::A_STAGE + s * W::B_STAGE,
+                                  p);
                     fence_proxy_async(); // st.shared -> the tensor cores
                     mbar_arrive(full(s));
                 }
@@ -329,11 +385,19 @@ __global__ void __launch_bounds__(W::threads, 1)
         const tb::tile_coord tc = coord(t);
         const int m0 = tc.m_tile * W::BM;
         const int n0 = tc.n_tile * W::BN;
-        ws_consume_tile<W, Op>(acc[0][0], k_tiles, it, smem_a, wg, full, empty,
-                               [&](int, int s) { return smem_b + s * W::B_STAGE; });
+        ws_consume_tile<W, Op>(
+            acc[0][0], k_tiles, it, smem_a, wg, full, empty, [&](int, int s) {
+                return smem_b + s * W::B_STAGE;
+            });
 
         // Warp w of warpgroup wg holds rows 16 w .. 16 w + 15 of the warpgroup's 64.
-        epilogue<Op, 1, 1, W::NT, W::BM, W::BN, W::consumer_threads,
+        epilogue<Op,
+                 1,
+                 1,
+                 W::NT,
+                 W::BM,
+                 W::BN,
+                 W::consumer_threads,
                  consumer_sync<W::consumer_threads>>(
             args, acc, red, tc.channel, m0, n0, m0 + wg * 64 + (warp & 3) * 16, n0);
     }

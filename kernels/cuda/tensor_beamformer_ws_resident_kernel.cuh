@@ -27,9 +27,17 @@
  *     running up to STAGES loads into the next item before its barrier;
  *   consumer warpgroups: per row tile, the k tiles' wgmma with A from the
  *     ring and B from the resident samples, then the shared epilogue.
+ *     Ping-pong shapes (W::PINGPONG): the row tiles are 64 rows, taken by the
+ *     two consumer warpgroups in turn (the block's g-th row tile by warpgroup
+ *     g % 2), and a warpgroup issues its tile's multiplies only once the other
+ *     has issued its previous tile's ("turn" mbarriers): while one warpgroup
+ *     runs its epilogue, the other keeps the tensor cores busy. Without it
+ *     the two drift only as far as the ring allows (H100, the station: 0.675
+ *     ms against 0.727, apps/beamform_bench.md).
  *
  * Shared memory (k_tiles = row_bytes / 128, at most MAX_K_TILES):
- *   samples [k_tiles][BN][128]   ring [STAGES][BM][128]   barriers   power sums
+ *   samples [k_tiles][BN][128]   ring [STAGES][ROWS][128]   barriers   power sums
+ *   (one half per consumer warpgroup in ping-pong)
  * Compiled for sm_90a only (the wgmma object library).
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_RESIDENT_KERNEL_CUH
@@ -45,11 +53,12 @@ namespace tb_kernels {
 //! The most k tiles of resident samples (5 x 32 KB at BN = 256: 160 receivers).
 constexpr int ws_resident_max_k_tiles = 5;
 
-//! mbarriers: the ring's full and empty, the samples' full, the block's gate.
+//! mbarriers: the ring's full and empty, the samples' full, the block's gate,
+//! and in ping-pong the two consumer warpgroups' turns.
 template <class W>
 constexpr int ws_resident_barriers()
 {
-    return 2 * W::STAGES + 2;
+    return 2 * W::STAGES + 2 + (W::PINGPONG ? 2 : 0);
 }
 
 //! Dynamic shared memory of the resident samples, the ring and the barriers.
@@ -88,8 +97,12 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
         if (threadIdx.x == 0) {
             mbar_arrive_expect_tx(samples_full, unsigned(args.k_tiles * W::B_STAGE));
             for (int kt = 0; kt < args.k_tiles; kt++)
-                tma_load_3d(smem_u32(samples) + kt * W::B_STAGE, &maps.b, kt * W::BKB, c,
-                            n0, samples_full);
+                tma_load_3d(smem_u32(samples) + kt * W::B_STAGE,
+                            &maps.b,
+                            kt * W::BKB,
+                            c,
+                            n0,
+                            samples_full);
         }
         __syncwarp(); // warp 0 reaches the next barrier together
     } else {
@@ -121,12 +134,15 @@ __global__ void __launch_bounds__(W::threads, 1)
     auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
     const uint32_t gate = samples_full + 8u;
+    const uint32_t turn = gate + 8u; // ping-pong: warpgroup w waits on turn + 8 w
     unsigned char* const red = smem + size_t(k_tiles) * W::B_STAGE +
                                W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
-    const int m_tiles = args.m_tiles;
+    // Row tiles of W::ROWS rows: the engine's BM-row tiles, or in ping-pong the
+    // 64-row tiles that hold beams (2 rows each).
+    const int m_tiles = W::PINGPONG ? (2 * args.n_beams + 63) / 64 : args.m_tiles;
     // int: the engine keeps every launch below 2^31 tiles (>= items x m_tiles).
     const int items = args.n_channels * args.n_tiles;
     const int per_item = m_tiles * k_tiles; // weight loads
@@ -134,24 +150,35 @@ __global__ void __launch_bounds__(W::threads, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < W::STAGES; s++) {
             mbar_init(full(s), 1u);
-            mbar_init(empty(s), unsigned(W::consumer_threads));
+            // a stage is consumed by both warpgroups, or in ping-pong by one
+            mbar_init(empty(s), unsigned(W::PINGPONG ? 128 : W::consumer_threads));
         }
         mbar_init(samples_full, 1u);
         mbar_init(gate, unsigned(W::threads));
+        if constexpr (W::PINGPONG) {
+            mbar_init(turn, 128u);
+            mbar_init(turn + 8u, 128u);
+        }
         fence_barrier_init();
     }
     __syncthreads();
 
     // The block's items: blockIdx.x, + gridDim.x, ...; consecutive blocks take
     // the time tiles of one channel together (its weights shared in L2).
-    const int my_items = int(blockIdx.x) < items ? (items - 1 - int(blockIdx.x)) / int(gridDim.x) + 1 : 0;
+    const int my_items =
+        int(blockIdx.x) < items ? (items - 1 - int(blockIdx.x)) / int(gridDim.x) + 1 : 0;
     auto item_of = [&](int i) { return int(blockIdx.x) + i * int(gridDim.x); };
 
     auto load = [&](int i) {
         const int item = item_of(i);
-        ws_resident_load_samples<W, Samples>(args, maps, int(item / args.n_tiles),
-                                             int(item % args.n_tiles) * W::BN, samples,
-                                             samples_full, gate, wg);
+        ws_resident_load_samples<W, Samples>(args,
+                                             maps,
+                                             int(item / args.n_tiles),
+                                             int(item % args.n_tiles) * W::BN,
+                                             samples,
+                                             samples_full,
+                                             gate,
+                                             wg);
     };
 
     const int total = my_items * per_item;
@@ -173,8 +200,12 @@ __global__ void __launch_bounds__(W::threads, 1)
                     const int s = it % W::STAGES;
                     mbar_wait(empty(s), uint32_t((it / W::STAGES) & 1) ^ 1u);
                     mbar_arrive_expect_tx(full(s), W::A_STAGE);
-                    tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, (q % k_tiles) * W::BKB,
-                                (q / k_tiles) * W::BM, c, full(s));
+                    tma_load_3d(smem_a + s * W::A_STAGE,
+                                &maps.a,
+                                (q % k_tiles) * W::BKB,
+                                (q / k_tiles) * W::ROWS,
+                                c,
+                                full(s));
                 }
                 __syncwarp(); // the warp reaches the next barrier together
             }
@@ -185,6 +216,46 @@ __global__ void __launch_bounds__(W::threads, 1)
     // Consumers.
     setmaxnreg_inc<W::CONSUMER_REGS>();
     acc_t acc[1][1][W::NT][4];
+    if constexpr (W::PINGPONG) {
+        // The power sums: one half of the block's per consumer warpgroup.
+        unsigned char* const my_red =
+            red + size_t(wg) * (W::ROWS / 2) * size_t(args.windows) * sizeof(float);
+        int g = 0; // the block's row tiles so far, over all its items
+        for (int i = 0; i < my_items; i++) {
+            load(i);
+            if constexpr (Samples::by_tma)
+                mbar_wait(samples_full, uint32_t(i & 1));
+            const int item = item_of(i);
+            const int c = item / args.n_tiles;
+            const int n0 = item % args.n_tiles * W::BN;
+            for (int mt = 0; mt < m_tiles; mt++, g++) {
+                if ((g & 1) != wg)
+                    continue;
+                // Tile g waits until tile g - 1 (the other warpgroup's) is
+                // issued: the j-th arrival on this warpgroup's turn barrier.
+                const int j = g >> 1;
+                if (g > 0)
+                    mbar_wait(turn + 8u * unsigned(wg), uint32_t((j - 1 + wg) & 1));
+                int it = g * k_tiles; // the ring's counter, as the producer's
+                ws_consume_tile<W, Op>(
+                    acc[0][0],
+                    k_tiles,
+                    it,
+                    smem_a,
+                    wg,
+                    full,
+                    empty,
+                    [&](int kt, int) { return smem_b + kt * W::B_STAGE; },
+                    [&] { mbar_arrive(turn + 8u * unsigned(1 - wg)); });
+                const int m0 = mt * W::ROWS;
+                int cc = c, nn = n0; // opaque, as below
+                asm volatile("" : "+r"(cc), "+r"(nn));
+                epilogue<Op, 1, 1, W::NT, W::ROWS, W::BN, 128, warpgroup_sync>(
+                    args, acc, my_red, cc, m0, nn, m0 + (warp & 3) * 16, nn);
+            }
+        }
+        return;
+    }
     int it = 0;
     for (int i = 0; i < my_items; i++) {
         load(i);
@@ -196,14 +267,22 @@ __global__ void __launch_bounds__(W::threads, 1)
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
             // The weights from the ring, the samples resident (k tile kt).
-            ws_consume_tile<W, Op>(acc[0][0], k_tiles, it, smem_a, wg, full, empty,
-                                   [&](int kt, int) { return smem_b + kt * W::B_STAGE; });
+            ws_consume_tile<W, Op>(
+                acc[0][0], k_tiles, it, smem_a, wg, full, empty, [&](int kt, int) {
+                    return smem_b + kt * W::B_STAGE;
+                });
             // (c, n0) made opaque per row tile: hoisted out of this loop, the
             // epilogue's per-window output addresses would not fit beside the
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).
             int cc = c, nn = n0;
             asm volatile("" : "+r"(cc), "+r"(nn));
-            epilogue<Op, 1, 1, W::NT, W::BM, W::BN, W::consumer_threads,
+            epilogue<Op,
+                     1,
+                     1,
+                     W::NT,
+                     W::BM,
+                     W::BN,
+                     W::consumer_threads,
                      consumer_sync<W::consumer_threads>>(
                 args, acc, red, cc, m0, nn, m0 + wg * 64 + (warp & 3) * 16, nn);
         }

@@ -193,7 +193,7 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
     const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
     const auto& args = r->plan.args;
     k::ws_maps maps{};
-    maps.a = emu_map(k::ws_weights_box(args, W::BM));
+    maps.a = emu_map(k::ws_weights_box(args, W::ROWS));
     if constexpr (Samples::by_tma)
         maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     const size_t sums = power_reduce_smem_bytes(c, W::BM, W::BN);
@@ -314,7 +314,8 @@ void check_ws(beam_precision prec,
             c, w, x.data(), T, blocks);
         kind = " (fc32, odd R)";
     }
-    const std::string tile = (RESIDENT ? "ws+rs " : "ws ") + std::to_string(W::BM) + "x" +
+    const std::string tile = std::string(RESIDENT ? (W::PINGPONG ? "ws+rs+pp " : "ws+rs ") : "ws ") +
+                             std::to_string(W::BM) + "x" +
                              std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
                              kind + ", " + std::to_string(blocks) + " blocks";
     expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
@@ -653,19 +654,20 @@ TEST(tensor_beamformer_emulated,
 // tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), blocks
 // that loop over several items (the ring's phases and the samples' barrier
 // run on across items), windows inside and across warps' columns (n_int 16,
-// 3, 48), every sample source.
-#define BF_EMU_WS_RESIDENT(BM, BN, ST, PREGS)                                  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+// 3, 48), every sample source; with and without ping-pong consumers (an odd
+// number of 64-row tiles: 155 beams, 1 beam).
+#define BF_EMU_WS_RESIDENT(BM, BN, ST, PREGS, PP)                              \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
         beam_precision::float16, 3, 46, 155, 300, beam_output::voltage, 1, 2); \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
         beam_precision::float16, 3, 96, 155, 304, beam_output::power, 16, 4);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
         beam_precision::float16, 2, 1, 1, 300, beam_output::power, 3, 1);      \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
         beam_precision::float16, 2, 160, 70, 288, beam_output::power, 48, 3);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
         beam_precision::float16, 1, 33, 40, 100, beam_output::voltage, 1, 1);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
         beam_precision::float16, 3, 36, 70, 300, beam_output::power, 4, 2, true);
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)

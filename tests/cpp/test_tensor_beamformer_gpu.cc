@@ -333,7 +333,7 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                                        16);
     const std::string builtin = tb_testing::builtin_tile(c, gpu.index);
     if (tb_testing::wgmma_available(gpu.index))
-        EXPECT_EQ(builtin, "128x256x128/ws/3+rs");
+        EXPECT_EQ(builtin, "128x256x128/ws/6+rs+pp");
     else
         EXPECT_EQ(builtin, tb_testing::default_tile(c));
     EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);

@@ -181,17 +181,18 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool tma_samples =
         (c.precision == beam_precision::float16 && input == tb_input::fp16) ||
         (c.precision == beam_precision::int1 && input == tb_input::bits_wide);
-    // float16 fc32 samples of at most 160 receivers (the "+rs" tile covers
-    // them): the samples resident, converted once per (channel, time tile)
-    // (H100, power n_int 16, 1024 beams: 96 receivers 0.718 ms against 0.961
-    // for the wgmma tile and 0.827 for +pass; 64: 0.603 against 0.777 / 0.731;
-    // 128: 0.904 against 0.946 for +pass; apps/beamform_bench.md).
+    // float16 fc32 samples of at most 160 receivers (the "+rs" tiles cover
+    // them): the samples resident, converted once per (channel, time tile),
+    // the consumer warpgroups in ping-pong (H100, power n_int 16, 1024 beams,
+    // with the four-windows epilogue: 96 receivers 0.675 ms against 0.727
+    // for +rs without ping-pong and 0.827 for +pass; 64: 0.604 against 0.601
+    // / 0.707; 128: 0.787 against 0.867 / 0.938; apps/beamform_bench.md).
     const bool fc32 = c.precision == beam_precision::float16 &&
                       (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
     const bool pass = fc32 && c.n_receivers >= 128;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
-                                         fc32 ? "128x256x128/ws/3+rs" : "",
+                                         fc32 ? "128x256x128/ws/6+rs+pp" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)

@@ -8,7 +8,8 @@
  * BF_TB_WS_FP16_TILES / BF_TB_WS_INT1_TILES and sample source, named
  * "BMxBNx128/ws/STAGES" ("+pass": fc32 samples converted to fp16 rows by a
  * streaming pass before the kernel, tb_variant::fp16_pass; "+rs": the samples
- * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident).
+ * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident;
+ * "+rs+pp": that kernel with its consumer warpgroups in ping-pong).
  * Each launch encodes the TMA tensor maps of its
  * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
  * so that nothing links libcuda) and runs persistent blocks: one per SM, each
@@ -68,8 +69,9 @@ CUtensorMap encode(const tb_kernels::tma_box_3d& b)
                                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
-        throw std::runtime_error("tensor_beamformer: cuTensorMapEncodeTiled failed (CUresult " +
-                                 std::to_string(int(r)) + ")");
+        throw std::runtime_error(
+            "tensor_beamformer: cuTensorMapEncodeTiled failed (CUresult " +
+            std::to_string(int(r)) + ")");
     return map;
 }
 
@@ -86,9 +88,10 @@ void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
 {
     const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
     tb_kernels::ws_maps maps{};
-    maps.a = encode(tb_kernels::ws_weights_box(args, W::BM));
+    maps.a = encode(tb_kernels::ws_weights_box(args, W::ROWS));
     if constexpr (Samples::by_tma)
-        maps.b = encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+        maps.b =
+            encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     const unsigned grid = std::min(blocks, unsigned(sm_count()));
     tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>
         <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(
@@ -99,9 +102,10 @@ void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
 template <class W, class Op, class Samples>
 void ws_allow_smem(int bytes)
 {
-    BF_GPU_CHECK(cudaFuncSetAttribute(tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      bytes));
+    BF_GPU_CHECK(
+        cudaFuncSetAttribute(tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             bytes));
 }
 
 //! Resident samples: one block per SM, looping over (channel, time tile) items.
@@ -110,9 +114,10 @@ void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* strea
 {
     const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
     tb_kernels::ws_maps maps{};
-    maps.a = encode(tb_kernels::ws_weights_box(args, W::BM));
+    maps.a = encode(tb_kernels::ws_weights_box(args, W::ROWS));
     if constexpr (Samples::by_tma)
-        maps.b = encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+        maps.b =
+            encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     const long long items = (long long)args.n_channels * args.n_tiles;
     const unsigned grid = unsigned(std::min<long long>(items, sm_count()));
     tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>
@@ -123,10 +128,10 @@ void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* strea
 template <class W, class Op, class Samples>
 void ws_resident_allow_smem(int bytes)
 {
-    BF_GPU_CHECK(
-        cudaFuncSetAttribute(tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             bytes));
+    BF_GPU_CHECK(cudaFuncSetAttribute(
+        tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        bytes));
 }
 
 //! The fields every warp-specialised variant of shape W shares.
@@ -163,12 +168,13 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
     return v;
 }
 
-//! A resident-samples variant: "BMxBNx128/ws/STAGES+rs", k of at most 5 tiles.
+//! A resident-samples variant: "BMxBNx128/ws/STAGES+rs" ("+rs+pp" in
+//! ping-pong), k of at most 5 tiles.
 template <class W, class Op, class Samples>
 tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 {
     tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
-    v.tile += "+rs";
+    v.tile += W::PINGPONG ? "+rs+pp" : "+rs";
     v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0));
     v.launch = &ws_resident_launch<W, Op, Samples>;
     v.allow_smem = &ws_resident_allow_smem<W, Op, Samples>;
@@ -182,35 +188,35 @@ tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 void tb_register_ws_variants(std::vector<tb_variant>& v)
 {
     using namespace tb_kernels;
-#define BF_TB_ADD_WS_FP16(BM, BN, ST, PREGS)                                      \
-    {                                                                            \
-        using W = ws_shape<BM, BN, ST, PREGS>;                                   \
-        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>(               \
-            beam_precision::float16, tb_input::fc32_vec2, true));                \
-        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>(               \
-            beam_precision::float16, tb_input::fc32_vec1, true));                \
-        v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 2>>(               \
-            beam_precision::float16, tb_input::fc32_vec2));                      \
-        v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 1>>(               \
-            beam_precision::float16, tb_input::fc32_vec1));                      \
-        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>(               \
-            beam_precision::float16, tb_input::fp16));                           \
+#define BF_TB_ADD_WS_FP16(BM, BN, ST, PREGS)                       \
+    {                                                              \
+        using W = ws_shape<BM, BN, ST, PREGS>;                     \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>( \
+            beam_precision::float16, tb_input::fc32_vec2, true));  \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>( \
+            beam_precision::float16, tb_input::fc32_vec1, true));  \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 2>>( \
+            beam_precision::float16, tb_input::fc32_vec2));        \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_fc32<W, 1>>( \
+            beam_precision::float16, tb_input::fc32_vec1));        \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>( \
+            beam_precision::float16, tb_input::fp16));             \
     }
-#define BF_TB_ADD_WS_INT1(BM, BN, ST, PREGS)                                      \
-    {                                                                            \
-        using W = ws_shape<BM, BN, ST, PREGS>;                                   \
-        v.push_back(ws_variant<W, op_int1, ws_samples_tma<true>>(                \
-            beam_precision::int1, tb_input::bits_wide));                         \
+#define BF_TB_ADD_WS_INT1(BM, BN, ST, PREGS)                                            \
+    {                                                                                   \
+        using W = ws_shape<BM, BN, ST, PREGS>;                                          \
+        v.push_back(ws_variant<W, op_int1, ws_samples_tma<true>>(beam_precision::int1,  \
+                                                                 tb_input::bits_wide)); \
     }
-#define BF_TB_ADD_WS_RESIDENT(BM, BN, ST, PREGS)                                  \
-    {                                                                            \
-        using W = ws_shape<BM, BN, ST, PREGS>;                                   \
-        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32<W, 2>>(      \
-            beam_precision::float16, tb_input::fc32_vec2));                      \
-        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32<W, 1>>(      \
-            beam_precision::float16, tb_input::fc32_vec1));                      \
-        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_tma<false>>(      \
-            beam_precision::float16, tb_input::fp16));                           \
+#define BF_TB_ADD_WS_RESIDENT(BM, BN, ST, PREGS, PP)                        \
+    {                                                                       \
+        using W = ws_shape<BM, BN, ST, PREGS, PP>;                          \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32<W, 2>>( \
+            beam_precision::float16, tb_input::fc32_vec2));                 \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32<W, 1>>( \
+            beam_precision::float16, tb_input::fc32_vec1));                 \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_tma<false>>( \
+            beam_precision::float16, tb_input::fp16));                      \
     }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
