@@ -306,6 +306,47 @@ int main(int argc, char** argv)
                         double(counts.stage1 + counts.stage2) * volumes_per_s);
         }
 
+        // One volume per execute() call: no overlap between volumes (the engine
+        // runs several volumes of one call on two streams).
+        auto time_one_per_call = [&](rca_das_engine& e, int n_runs) {
+            const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
+            int v = 0;
+            return bench::time_gpu(
+                [&] {
+                    const size_t k = v++ % n_rot;
+                    e.execute(static_cast<uint8_t*>(rf->get()) + k * in_bytes,
+                              static_cast<uint8_t*>(out.get()) + k * iq.output_item_bytes(),
+                              1,
+                              stream);
+                },
+                stream,
+                n_runs,
+                2);
+        };
+        {
+            bench::timing t1 = time_one_per_call(*engine, runs);
+            table.add("  one volume per call", t1.median_ms, voxels_c, flop_dual, nominal_peak,
+                      "no overlap between volumes", t1);
+        }
+
+        // --- gpu_precision float16 (the half kernels) ---
+        {
+            rca_das_config iq16 = iq;
+            iq16.gpu_precision = rca_gpu_precision::float16;
+            auto e16 = make_rca_das_gpu_for(iq16, gpu);
+            bench::timing th = time_engine(*e16, runs);
+            table.add("dual_stage/iq float16 (RF on GPU)",
+                      th.median_ms / n_rot,
+                      voxels_c,
+                      flop_dual,
+                      nominal_peak,
+                      e16->describe(),
+                      th);
+            bench::timing th1 = time_one_per_call(*e16, runs);
+            table.add("  one volume per call", th1.median_ms, voxels_c, flop_dual, nominal_peak,
+                      "no overlap between volumes", th1);
+        }
+
         // --- breakdown: pre-processing, + stage 1, stage 2 ---
         {
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
@@ -361,6 +402,7 @@ int main(int argc, char** argv)
             // octets: every store of the images a whole 32-byte sector.
             struct variant {
                 int warps, batch, multi_pixel, tile1, tile2, kernel;
+                int warps2 = 0; // stage 2's warps where not stage 1's
             };
             const variant variants[] = {
                 { 4, 8, 0, 8, 8, 0 },   { 4, 8, -1, 8, 8, 0 }, { 4, 8, -1, 16, 16, 0 },
@@ -371,12 +413,16 @@ int main(int argc, char** argv)
                 { 6, 8, -1, 8, 8, 4 },  { 8, 4, -1, 8, 8, 4 }, { 4, 8, -1, 8, 8, 5 },
                 { 6, 8, -1, 8, 8, 5 },  { 4, 8, -1, 4, 8, 5 }, { 4, 8, -1, 8, 8, 6 },
                 { 6, 8, -1, 8, 8, 6 },  { 4, 8, -1, 4, 8, 6 },
+                // half2_sectors, stage 1 at 4w tile 4z (its best), stage 2 varied
+                { 4, 8, -1, 4, 8, 5, 6 },  { 4, 8, -1, 4, 4, 5, 6 }, { 4, 8, -1, 4, 16, 5, 6 },
+                { 4, 8, -1, 4, 4, 5, 4 },  { 4, 8, -1, 2, 8, 5, 6 },
             };
             const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
             std::printf("%-52s %12s %12s %12s\n", "sweep: batch, multi-pixel, blocks, variant", "pre+stage1", "stage2+out", "volumes/s");
             for (const auto& vt : variants) {
                 rca_das_gpu_tuning tune;
-                tune.stage1_warps = tune.stage2_warps = vt.warps;
+                tune.stage1_warps = vt.warps;
+                tune.stage2_warps = vt.warps2 ? vt.warps2 : vt.warps;
                 tune.stage1_batch = vt.batch;
                 tune.stage2_batch = vt.batch;
                 tune.multi_pixel = vt.multi_pixel;
@@ -394,8 +440,9 @@ int main(int argc, char** argv)
                     stream, n, 2);
                 bench::timing t2 = bench::time_gpu([&] { e->finish_volume(out.get(), stream); }, stream, n, 2);
                 char name[160];
-                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy %s", vt.warps,
+                std::snprintf(name, sizeof name, "  %dw x %d %s tile1 %dz tile2 %dy%s %s", vt.warps,
                               vt.batch, vt.multi_pixel ? "mp3" : "mp-off", vt.tile1, vt.tile2,
+                              vt.warps2 ? (" " + std::to_string(vt.warps2) + "w").c_str() : "",
                               vt.kernel == 2   ? "half2"
                               : vt.kernel == 4 ? "half2_pipelined"
                               : vt.kernel == 5 ? "half2_sectors"
@@ -429,6 +476,20 @@ int main(int argc, char** argv)
                       nominal_peak,
                       e->describe(),
                       tr);
+            {
+                rca_das_config real16 = real;
+                real16.gpu_precision = rca_gpu_precision::float16;
+                auto eh = make_rca_das_gpu_for(real16, gpu);
+                bench::timing th = bench::time_gpu(
+                    [&] { eh->execute(rf_real->get(), out_real.get(), 2, stream); }, stream, std::max(5, runs / 2), 2);
+                table.add("dual_stage/real float16 (RF on GPU)",
+                          th.median_ms / 2,
+                          double(real.n_voxels()),
+                          double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
+                          nominal_peak,
+                          eh->describe(),
+                          th);
+            }
             if (sweep) {
                 // The folded variant (apodization in the weights), default and wide
                 // blocks; half2_real (variant 3: half frame pairs, folded weights).

@@ -6,7 +6,8 @@
  * rca_das on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h):
  * pre-processing, stage 1, stage 2 (or the conventional beamformer), and the
  * output passes, all enqueued on the caller's stream. Workspaces are made once
- * at construction.
+ * at construction; execute() of several volumes alternates two sets of them on
+ * two streams of its own, joined back into the caller's stream.
  */
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include "rca_das_gpu.h"
@@ -14,6 +15,7 @@
 #include <gpu/rca_das_preprocess.cuh>
 #include <gpu/rca_das_volume.cuh>
 #include "rca_das_gpu_plan.h"
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -65,6 +67,10 @@ public:
         // The engine's choice follows the config's gpu_precision; half kernels
         // only on request: they need a looser error bound (docs/rca_das.md).
         d_variant = rca::choose_variant(c, tune.kernel_variant, d_shape1, d_shape2);
+        // half2_sectors' stage 2 is faster with 6 warps (H100: 0.325 against
+        // 0.337 ms; apps/rca_bench.md, Version 16).
+        if (d_variant == rca::variant_half_sectors && tune.stage2_warps <= 0)
+            d_shape2 = check_shape("stage 2", 6, pick(tune.stage2_batch, 8));
         d_half = rca::variant_stores_half(d_variant);
         if (d_half) {
             // The storage gains are derived from the int16 range.
@@ -113,12 +119,9 @@ public:
                 "rca_das GPU engine: the filtered data (emissions x n_elements x samples) and the "
                 "stage-1 images (lateral count x emissions x image depth) must each have fewer "
                 "than 2^31 samples");
-        d_filtered = device_memory(dev, filtered_elements * d_sample_bytes);
-        if (c.method == rca_method::dual_stage)
-            d_lri = device_memory(dev, lri_elements * d_sample_bytes);
-        if (!d_iq)
-            d_volume = device_memory(dev, c.n_voxels() * sizeof(float));
-        d_max = device_memory(dev, sizeof(unsigned));
+        d_filtered_bytes = filtered_elements * d_sample_bytes;
+        d_lri_bytes = c.method == rca_method::dual_stage ? lri_elements * d_sample_bytes : 0;
+        d_ws = make_workspaces(nullptr);
 
         const std::vector<float2> taps = rca::taps_of(g);
         const std::vector<float2> sources = rca::sources_of(g);
@@ -128,10 +131,6 @@ public:
             d_taps.get(), taps.data(), d_taps.size(), gpuMemcpyHostToDevice, nullptr));
         BF_GPU_CHECK(gpuMemcpyAsync(
             d_sources.get(), sources.data(), d_sources.size(), gpuMemcpyHostToDevice, nullptr));
-        // Zero guards at both ends of every row: written once, never again.
-        BF_GPU_CHECK(gpuMemsetAsync(d_filtered.get(), 0, d_filtered.size(), nullptr));
-        if (d_lri.get())
-            BF_GPU_CHECK(gpuMemsetAsync(d_lri.get(), 0, d_lri.size(), nullptr));
         BF_GPU_CHECK(gpuStreamSynchronize(nullptr));
     }
 
@@ -162,56 +161,145 @@ public:
         if (count == 0)
             return;
         BF_GPU_CHECK(gpuSetDevice(d_device.index));
-        auto s = static_cast<gpuStream_t>(stream);
-        preprocess(in, first, count, s);
-        if (d_config.method == rca_method::dual_stage)
-            stage1(first, count, s);
+        add(d_ws, in, first, count, static_cast<gpuStream_t>(stream));
     }
 
     void finish_volume(void* out, stream_handle stream) override
     {
         BF_GPU_CHECK(gpuSetDevice(d_device.index));
-        auto s = static_cast<gpuStream_t>(stream);
+        finish(d_ws, out, static_cast<gpuStream_t>(stream));
+    }
+
+    /*!
+     * Volumes alternate between two sets of workspaces on two streams, so that
+     * one volume's kernels run beside the other's: each stage is 3-4 waves of
+     * blocks, and a lone volume leaves the GPU part-empty in every stage's last
+     * wave (apps/rca_bench.md, Version 16). The streams wait for the caller's
+     * stream first and the caller's stream waits for both at the end.
+     */
+    void execute(const void* in, void* out, size_t n_volumes, stream_handle stream) override
+    {
+        if (n_volumes < 2) {
+            rca_das_engine::execute(in, out, n_volumes, stream);
+            return;
+        }
+        BF_GPU_CHECK(gpuSetDevice(d_device.index));
+        if (!d_second)
+            d_second = std::make_unique<second_lane>(d_device, make_workspaces(stream));
+        const gpu_stream* lane_stream[2] = { &d_second->streams[0], &d_second->streams[1] };
+        workspaces* lane_ws[2] = { &d_ws, &d_second->ws };
+        d_second->fork.record(stream);
+        for (const gpu_stream* ls : lane_stream)
+            d_second->fork.make_wait(ls->get());
+        const size_t in_bytes = d_config.input_item_bytes() * d_config.n_emissions();
+        const size_t out_bytes = d_config.output_item_bytes();
+        for (size_t v = 0; v < n_volumes; v++) {
+            const auto ls = static_cast<gpuStream_t>(lane_stream[v % 2]->get());
+            add(*lane_ws[v % 2],
+                static_cast<const uint8_t*>(in) + v * in_bytes,
+                0,
+                d_config.n_emissions(),
+                ls);
+            finish(*lane_ws[v % 2], static_cast<uint8_t*>(out) + v * out_bytes, ls);
+        }
+        for (int l = 0; l < 2; l++) {
+            d_second->joined[l].record(lane_stream[l]->get());
+            d_second->joined[l].make_wait(stream);
+        }
+    }
+
+private:
+    /*!
+     * One volume's workspaces. The filtered data and the images get zero
+     * guards at both ends of every row, written here (on \p s) and never again.
+     */
+    struct workspaces {
+        device_memory filtered; //!< [emission][receiver][n_t + 2] (pairs, octets: see the kernels)
+        device_memory lri;      //!< [lateral][emission][n_z_lri + 2] (likewise)
+        device_memory volume;   //!< the real volume (real processing)
+        device_memory max;      //!< bits of the volume's peak envelope
+    };
+
+    //! execute()'s second workspaces, its two streams and its fork / join events.
+    struct second_lane {
+        second_lane(const device_spec& dev, workspaces w)
+            : ws(std::move(w)),
+              streams{ gpu_stream(dev), gpu_stream(dev) },
+              fork(dev, gpu_event::use::ordering),
+              joined{ gpu_event(dev, gpu_event::use::ordering),
+                      gpu_event(dev, gpu_event::use::ordering) }
+        {
+        }
+        workspaces ws;
+        gpu_stream streams[2];
+        gpu_event fork;
+        gpu_event joined[2];
+    };
+
+    workspaces make_workspaces(stream_handle stream) const
+    {
+        const auto s = static_cast<gpuStream_t>(stream);
+        workspaces w;
+        w.filtered = device_memory(d_device, d_filtered_bytes);
+        BF_GPU_CHECK(gpuMemsetAsync(w.filtered.get(), 0, w.filtered.size(), s));
+        if (d_lri_bytes) {
+            w.lri = device_memory(d_device, d_lri_bytes);
+            BF_GPU_CHECK(gpuMemsetAsync(w.lri.get(), 0, w.lri.size(), s));
+        }
+        if (!d_iq)
+            w.volume = device_memory(d_device, d_config.n_voxels() * sizeof(float));
+        w.max = device_memory(d_device, sizeof(unsigned));
+        return w;
+    }
+
+    void add(workspaces& w, const void* in, size_t first, size_t count, gpuStream_t s)
+    {
+        preprocess(w, in, first, count, s);
+        if (d_config.method == rca_method::dual_stage)
+            stage1(w, first, count, s);
+    }
+
+    void finish(workspaces& w, void* out, gpuStream_t s)
+    {
         const bool db = d_config.output == rca_output::db;
         const bool volume_max = db && !(d_config.db_reference > 0);
         if (volume_max)
-            BF_GPU_CHECK(gpuMemsetAsync(d_max.get(), 0, sizeof(unsigned), s));
+            BF_GPU_CHECK(gpuMemsetAsync(w.max.get(), 0, sizeof(unsigned), s));
 
         // Where the beamformer writes, and what.
         rca::volume_store store = rca::volume_layout(d_geometry);
         if (!d_iq) {
-            store.out = d_volume.get();
+            store.out = w.volume.get();
             store.mode = rca::store_real;
             store.max_bits = nullptr;
         } else {
             store.out = out;
             store.mode = d_config.output == rca_output::iq ? rca::store_complex
                                                            : rca::store_envelope;
-            store.max_bits = volume_max ? d_max.as<unsigned>() : nullptr;
+            store.max_bits = volume_max ? w.max.as<unsigned>() : nullptr;
         }
         if (d_config.method == rca_method::dual_stage)
-            stage2(store, s);
+            stage2(w, store, s);
         else
-            conventional(store, s);
+            conventional(w, store, s);
 
         if (!d_iq) {
-            rca::axial_params a = rca::axial_plan(d_geometry, d_volume.as<float>());
+            rca::axial_params a = rca::axial_plan(d_geometry, w.volume.as<float>());
             a.store.out = out;
             a.store.mode = d_config.output == rca_output::iq ? rca::store_complex
                                                              : rca::store_envelope;
-            a.store.max_bits = volume_max ? d_max.as<unsigned>() : nullptr;
+            a.store.max_bits = volume_max ? w.max.as<unsigned>() : nullptr;
             rca::launch_rca_axial_analytic(a, s);
         }
         if (db) // the envelope is in out: to dB in place
             rca::launch_rca_db(static_cast<float*>(out),
                                d_config.n_voxels(),
-                               volume_max ? d_max.as<unsigned>() : nullptr,
+                               volume_max ? w.max.as<unsigned>() : nullptr,
                                float(d_config.db_reference),
                                s);
     }
 
-private:
-    void preprocess(const void* in, size_t first, size_t count, gpuStream_t s)
+    void preprocess(workspaces& w, const void* in, size_t first, size_t count, gpuStream_t s)
     {
         const auto& g = d_geometry;
         rca::preprocess_params p = rca::preprocess_plan(d_config, g, d_taps.as<float2>());
@@ -222,23 +310,23 @@ private:
             auto rf = static_cast<const int16_t*>(in);
             if (d_variant == rca::variant_half_real) { // emission pairs: the buffer's start
                 p.emission0 = int(first);
-                rca::launch_rca_preprocess(rf, d_filtered.as<uint16_t>(), p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<uint16_t>(), p, n, s);
             } else if (d_variant == rca::variant_half_sectors) { // octets: the buffer's start
                 p.emission0 = int(first);
                 p.frames_in_octets = true;
-                rca::launch_rca_preprocess(rf, d_filtered.as<__half2>(), p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<__half2>(), p, n, s);
             } else if (d_half)
-                rca::launch_rca_preprocess(rf, d_filtered.as<__half2>() + offset, p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<__half2>() + offset, p, n, s);
             else if (d_iq)
-                rca::launch_rca_preprocess(rf, d_filtered.as<float2>() + offset, p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<float2>() + offset, p, n, s);
             else
-                rca::launch_rca_preprocess(rf, d_filtered.as<float>() + offset, p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<float>() + offset, p, n, s);
         } else {
             auto rf = static_cast<const float*>(in);
             if (d_iq)
-                rca::launch_rca_preprocess(rf, d_filtered.as<float2>() + offset, p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<float2>() + offset, p, n, s);
             else
-                rca::launch_rca_preprocess(rf, d_filtered.as<float>() + offset, p, n, s);
+                rca::launch_rca_preprocess(rf, w.filtered.as<float>() + offset, p, n, s);
         }
     }
 
@@ -256,26 +344,26 @@ private:
             d_iq, d_multi_pixel, d_variant, p, first, count, shape, tile, n_fast, n_slow, s);
     }
 
-    void stage1(size_t first, size_t count, gpuStream_t s)
+    void stage1(workspaces& w, size_t first, size_t count, gpuStream_t s)
     {
-        rca::stage1_params p = rca::stage1_plan(d_geometry, d_filtered.get(), d_lri.get(), d_tile1);
+        rca::stage1_params p = rca::stage1_plan(d_geometry, w.filtered.get(), w.lri.get(), d_tile1);
         p.gain = d_gains.stage1_gain;
         launch(p, int(first), int(count), d_shape1, d_tile1, p.n_zl, p.n_lat, s);
     }
 
-    void stage2(const rca::volume_store& store, gpuStream_t s)
+    void stage2(workspaces& w, const rca::volume_store& store, gpuStream_t s)
     {
         const auto& g = d_geometry;
-        rca::stage2_params p = rca::stage2_plan(g, d_lri.get(), d_sources.as<float2>(), store, d_tile2);
+        rca::stage2_params p = rca::stage2_plan(g, w.lri.get(), d_sources.as<float2>(), store, d_tile2);
         p.gain = d_gains.stage2_gain;
         launch(p, 0, int(g.n_lat), d_shape2, d_tile2, p.n_elev, p.n_z, s);
     }
 
-    void conventional(const rca::volume_store& store, gpuStream_t s)
+    void conventional(workspaces& w, const rca::volume_store& store, gpuStream_t s)
     {
         const auto& g = d_geometry;
         rca::conventional_params p{};
-        p.data = d_filtered.get();
+        p.data = w.filtered.get();
         p.frame_stride = g.n_rx * d_row_stride;
         p.row_stride = int(d_row_stride);
         p.n_t = int(g.n_t);
@@ -304,10 +392,9 @@ private:
     rca::half_gains d_gains{ 1.0f, 1.0f, 1.0f };
     int d_tile1 = 8, d_tile2 = 8;
     size_t d_row_stride = 0;
-    device_memory d_filtered; //!< [emission][receiver][n_t + 2] (pairs, octets: see the kernels)
-    device_memory d_lri;      //!< [lateral][emission][n_z_lri + 2] (likewise)
-    device_memory d_volume;   //!< the real volume (real processing)
-    device_memory d_max;      //!< bits of the volume's peak envelope
+    size_t d_filtered_bytes = 0, d_lri_bytes = 0;
+    workspaces d_ws;                      //!< add_emissions / finish_volume, execute's first lane
+    std::unique_ptr<second_lane> d_second; //!< made by the first execute() of several volumes
     device_memory d_taps;
     device_memory d_sources;
 };
