@@ -9,16 +9,21 @@
  * F# 0.6. Pre-processing is included in every time.
  *
  * Rows (see apps/rca_bench.md for what each counts):
- *   dual_stage/iq        RF already on the GPU, the default kernels
+ *   dual_stage/iq        RF already on the GPU, the default kernels, 8 volumes per
+ *                        execute() (which overlaps them on two streams)
+ *   one volume per call  the same engine without that overlap
+ *   dual_stage/iq float16  gpu_precision float16 (the half kernels), likewise
  *   sweep rows           batch sizes, multi-pixel and block shapes (--sweep)
  *   preprocess           pre-processing alone
  *   stage1 (+pre)        pre-processing + stage 1 (add_emissions)
  *   stage2 (+out)        stage 2 and the output write (finish_volume)
- *   dual_stage/real      the paper's real-valued set-up (133 x 115 x 500, no decimation)
+ *   dual_stage/real      the paper's real-valued set-up (133 x 115 x 500, no decimation),
+ *                        float32 and float16
  *   conventional/iq      the full 3D delay-and-sum (the paper's Fig. 9 reference)
- *   streamed/iq          RF streamed from pinned host memory: volume n+1's H2D copy
- *                        (copy stream, two staging buffers) overlapped with volume
- *                        n's compute, 16 volumes per timed run
+ *   streamed/iq          RF streamed from pinned host memory: the H2D copy of the
+ *                        next two volumes (copy stream, two staging buffers of two
+ *                        volumes) overlapped with one execute() of the previous two,
+ *                        16 volumes per timed run
  *   streamed latency     one volume per host sync (groups of 32 emissions)
  *   h2d ceiling          pinned host -> device copy of the RF alone
  *
@@ -461,16 +466,17 @@ int main(int argc, char** argv)
         {
             const rca_das_config real = paper_config(true);
             const rca_das_counts rc = rca_count_interpolations(real, false);
-            auto rf_real = random_rf(real, 2);
-            bench::device_array out_real(real.output_item_bytes() * 2);
+            const size_t n_real = 8; // volumes per execute(), as for I/Q
+            auto rf_real = random_rf(real, n_real);
+            bench::device_array out_real(real.output_item_bytes() * n_real);
             auto e = make_rca_das_gpu_for(real, gpu);
             bench::timing tr = bench::time_gpu(
-                [&] { e->execute(rf_real->get(), out_real.get(), 2, stream); }, stream, std::max(5, runs / 2), 2);
+                [&] { e->execute(rf_real->get(), out_real.get(), n_real, stream); }, stream, std::max(5, runs / 2), 2);
             std::printf("  (real: stage 1 %llu, stage 2 %llu interpolations; paper 96 x 5804364, 133 x 4733065)\n",
                         (unsigned long long)rc.stage1,
                         (unsigned long long)rc.stage2);
             table.add("dual_stage/real (RF on GPU)",
-                      tr.median_ms / 2,
+                      tr.median_ms / n_real,
                       double(real.n_voxels()),
                       double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
                       nominal_peak,
@@ -481,9 +487,9 @@ int main(int argc, char** argv)
                 real16.gpu_precision = rca_gpu_precision::float16;
                 auto eh = make_rca_das_gpu_for(real16, gpu);
                 bench::timing th = bench::time_gpu(
-                    [&] { eh->execute(rf_real->get(), out_real.get(), 2, stream); }, stream, std::max(5, runs / 2), 2);
+                    [&] { eh->execute(rf_real->get(), out_real.get(), n_real, stream); }, stream, std::max(5, runs / 2), 2);
                 table.add("dual_stage/real float16 (RF on GPU)",
-                          th.median_ms / 2,
+                          th.median_ms / n_real,
                           double(real.n_voxels()),
                           double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
                           nominal_peak,
@@ -502,13 +508,13 @@ int main(int argc, char** argv)
                     tune.kernel_variant = variant;
                     auto ef = make_rca_das_gpu_for(real, gpu, tune);
                     bench::timing tf = bench::time_gpu(
-                        [&] { ef->execute(rf_real->get(), out_real.get(), 2, stream); },
+                        [&] { ef->execute(rf_real->get(), out_real.get(), n_real, stream); },
                         stream,
                         std::max(5, runs / 2),
                         2);
                     table.add(std::string(variant == 3 ? "  real half2_real " : "  real folded ") +
                                   std::to_string(warps) + "w x " + std::to_string(batch),
-                              tf.median_ms / 2,
+                              tf.median_ms / n_real,
                               double(real.n_voxels()),
                               double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
                               nominal_peak,
@@ -535,12 +541,13 @@ int main(int argc, char** argv)
         }
 
         // --- RF streamed from the host ---
-        // Throughput (the pipelined row): volume n+1's RF is copied from pinned
-        // host memory into one of two device staging buffers on a copy stream
-        // while volume n is pre-processed and beamformed on the compute stream.
+        // Throughput (the pipelined row): the RF of volumes n+2, n+3 is copied
+        // from pinned host memory into one of two device staging buffers of two
+        // volumes on a copy stream while volumes n, n+1 are beamformed by one
+        // execute() (which overlaps its two volumes) on the compute stream.
         // Events only, no host wait inside a timed run: "landed[b]" gates the
-        // compute of buffer b, "consumed[b]" (recorded after the pre-processing
-        // and stage 1 that read it) gates the next copy into it.
+        // compute of buffer b, "consumed[b]" (recorded after the execute()
+        // that read it) gates the next copy into it.
         // Latency (the second row, the earlier scheme): one volume at a time,
         // groups of 32 emissions through a ring of three buffers, the host
         // waiting for each volume (time_gpu synchronizes after every run), so
@@ -560,13 +567,15 @@ int main(int argc, char** argv)
             // Pipelined: double-buffered whole volumes.
             {
                 const int n_buffers = 2;
-                const int volumes_per_run = 16;
+                const int per_call = 2; // volumes per buffer and execute()
+                const int calls_per_run = 8;
+                const int volumes_per_run = per_call * calls_per_run;
                 std::vector<std::unique_ptr<bench::device_array>> staging;
                 std::vector<cudaEvent_t> landed(n_buffers), consumed(n_buffers);
                 cudaEvent_t go;
                 BF_GPU_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
                 for (int b = 0; b < n_buffers; b++) {
-                    staging.push_back(std::make_unique<bench::device_array>(per_volume));
+                    staging.push_back(std::make_unique<bench::device_array>(per_call * per_volume));
                     BF_GPU_CHECK(cudaEventCreateWithFlags(&landed[b], cudaEventDisableTiming));
                     BF_GPU_CHECK(cudaEventCreateWithFlags(&consumed[b], cudaEventDisableTiming));
                 }
@@ -579,21 +588,27 @@ int main(int argc, char** argv)
                         const int b = n % n_buffers;
                         if (n >= n_buffers)
                             BF_GPU_CHECK(cudaStreamWaitEvent(copy_stream, consumed[b], 0));
-                        BF_GPU_CHECK(cudaMemcpyAsync(staging[b]->get(), host_volume(volume + n),
-                                                    per_volume, cudaMemcpyHostToDevice, copy_stream));
+                        for (int k = 0; k < per_call; k++)
+                            BF_GPU_CHECK(cudaMemcpyAsync(
+                                static_cast<uint8_t*>(staging[b]->get()) + k * per_volume,
+                                host_volume(volume + n * per_call + k),
+                                per_volume,
+                                cudaMemcpyHostToDevice,
+                                copy_stream));
                         BF_GPU_CHECK(cudaEventRecord(landed[b], copy_stream));
                     };
                     copy(0);
-                    for (int n = 0; n < volumes_per_run; n++) {
-                        if (n + 1 < volumes_per_run)
-                            copy(n + 1); // enqueued ahead: runs while volume n computes
+                    for (int n = 0; n < calls_per_run; n++) {
+                        if (n + 1 < calls_per_run)
+                            copy(n + 1); // enqueued ahead: runs while call n computes
                         const int b = n % n_buffers;
                         BF_GPU_CHECK(cudaStreamWaitEvent(stream, landed[b], 0));
-                        engine->add_emissions(staging[b]->get(), 0, iq.n_emissions(), stream);
+                        engine->execute(staging[b]->get(),
+                                        static_cast<uint8_t*>(out.get()) +
+                                            (n * per_call % n_rot) * iq.output_item_bytes(),
+                                        per_call,
+                                        stream);
                         BF_GPU_CHECK(cudaEventRecord(consumed[b], stream));
-                        engine->finish_volume(
-                            static_cast<uint8_t*>(out.get()) + (n % n_rot) * iq.output_item_bytes(),
-                            stream);
                     }
                     volume += volumes_per_run;
                 };
@@ -607,7 +622,7 @@ int main(int argc, char** argv)
                           voxels_c,
                           flop_dual,
                           nominal_peak,
-                          "copy stream, 2 whole-volume staging buffers, " +
+                          "copy stream, 2 staging buffers of 2 volumes (one execute() each), " +
                               std::to_string(volumes_per_run) + " volumes per timed run",
                           per_volume_t);
                 for (int b = 0; b < n_buffers; b++) {
