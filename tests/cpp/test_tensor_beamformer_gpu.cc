@@ -356,6 +356,24 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     EXPECT_EQ(pipelined.find("/wgmma/"), std::string::npos) << pipelined;
     check(c, 300, gpu, 16);
     unsetenv("BEAMFORM_TB_VARIANT");
+
+    // xy pairs, voltage, LOFAR's 155 beams (310 rows: 384 in 128-row tiles,
+    // 320 in 64-row ones): the 128x128 tile on Hopper, elsewhere the least
+    // padded; 20 beams (40 rows: 128 against 64) the least padded everywhere.
+    auto xy = tb_reference::make_config(3,
+                                        46,
+                                        155,
+                                        beam_precision::float16,
+                                        beam_output::voltage,
+                                        polarization_layout::xy_pairs);
+    const std::string xy_tile = tb_testing::builtin_tile(xy, gpu.index);
+    if (tb_testing::wgmma_available(gpu.index))
+        EXPECT_EQ(xy_tile, "128x128x64/32x64/3");
+    else
+        EXPECT_EQ(xy_tile, tb_testing::default_tile(xy));
+    check(xy, 211, gpu, 17);
+    xy.n_beams = 20;
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)
