@@ -283,16 +283,37 @@ int main(int argc, char** argv)
                                    2);
         };
 
+        // One volume per execute() call: no overlap between volumes (the engine
+        // runs several volumes of one call on two streams).
+        auto time_one_per_call = [&](rca_das_engine& e, int n_runs) {
+            const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
+            int v = 0;
+            return bench::time_gpu(
+                [&] {
+                    const size_t k = v++ % n_rot;
+                    e.execute(static_cast<uint8_t*>(rf->get()) + k * in_bytes,
+                              static_cast<uint8_t*>(out.get()) + k * iq.output_item_bytes(),
+                              1,
+                              stream);
+                },
+                stream,
+                n_runs,
+                2);
+        };
+        // An engine's two I/Q rows: n_rot volumes per call (per volume), then one
+        // per call. Returns the first.
+        auto iq_rows = [&](const std::string& name, rca_das_engine& e) {
+            bench::timing t = time_engine(e, runs);
+            table.add(name, t.median_ms / n_rot, voxels_c, flop_dual, nominal_peak, e.describe(), t);
+            bench::timing t1 = time_one_per_call(e, runs);
+            table.add("  one volume per call", t1.median_ms, voxels_c, flop_dual, nominal_peak,
+                      "no overlap between volumes", t1);
+            return t;
+        };
+
         // --- dual-stage I/Q, default kernels ---
         auto engine = make_rca_das_gpu_for(iq, gpu);
-        bench::timing t = time_engine(*engine, runs);
-        table.add("dual_stage/iq (RF on GPU)",
-                  t.median_ms / n_rot,
-                  voxels_c,
-                  flop_dual,
-                  nominal_peak,
-                  engine->describe(),
-                  t);
+        const bench::timing t = iq_rows("dual_stage/iq (RF on GPU)", *engine);
         const size_t bad = count_non_finite(out.get(), iq.output_item_bytes() * n_rot / 4);
         if (bad)
             std::printf("  !! %zu non-finite output values\n", bad);
@@ -311,46 +332,10 @@ int main(int argc, char** argv)
                         double(counts.stage1 + counts.stage2) * volumes_per_s);
         }
 
-        // One volume per execute() call: no overlap between volumes (the engine
-        // runs several volumes of one call on two streams).
-        auto time_one_per_call = [&](rca_das_engine& e, int n_runs) {
-            const size_t in_bytes = iq.input_item_bytes() * iq.n_emissions();
-            int v = 0;
-            return bench::time_gpu(
-                [&] {
-                    const size_t k = v++ % n_rot;
-                    e.execute(static_cast<uint8_t*>(rf->get()) + k * in_bytes,
-                              static_cast<uint8_t*>(out.get()) + k * iq.output_item_bytes(),
-                              1,
-                              stream);
-                },
-                stream,
-                n_runs,
-                2);
-        };
-        {
-            bench::timing t1 = time_one_per_call(*engine, runs);
-            table.add("  one volume per call", t1.median_ms, voxels_c, flop_dual, nominal_peak,
-                      "no overlap between volumes", t1);
-        }
-
         // --- gpu_precision float16 (the half kernels) ---
-        {
-            rca_das_config iq16 = iq;
-            iq16.gpu_precision = rca_gpu_precision::float16;
-            auto e16 = make_rca_das_gpu_for(iq16, gpu);
-            bench::timing th = time_engine(*e16, runs);
-            table.add("dual_stage/iq float16 (RF on GPU)",
-                      th.median_ms / n_rot,
-                      voxels_c,
-                      flop_dual,
-                      nominal_peak,
-                      e16->describe(),
-                      th);
-            bench::timing th1 = time_one_per_call(*e16, runs);
-            table.add("  one volume per call", th1.median_ms, voxels_c, flop_dual, nominal_peak,
-                      "no overlap between volumes", th1);
-        }
+        rca_das_config iq16 = iq;
+        iq16.gpu_precision = rca_gpu_precision::float16;
+        iq_rows("dual_stage/iq float16 (RF on GPU)", *make_rca_das_gpu_for(iq16, gpu));
 
         // --- breakdown: pre-processing, + stage 1, stage 2 ---
         {
@@ -469,33 +454,28 @@ int main(int argc, char** argv)
             const size_t n_real = 8; // volumes per execute(), as for I/Q
             auto rf_real = random_rf(real, n_real);
             bench::device_array out_real(real.output_item_bytes() * n_real);
-            auto e = make_rca_das_gpu_for(real, gpu);
-            bench::timing tr = bench::time_gpu(
-                [&] { e->execute(rf_real->get(), out_real.get(), n_real, stream); }, stream, std::max(5, runs / 2), 2);
-            std::printf("  (real: stage 1 %llu, stage 2 %llu interpolations; paper 96 x 5804364, 133 x 4733065)\n",
-                        (unsigned long long)rc.stage1,
-                        (unsigned long long)rc.stage2);
-            table.add("dual_stage/real (RF on GPU)",
-                      tr.median_ms / n_real,
-                      double(real.n_voxels()),
-                      double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
-                      nominal_peak,
-                      e->describe(),
-                      tr);
-            {
-                rca_das_config real16 = real;
-                real16.gpu_precision = rca_gpu_precision::float16;
-                auto eh = make_rca_das_gpu_for(real16, gpu);
-                bench::timing th = bench::time_gpu(
-                    [&] { eh->execute(rf_real->get(), out_real.get(), n_real, stream); }, stream, std::max(5, runs / 2), 2);
-                table.add("dual_stage/real float16 (RF on GPU)",
-                          th.median_ms / n_real,
+            // One row: execute() of n_real volumes per timed call, per volume.
+            auto time_real = [&](const std::string& name, rca_das_engine& e) {
+                bench::timing t = bench::time_gpu(
+                    [&] { e.execute(rf_real->get(), out_real.get(), n_real, stream); },
+                    stream,
+                    std::max(5, runs / 2),
+                    2);
+                table.add(name,
+                          t.median_ms / n_real,
                           double(real.n_voxels()),
                           double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
                           nominal_peak,
-                          eh->describe(),
-                          th);
-            }
+                          e.describe(),
+                          t);
+            };
+            std::printf("  (real: stage 1 %llu, stage 2 %llu interpolations; paper 96 x 5804364, 133 x 4733065)\n",
+                        (unsigned long long)rc.stage1,
+                        (unsigned long long)rc.stage2);
+            time_real("dual_stage/real (RF on GPU)", *make_rca_das_gpu_for(real, gpu));
+            rca_das_config real16 = real;
+            real16.gpu_precision = rca_gpu_precision::float16;
+            time_real("dual_stage/real float16 (RF on GPU)", *make_rca_das_gpu_for(real16, gpu));
             if (sweep) {
                 // The folded variant (apodization in the weights), default and wide
                 // blocks; half2_real (variant 3: half frame pairs, folded weights).
@@ -506,20 +486,9 @@ int main(int argc, char** argv)
                     tune.stage1_warps = tune.stage2_warps = warps;
                     tune.stage1_batch = tune.stage2_batch = batch;
                     tune.kernel_variant = variant;
-                    auto ef = make_rca_das_gpu_for(real, gpu, tune);
-                    bench::timing tf = bench::time_gpu(
-                        [&] { ef->execute(rf_real->get(), out_real.get(), n_real, stream); },
-                        stream,
-                        std::max(5, runs / 2),
-                        2);
-                    table.add(std::string(variant == 3 ? "  real half2_real " : "  real folded ") +
+                    time_real(std::string(variant == 3 ? "  real half2_real " : "  real folded ") +
                                   std::to_string(warps) + "w x " + std::to_string(batch),
-                              tf.median_ms / n_real,
-                              double(real.n_voxels()),
-                              double(rc.stage1 + rc.stage2) * rc.flop_per_interpolation,
-                              nominal_peak,
-                              ef->describe(),
-                              tf);
+                              *make_rca_das_gpu_for(real, gpu, tune));
                 }
             }
         }
