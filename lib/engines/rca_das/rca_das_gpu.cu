@@ -211,7 +211,8 @@ public:
 private:
     /*!
      * One volume's workspaces. The filtered data and the images get zero
-     * guards at both ends of every row, written here (on \p s) and never again.
+     * guards at both ends of every row: make_workspaces writes them, on the
+     * stream it is given, and nothing writes them again.
      */
     struct workspaces {
         device_memory filtered; //!< [emission][receiver][n_t + 2] (pairs, octets: see the kernels)
