@@ -11,10 +11,17 @@
  * ||gpu - cpu|| / ||cpu|| < 1e-4 (2e-3 for the half2 variants 2 to 6,
  * whose samples carry 11 significant bits: apps/rca_bench.md, Versions), the
  * same for rca_das_config::gpu_precision float16 through rca_das_engine::make.
+ * And the physical criteria of tests/python/test_rca_das.py (single-scatterer
+ * peak and widths, dual-stage against conventional) on the GPU engines, with
+ * RF from the same point-scatterer model, since the Python tests need GNU
+ * Radio, which the GPU machine does not have.
  */
 #include "engines/rca_das/rca_das_gpu.h"
 #include "test_util.h"
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 using namespace gr::beamform;
@@ -158,6 +165,115 @@ void expect_match(const device_spec& gpu,
               << description << ")" << std::endl;
     EXPECT_EQ(res.non_finite, 0u) << name_of(c);
     EXPECT_LT(res.error, tolerance) << name_of(c);
+}
+
+// --- A single point scatterer: tests/python/test_rca_das.py's set-up (a 64 + 64
+// element probe, 32 emissions), RF from the model of python/beamform/rca_sim.py ---
+
+constexpr double psf_c = 1540.0, psf_f0 = 6e6, psf_fs = 31.25e6, psf_pitch = 200e-6;
+constexpr double psf_bandwidth = 0.5; // fractional -6 dB bandwidth of the pulse
+const double psf_scatterer[3] = { 0.1e-3, -0.2e-3, 8e-3 };
+
+rca_das_config psf_config()
+{
+    rca_das_config c;
+    c.n_elements = 64;
+    c.pitch = psf_pitch;
+    c.center_frequency = psf_f0;
+    c.sampling_frequency = psf_fs;
+    c.speed_of_sound = psf_c;
+    c.t_start = 0.0;
+    c.n_samples = 600;
+    // 32 virtual sources at F# -1 behind a sliding 16-element sub-aperture.
+    const size_t n_tx = 32, active = 16;
+    const double half_span = 0.5 * double(c.n_elements - active) * psf_pitch;
+    for (size_t j = 0; j < n_tx; j++) {
+        c.source_positions.push_back(-half_span + 2 * half_span * double(j) / double(n_tx - 1));
+        c.source_depths.push_back(-1.0 * double(active) * psf_pitch);
+    }
+    c.f_number = 1.0;
+    c.decimation = 3;
+    c.filter_taps = rca_gaussian_pulse_taps(psf_f0, psf_fs, psf_bandwidth, 23);
+    c.input = rca_sample_type::int16;
+    c.output = rca_output::envelope;
+    return c;
+}
+
+/*!
+ * int16 RF of one point scatterer at p, rows transmitting: the Gaussian pulse
+ * exp(-t^2 / 2 sigma^2) cos(2 pi f0 t) delayed by the time of flight
+ * (sqrt((y - y_j)^2 + (z - z_j)^2) + z_j + sqrt((x - x_i)^2 + z^2)) / c,
+ * scaled to a peak of 8192.
+ */
+std::vector<uint8_t> psf_rf(const rca_das_config& c, const double p[3])
+{
+    const double sigma = std::sqrt(2 * std::log(2.0)) / (M_PI * psf_bandwidth * psf_f0);
+    const size_t n_tx = c.n_emissions(), n_el = c.n_elements, n_s = c.n_samples;
+    std::vector<double> rf(n_tx * n_el * n_s, 0.0);
+    for (size_t j = 0; j < n_tx; j++)
+        for (size_t i = 0; i < n_el; i++) {
+            const double xi = (double(i) - 0.5 * double(n_el - 1)) * c.pitch;
+            const double tof =
+                (std::hypot(p[1] - c.source_positions[j], p[2] - c.source_depths[j]) +
+                 c.source_depths[j] + std::hypot(p[0] - xi, p[2])) /
+                c.speed_of_sound;
+            for (size_t k = 0; k < n_s; k++) {
+                const double t = c.t_start + double(k) / c.sampling_frequency - tof;
+                if (std::abs(t) < 6 * sigma)
+                    rf[(j * n_el + i) * n_s + k] = std::exp(-0.5 * (t / sigma) * (t / sigma)) *
+                                                    std::cos(2 * M_PI * psf_f0 * t);
+            }
+        }
+    double peak = 0;
+    for (double v : rf)
+        peak = std::max(peak, std::abs(v));
+    std::vector<uint8_t> bytes(rf.size() * sizeof(int16_t));
+    auto* out = reinterpret_cast<int16_t*>(bytes.data());
+    for (size_t n = 0; n < rf.size(); n++)
+        out[n] = int16_t(std::lrint(rf[n] * 8192.0 / peak));
+    return bytes;
+}
+
+//! count voxels along one axis, centred (count / 2 steps below) on centre.
+rca_grid_axis psf_axis(double centre, size_t count, double step)
+{
+    return { centre - double(count / 2) * step, step, count };
+}
+
+//! Full width of the main lobe of |profile| at level_db, linearly interpolated
+//! (test_rca_das.py's width()); NaN where the lobe reaches an end.
+double lobe_width(const std::vector<float>& profile, double step, double level_db)
+{
+    const double top = *std::max_element(profile.begin(), profile.end());
+    const double level = std::pow(10.0, level_db / 20.0);
+    const size_t k = size_t(std::max_element(profile.begin(), profile.end()) - profile.begin());
+    auto p = [&](size_t i) { return profile[i] / top; };
+    size_t i = k;
+    while (i > 0 && p(i - 1) >= level)
+        i--;
+    if (i == 0)
+        return NAN;
+    const double left = double(i) - (p(i) - level) / (p(i) - p(i - 1));
+    i = k;
+    while (i + 1 < profile.size() && p(i + 1) >= level)
+        i++;
+    if (i + 1 == profile.size())
+        return NAN;
+    const double right = double(i) + (p(i) - level) / (p(i) - p(i + 1));
+    return (right - left) * step;
+}
+
+//! The envelope on a line of n voxels through the scatterer along axis a.
+std::vector<float> psf_line(const device_spec& gpu, rca_das_config c, const std::vector<uint8_t>& rf,
+                            int a, size_t n, double step)
+{
+    rca_grid_axis* axes[3] = { &c.x, &c.y, &c.z };
+    for (int k = 0; k < 3; k++)
+        *axes[k] = k == a ? psf_axis(psf_scatterer[k], n, step) : psf_axis(psf_scatterer[k], 1, 1e-4);
+    const auto raw = run_gpu(gpu, c, rf, 1, {});
+    std::vector<float> out(n);
+    std::memcpy(out.data(), raw.data(), n * sizeof(float));
+    return out;
 }
 
 } // namespace
@@ -547,6 +663,68 @@ TEST(RcaDasGpu, SeveralVolumesMatchOneAtATime)
             EXPECT_EQ(res.non_finite, 0u) << name_of(c);
             EXPECT_LT(res.error, k.precision == rca_gpu_precision::float16 ? 2e-3 : 1e-4)
                 << name_of(c);
+        }
+    }
+}
+
+TEST(RcaDasGpu, SingleScattererPsfOnTheGpu)
+{
+    REQUIRE_GPU(gpu);
+    // The physical criteria of tests/python/test_rca_das.py (which runs them on
+    // the CPU engine), here on the GPU engines, float32 and float16: the peak
+    // of a 3D grid whose voxels miss the scatterer lies within half a voxel of
+    // it; the -6 dB widths are within 10 % of 0.88 c / (2 BW) (axial) and
+    // 2.0 lambda F# (lateral); the dual-stage -6 and -20 dB widths within 2 %
+    // of the conventional beamformer's (the paper reports 1.19 %).
+    const double bw6 = psf_bandwidth * psf_f0 / std::sqrt(2.0);
+    const double axial = 0.8825 * psf_c / (2 * bw6);
+    const double lateral = 2.0 * (psf_c / psf_f0) * 1.0; // F# 1
+    const auto base = psf_config();
+    const auto rf = psf_rf(base, psf_scatterer);
+    for (auto precision : { rca_gpu_precision::float32, rca_gpu_precision::float16 }) {
+        auto c = base;
+        c.gpu_precision = precision;
+        const std::string name = rca_gpu_precision_name(precision);
+
+        // Peak on a 15 x 15 x 21 grid offset from the scatterer.
+        const double steps[3] = { 0.07e-3, 0.07e-3, 0.03e-3 };
+        const double offset[3] = { 0.021e-3, -0.013e-3, 0.008e-3 };
+        const size_t counts[3] = { 15, 15, 21 };
+        auto g = c;
+        rca_grid_axis* axes[3] = { &g.x, &g.y, &g.z };
+        for (int k = 0; k < 3; k++)
+            *axes[k] = psf_axis(psf_scatterer[k] + offset[k], counts[k], steps[k]);
+        const auto raw = run_gpu(gpu, g, rf, 1, {});
+        const auto* vol = reinterpret_cast<const float*>(raw.data());
+        const size_t peak = size_t(std::max_element(vol, vol + g.n_voxels()) - vol);
+        const size_t idx[3] = { peak / (counts[1] * counts[2]), peak / counts[2] % counts[1],
+                                peak % counts[2] };
+        for (int k = 0; k < 3; k++) {
+            const double error = axes[k]->at(idx[k]) - psf_scatterer[k];
+            std::cout << "[ rca_das ] " << name << " PSF peak - scatterer along " << "xyz"[k]
+                      << ": " << error * 1e6 << " um (voxel " << steps[k] * 1e6 << " um)\n";
+            EXPECT_LE(std::abs(error), 0.5 * steps[k] + 1e-12) << name << " axis " << k;
+        }
+
+        // Widths on lines through the scatterer; dual-stage against conventional.
+        const size_t n[3] = { 81, 121, 61 };
+        const double step[3] = { 20e-6, 20e-6, 10e-6 };
+        const double predicted[3] = { lateral, lateral, axial };
+        for (int a = 0; a < 3; a++) {
+            const auto dual = psf_line(gpu, c, rf, a, n[a], step[a]);
+            auto conv_config = c;
+            conv_config.method = rca_method::conventional;
+            conv_config.gpu_precision = rca_gpu_precision::float32; // float16: dual-stage only
+            const auto conv = psf_line(gpu, conv_config, rf, a, n[a], step[a]);
+            const double d6 = lobe_width(dual, step[a], -6), d20 = lobe_width(dual, step[a], -20);
+            const double c6 = lobe_width(conv, step[a], -6), c20 = lobe_width(conv, step[a], -20);
+            std::cout << "[ rca_das ] " << name << " along " << "xyz"[a] << ": -6 dB "
+                      << d6 * 1e6 << " um (predicted " << predicted[a] * 1e6
+                      << ", conventional " << c6 * 1e6 << "), -20 dB " << d20 * 1e6
+                      << " um (conventional " << c20 * 1e6 << ")\n";
+            EXPECT_NEAR(d6, predicted[a], 0.10 * predicted[a]) << name << " axis " << a;
+            EXPECT_NEAR(d6, c6, 0.02 * c6) << name << " axis " << a;
+            EXPECT_NEAR(d20, c20, 0.02 * c20) << name << " axis " << a;
         }
     }
 }
