@@ -25,11 +25,16 @@
     X(128, 128, 64, 32, 64, 4)     \
     X(64, 128, 32, 64, 64, 4)
 
-// float16, xy_pairs: two accumulator sets (X and Y) per warp.
-#define BF_TB_FP16_XY_TILES(X) \
-    X(128, 128, 32, 64, 64, 3) \
-    X(128, 64, 32, 32, 64, 4)  \
-    X(64, 128, 32, 32, 64, 4)
+// float16, xy_pairs: two accumulator sets (X and Y) per warp. The last
+// column: blocks per SM that the registers are capped for; "+2b" in the
+// name: two blocks of 8 warps at 128 registers without spills, for the
+// memory-bound voltage shapes (64x128 spills 200 bytes that way, 128x64 with
+// 3 blocks 444: not compiled).
+#define BF_TB_FP16_XY_TILES(X)    \
+    X(128, 128, 32, 64, 64, 3, 1) \
+    X(128, 64, 32, 32, 64, 4, 1)  \
+    X(64, 128, 32, 32, 64, 4, 1)  \
+    X(128, 64, 32, 32, 64, 4, 2)
 
 // int1 (k tile of 1024 or 512 bits).
 #define BF_TB_INT1_SINGLE_TILES(X) \

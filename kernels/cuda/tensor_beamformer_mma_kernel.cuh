@@ -47,12 +47,14 @@ namespace tb_kernels {
 //---------------------------------------------------------------------------
 /*!
  * BM rows (per polarization; 16 rows = 8 beams) x BN time steps per block,
- * WM x WN per warp, BKB bytes of k per pipeline stage, STAGES stages.
+ * WM x WN per warp, BKB bytes of k per pipeline stage, STAGES stages;
+ * registers capped for MIN_BLOCKS blocks per SM (1: as many as the compiler
+ * wants, up to 255).
  */
-template <int BM_, int BN_, int WM_, int WN_, int BKB_, int STAGES_>
+template <int BM_, int BN_, int WM_, int WN_, int BKB_, int STAGES_, int MIN_BLOCKS_ = 1>
 struct tile_shape {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, BKB = BKB_,
-                         STAGES = STAGES_;
+                         STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
     static constexpr int warps_m = BM / WM, warps_n = BN / WN;
     static constexpr int warps = warps_m * warps_n;
     static constexpr int threads = warps * 32;
@@ -77,7 +79,7 @@ constexpr int pipeline_smem_bytes()
 }
 
 template <class S, class Op, class L, int NPA>
-__global__ void __launch_bounds__(S::threads, 1)
+__global__ void __launch_bounds__(S::threads, S::MIN_BLOCKS)
     tensor_beamformer_kernel(const kernel_args args)
 {
     using acc_t = typename Op::acc_t;

@@ -351,6 +351,8 @@ std::string tile_name()
     std::ostringstream s;
     s << S::BM << "x" << S::BN << "x" << S::BKB << "/" << S::WM << "x" << S::WN << "/"
       << S::STAGES;
+    if (S::MIN_BLOCKS > 1)
+        s << "+" << S::MIN_BLOCKS << "b";
     return s.str();
 }
 
@@ -575,10 +577,10 @@ TEST(tensor_beamformer_emulated, fp16_input_gemm_core)
         1, 50, 70, 130, beam_output::voltage, 1);           \
     check_fp16_single<tile_shape<BM, BN, WM, WN, BKB, ST>>( \
         1, 300, 20, 20, beam_output::voltage, 1);
-#define BF_EMU_XY(BM, BN, WM, WN, BKB, ST)                        \
-    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(           \
+#define BF_EMU_XY(BM, BN, WM, WN, BKB, ST, MB)                    \
+    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST, MB>>(       \
         1, 50, 70, 72, beam_output::power, 4, stokes_mode::IQUV); \
-    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST>>(           \
+    check_fp16_xy<tile_shape<BM, BN, WM, WN, BKB, ST, MB>>(       \
         1, 600, 10, 16, beam_output::voltage, 1, stokes_mode::I);
 #define BF_EMU_INT1(BM, BN, WM, WN, BKB, ST)                       \
     check_int1<tile_shape<BM, BN, WM, WN, BKB, ST>, 1>(            \

@@ -358,8 +358,9 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     unsetenv("BEAMFORM_TB_VARIANT");
 
     // xy pairs, voltage, LOFAR's 155 beams (310 rows: 384 in 128-row tiles,
-    // 320 in 64-row ones): the 128x128 tile on Hopper, elsewhere the least
-    // padded; 20 beams (40 rows: 128 against 64) the least padded everywhere.
+    // 320 in 64-row ones): 128x64 with two blocks per SM on Hopper, elsewhere
+    // the least padded; 20 beams (40 rows: 128 against 64), and power output,
+    // the least padded everywhere.
     auto xy = tb_reference::make_config(3,
                                         46,
                                         155,
@@ -368,11 +369,15 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                                         polarization_layout::xy_pairs);
     const std::string xy_tile = tb_testing::builtin_tile(xy, gpu.index);
     if (tb_testing::wgmma_available(gpu.index))
-        EXPECT_EQ(xy_tile, "128x128x64/32x64/3");
+        EXPECT_EQ(xy_tile, "128x64x64/32x32/4+2b");
     else
         EXPECT_EQ(xy_tile, tb_testing::default_tile(xy));
     check(xy, 211, gpu, 17);
     xy.n_beams = 20;
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
+    xy.n_beams = 155;
+    xy.output = beam_output::power;
+    xy.n_int = 4;
     EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
 }
 

@@ -28,9 +28,9 @@ void tb_register_fp16_variants(std::vector<tb_variant>& v)
     }
     BF_TB_FP16_SINGLE_TILES(BF_TB_ADD_SINGLE)
 #undef BF_TB_ADD_SINGLE
-#define BF_TB_ADD_XY(BM, BN, WM, WN, BKB, ST)                          \
+#define BF_TB_ADD_XY(BM, BN, WM, WN, BKB, ST, MB)                      \
     {                                                                  \
-        using S = tile_shape<BM, BN, WM, WN, BKB, ST>;                 \
+        using S = tile_shape<BM, BN, WM, WN, BKB, ST, MB>;             \
         v.push_back(tb_make_variant<S, op_fp16, loader_fc32_xy<S>, 2>( \
             beam_precision::float16, tb_input::fc32_xy));              \
     }

@@ -190,18 +190,20 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool fc32 = c.precision == beam_precision::float16 &&
                       (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
     const bool pass = fc32 && c.n_receivers >= 128;
-    // float16 xy pairs (mma.sync tiles only): 128x128 where its beam padding is
-    // within 25% of the 64-row tiles' (LOFAR's 155 beams, beamform_bench
-    // config 2, H100: 0.548-0.551 ms against 0.597-0.599 for 64x128, which
-    // the least-padding rule picks; an H200's tuner chose it too).
+    // float16 xy pairs, voltage (mma.sync tiles only): 128x64 with two blocks
+    // per SM where its beam padding is within 25% of the 64-row tiles'
+    // (LOFAR's 155 beams, beamform_bench config 2, H100: 0.496-0.499 ms
+    // against 0.550-0.555 for 128x128 and 0.597-0.599 for 64x128, which the
+    // least-padding rule picks; the kernel is latency-bound at one block).
     const size_t rows = 2 * c.n_beams;
     const bool xy_128 = input == tb_input::fc32_xy && c.precision == beam_precision::float16 &&
+                        c.output == beam_output::voltage &&
                         (rows + 127) / 128 * 128 * 4 <= (rows + 63) / 64 * 64 * 5;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 ? "128x256x128/ws/6+rs+pp" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
-                                         xy_128 ? "128x128x64/32x64/3" : "",
+                                         xy_128 ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)
             if (v->tile == preferred)

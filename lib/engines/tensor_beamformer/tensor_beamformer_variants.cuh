@@ -41,7 +41,8 @@ std::string tb_tile_name()
 {
     return std::to_string(S::BM) + "x" + std::to_string(S::BN) + "x" +
            std::to_string(S::BKB) + "/" + std::to_string(S::WM) + "x" +
-           std::to_string(S::WN) + "/" + std::to_string(S::STAGES);
+           std::to_string(S::WN) + "/" + std::to_string(S::STAGES) +
+           (S::MIN_BLOCKS > 1 ? "+" + std::to_string(S::MIN_BLOCKS) + "b" : "");
 }
 
 template <class S, class Op, class L, int NPA>
