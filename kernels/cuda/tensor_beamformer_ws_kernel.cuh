@@ -335,16 +335,16 @@ __global__ void __launch_bounds__(W::threads, 1)
             for (int kt = 0; kt < k_tiles; kt++, it++) {
                 const int s = it % W::STAGES;
                 const uint32_t parity = uint32_t((it / W::STAGES) & 1) ^ 1u;
+                // The stage's weights (k tile kt of rows m0..), one TMA copy.
+                auto load_weights = [&] {
+                    tma_load_3d(
+                        smem_a + s * W::A_STAGE, &maps.a, kt * W::BKB, m0, tc.channel, full(s));
+                };
                 if constexpr (Samples::by_tma) {
                     if (p == 0) {
                         mbar_wait(empty(s), parity);
                         mbar_arrive_expect_tx(full(s), W::A_STAGE + W::B_STAGE);
-                        tma_load_3d(smem_a + s * W::A_STAGE,
-                                    &maps.a,
-                                    kt * W::BKB,
-                                    m0,
-                                    tc.channel,
-                                    full(s));
+                        load_weights();
                         tma_load_3d(smem_b + s * W::B_STAGE,
                                     &maps.b,
                                     kt * W::BKB,
@@ -356,12 +356,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                     mbar_wait(empty(s), parity);
                     if (p == 0) {
                         mbar_arrive_expect_tx(full(s), W::A_STAGE);
-                        tma_load_3d(smem_a + s * W::A_STAGE,
-                                    &maps.a,
-                                    kt * W::BKB,
-                                    m0,
-                                    tc.channel,
-                                    full(s));
+                        load_weights();
                     }
                     Samples::fill(args,
                                   tc.channel,

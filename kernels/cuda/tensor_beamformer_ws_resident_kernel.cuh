@@ -213,21 +213,26 @@ __global__ void __launch_bounds__(W::threads, 1)
         return;
     }
 
-    // Consumers.
+    // Consumers. Each item: its samples loaded (all threads), then its
+    // (channel, first time step).
     setmaxnreg_inc<W::CONSUMER_REGS>();
     acc_t acc[1][1][W::NT][4];
+    auto start_item = [&](int i, int& c, int& n0) {
+        load(i);
+        if constexpr (Samples::by_tma)
+            mbar_wait(samples_full, uint32_t(i & 1));
+        const int item = item_of(i);
+        c = item / args.n_tiles;
+        n0 = item % args.n_tiles * W::BN;
+    };
     if constexpr (W::PINGPONG) {
         // The power sums: one half of the block's per consumer warpgroup.
         unsigned char* const my_red =
             red + size_t(wg) * (W::ROWS / 2) * size_t(args.windows) * sizeof(float);
         int g = 0; // the block's row tiles so far, over all its items
         for (int i = 0; i < my_items; i++) {
-            load(i);
-            if constexpr (Samples::by_tma)
-                mbar_wait(samples_full, uint32_t(i & 1));
-            const int item = item_of(i);
-            const int c = item / args.n_tiles;
-            const int n0 = item % args.n_tiles * W::BN;
+            int c, n0;
+            start_item(i, c, n0);
             for (int mt = 0; mt < m_tiles; mt++, g++) {
                 if ((g & 1) != wg)
                     continue;
@@ -258,12 +263,8 @@ __global__ void __launch_bounds__(W::threads, 1)
     }
     int it = 0;
     for (int i = 0; i < my_items; i++) {
-        load(i);
-        if constexpr (Samples::by_tma)
-            mbar_wait(samples_full, uint32_t(i & 1));
-        const int item = item_of(i);
-        const int c = item / args.n_tiles;
-        const int n0 = item % args.n_tiles * W::BN;
+        int c, n0;
+        start_item(i, c, n0);
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
             // The weights from the ring, the samples resident (k tile kt).

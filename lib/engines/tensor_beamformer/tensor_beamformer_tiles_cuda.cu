@@ -196,14 +196,14 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // against 0.550-0.555 for 128x128 and 0.597-0.599 for 64x128, which the
     // least-padding rule picks; the kernel is latency-bound at one block).
     const size_t rows = 2 * c.n_beams;
-    const bool xy_128 = input == tb_input::fc32_xy && c.precision == beam_precision::float16 &&
+    const bool xy_two_blocks = input == tb_input::fc32_xy && c.precision == beam_precision::float16 &&
                         c.output == beam_output::voltage &&
                         (rows + 127) / 128 * 128 * 4 <= (rows + 63) / 64 * 64 * 5;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 ? "128x256x128/ws/6+rs+pp" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
-                                         xy_128 ? "128x64x64/32x32/4+2b" : "",
+                                         xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)
             if (v->tile == preferred)
