@@ -197,7 +197,14 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
 /*!
  * Spectra out: [t][channel][receiver], RB receivers of a channel together;
  * row s RB + rr holds the natural-order spectrum of step t0 + s, receiver
- * r_first + rr. Every thread calls it; no barrier inside.
+ * r_first + rr. Every thread calls it; no barrier inside. blockDim must be a
+ * multiple of RB.
+ *
+ * Why the shape: element q = s N + k of receiver rr is output
+ * (t0 N + q) R + r_first + rr, so with blockDim a multiple of RB a thread
+ * keeps its receiver and its output pointer moves by a constant stride; the
+ * per-element divisions and 64-bit products of a flat index were 26-30 % of
+ * the tiled kernels' instructions (apps/channelizer_bench.md, version 7).
  */
 template <int RB>
 __device__ __forceinline__ void pfb_tiled_store(const float2* rows,
@@ -210,16 +217,18 @@ __device__ __forceinline__ void pfb_tiled_store(const float2* rows,
 {
     const int n = g.n_channels;
     const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds bin k + N/2
-    const int total = (steps * RB) << g.log2_n;
-    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        const int rr = idx % RB;
-        const int k = (idx / RB) & (n - 1);
-        const int s = (idx / RB) >> g.log2_n;
-        const int r = r_first + rr;
-        if (r < g.n_receivers)
-            out[((t0 + s) * n + k) * (long long)g.n_receivers + r] =
-                rows[(s * RB + rr) * ld + ((k + shift) & (n - 1))];
-    }
+    const int rr = int(threadIdx.x) % RB;
+    if (r_first + rr >= g.n_receivers)
+        return;
+    const int q_step = int(blockDim.x) / RB;
+    const long long receivers = g.n_receivers;
+    const long long out_step = q_step * receivers;
+    const int q_end = steps << g.log2_n;
+    const float2* row = rows + rr * ld;
+    int q = int(threadIdx.x) / RB;
+    float2* o = out + (t0 * n + q) * receivers + r_first + rr;
+    for (; q < q_end; q += q_step, o += out_step)
+        *o = row[(q >> g.log2_n) * RB * ld + ((q + shift) & (n - 1))];
 }
 
 /*!
@@ -237,6 +246,7 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
                      pfb_geometry g,
                      long long tiles_per_group)
 {
+    static_assert(pfb_tiled_threads % RB == 0, "pfb_tiled_store: whole receiver groups");
     extern __shared__ float2 pfb_smem[];
     const int n = g.n_channels;
     const int ld = pfb_fft::row_stride(n);

@@ -121,6 +121,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                                   pfb_geometry g,
                                   long long tiles_per_group)
 {
+    static_assert(THREADS % 32 == 0 && THREADS % RB == 0, "whole warps and receiver groups");
     extern __shared__ float2 pfb_smem[];
 #ifdef BF_GPU_EMULATION
     if (g.log2_n != LOG2_N)

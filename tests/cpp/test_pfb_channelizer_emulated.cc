@@ -534,13 +534,18 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     unsetenv("BEAMFORM_PFB_TILED_SHAPE");
     // Defaults: the register FFT where an entry is made for N, else the
     // in-place FFT entries by min_channels.
-    for (size_t n : { size_t(128), size_t(256), size_t(512), size_t(1024) }) {
-        const auto& s = tiled_shapes[tiled_shape_index(n)];
-        EXPECT_EQ(size_t(1) << s.register_log2_n, n);
-        EXPECT_TRUE(s.default_choice);
-    }
-    EXPECT_EQ(tiled_shapes[tiled_shape_index(64)].register_log2_n, 0);
-    EXPECT_EQ(tiled_shape_index(1024), 10u); // S = 6, RB = 4, branch halves
+    for (size_t n : { size_t(128), size_t(256), size_t(512), size_t(1024) })
+        for (unsigned o : { 1u, 2u }) {
+            const auto& s = tiled_shapes[tiled_shape_index(n, o)];
+            EXPECT_EQ(size_t(1) << s.register_log2_n, n);
+            EXPECT_TRUE(s.default_choice);
+            EXPECT_TRUE(s.oversample == 0 || s.oversample == int(o));
+        }
+    EXPECT_EQ(tiled_shapes[tiled_shape_index(64, 1)].register_log2_n, 0);
+    EXPECT_EQ(tiled_shape_index(1024, 1), 10u); // S = 6, RB = 4, branch halves
+    EXPECT_EQ(tiled_shape_index(1024, 2), 10u);
+    EXPECT_EQ(tiled_shape_index(256, 1), 9u); // S = 12, RB = 8
+    EXPECT_EQ(tiled_shape_index(256, 2), 15u); // S = 8, RB = 8, branch halves
     // Entry 0 (in place, S = 4) and the five register-FFT tiles of N = 1024;
     // every tile fits in shared memory with the twiddles.
     EXPECT_EQ(pfb_plan::tiled_shape_indices(1024), (std::vector<size_t>{ 0, 10, 11, 12, 13, 14 }));
@@ -568,7 +573,7 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++) {
         setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
         for (size_t n : { size_t(64), size_t(256), size_t(1024) }) {
-            const size_t got = tiled_shape_index(n);
+            const size_t got = tiled_shape_index(n, 1);
             if (pfb_plan::tiled_shape_can_run(n, tiled_shapes[i]))
                 EXPECT_EQ(got, i) << "N=" << n;
             else

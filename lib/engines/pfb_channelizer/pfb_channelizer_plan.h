@@ -131,6 +131,7 @@ struct tiled_shape {
     //! P = 2, register FFT: a thread filters branches p and p + N/2 (with
     //! O = 2 the same samples one step apart: L1 hits; pfb_tiled_fir).
     bool branch_halves = false;
+    int oversample = 0; //!< a default for this O only (0: any O)
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -154,10 +155,10 @@ inline constexpr tiled_shape tiled_shapes[] = {
     { 0, 8, 4, 2, 7, 2, true },
     // N = 256, 512 threads, one block (16 warps) per SM: whole sc16 sectors
     // and S = 8 (8), or S = 12 (9: 195 KiB of shared memory; the N = 256
-    // default, the fastest of entries 1-9 in every 256-channel row of
-    // apps/channelizer_bench.md version 5).
+    // default at O = 1, the fastest of entries 1-9 in every 256-channel row
+    // of apps/channelizer_bench.md version 5).
     { 0, 8, 8, 2, 8, 1, false, 512 },
-    { 0, 12, 8, 1, 8, 1, true, 512 },
+    { 0, 12, 8, 1, 8, 1, true, 512, false, 1 },
     // N = 1024 = 32 x 32 (apps/channelizer_bench.md, version 6): one warp per
     // row, one block per SM; a row is 8 KB, so a tile holds at most 27 rows
     // (24 here: 200 KiB). 384 threads (168 registers: no spill; 24 rows are
@@ -171,8 +172,10 @@ inline constexpr tiled_shape tiled_shapes[] = {
     { 0, 12, 2, 2, 10, 1, false, 384, true },
     { 0, 6, 4, 2, 10, 1, false, 384, false },
     { 0, 6, 4, 2, 10, 1, false, 512, true },
-    // 15: N = 256, entry 8 with branch_halves (the O = 2 carry; no spill).
-    { 0, 8, 8, 2, 8, 1, false, 512, true },
+    // 15: N = 256, entry 8 with branch_halves (the O = 2 carry; no spill):
+    // the N = 256 default at O = 2 (8-13 % faster than entry 9 there,
+    // apps/channelizer_bench.md version 7).
+    { 0, 8, 8, 2, 8, 1, true, 512, true, 2 },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
@@ -195,12 +198,13 @@ inline bool tiled_shape_can_run(size_t n, const tiled_shape& s)
 }
 
 /*!
- * Index in tiled_shapes of N = \p n channels: the first default entry made
- * for exactly this N (register FFT), else the first default entry with
- * N >= min_channels. BEAMFORM_PFB_TILED_SHAPE = i forces entry i where it
- * applies (a bench knob; elsewhere the default).
+ * Index in tiled_shapes of N = \p n channels and oversample \p o: the first
+ * default entry for this O made for exactly this N (register FFT), else the
+ * first default entry for this O with N >= min_channels.
+ * BEAMFORM_PFB_TILED_SHAPE = i forces entry i where it applies (a bench knob;
+ * elsewhere the default).
  */
-inline size_t tiled_shape_index(size_t n)
+inline size_t tiled_shape_index(size_t n, unsigned o)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_TILED_SHAPE")) {
         const long i = std::atol(forced);
@@ -210,6 +214,7 @@ inline size_t tiled_shape_index(size_t n)
     for (int exact = 1; exact >= 0; exact--)
         for (size_t i = 0; i < tiled_shape_count; i++)
             if (tiled_shapes[i].default_choice &&
+                (tiled_shapes[i].oversample == 0 || tiled_shapes[i].oversample == int(o)) &&
                 (tiled_shapes[i].register_log2_n > 0) == (exact == 1) &&
                 n >= tiled_shapes[i].min_channels && tiled_shape_can_run(n, tiled_shapes[i]))
                 return i;
@@ -227,20 +232,13 @@ inline std::vector<size_t> tiled_shape_indices(size_t n)
 }
 
 /*!
- * Calls launch(std::integral_constant<size_t, I>{}) with I the index in
- * tiled_shapes of N = \p n (every entry is compiled; see with_fused_shape).
+ * Calls launch(std::integral_constant<size_t, I>{}) with I = \p index, an
+ * index in tiled_shapes (every entry is compiled; see with_fused_shape).
  */
 template <typename Launch, size_t... I>
 void with_tiled_shape_index(size_t index, Launch& launch, std::index_sequence<I...>)
 {
     ((index == I ? launch(std::integral_constant<size_t, I>{}) : void()), ...);
-}
-
-template <typename Launch>
-void with_tiled_shape(size_t n, Launch&& launch)
-{
-    with_tiled_shape_index(
-        tiled_shape_index(n), launch, std::make_index_sequence<tiled_shape_count>{});
 }
 
 struct tiled_launch {

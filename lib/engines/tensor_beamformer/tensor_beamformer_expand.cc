@@ -232,8 +232,15 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& c,
     a.in_row_words = int(2 * c.words_per_channel());
     a.m_tiles = int(l.rows / size_t(block_m));
     a.n_tiles = int((n_times + size_t(block_n) - 1) / size_t(block_n));
-    a.channel_group = int(c.n_channels < 8 ? c.n_channels : 8);
-    a.m_group = 8;
+    // Block order (tb::map_block). Voltage: 8 channels side by side, so that
+    // neighbouring blocks fill each output sector together. Power (its output
+    // is 1/n_int of the product's): one channel at a time with all its row
+    // tiles together, so that the blocks running at once share one channel's
+    // weights and samples in L2; 8 channels at once kept 8 channels' operands
+    // live (28 MB at 512 receivers) and the kernel was L2-bound
+    // (apps/beamform_bench.md, "Block order").
+    a.channel_group = power ? 1 : int(std::min<size_t>(c.n_channels, 8));
+    a.m_group = power ? std::min(a.m_tiles, 16) : 8;
     a.power = power ? 1 : 0;
     a.iquv = c.n_stokes() == 4 ? 1 : 0;
     a.n_int = int(power ? c.n_int : 1);
