@@ -66,6 +66,9 @@ struct context {
     double peak_b1_tops = 0; //!< mma.sync b1 AND peak of this run (config 5's target)
     int runs;
     device_spec gpu;
+    //! --pass-overlap=RANGES,SMS for "+pass" tiles (0: the engine's defaults).
+    size_t pass_ranges = 0;
+    size_t pass_sms = 0;
 };
 
 // configs.cc
@@ -99,6 +102,14 @@ double time_cublas_route(const context& ctx,
 double time_peak_fp16(cudaStream_t s);
 double time_peak_b1(cudaStream_t s);
 
+// configs.cc
+/*!
+ * Whether --config=\p only selects configuration \p id: "" selects all, a
+ * number all rows of that configuration ("4": 4/rx64, 4/rx128, 4/rx512), a
+ * whole id that row alone ("4/rx512").
+ */
+bool selected(const std::string& only, const std::string& id);
+
 // engine_runs.cu
 double time_engine(const context& ctx,
                    tensor_beamformer_engine& engine,
@@ -109,11 +120,11 @@ double time_engine(const context& ctx,
 std::vector<result> run_config(const context& ctx, const bench_config& b);
 
 // tuner.cu
-//! --tune: times every tile of every selected configuration (\p only: 0 = all)
+//! --tune: times every tile of every selected configuration (selected())
 //! and writes the fastest per shape class to \p tuning_file.
 void tune(const context& ctx,
           const std::vector<bench_config>& configs,
-          int only,
+          const std::string& only,
           bool quick,
           const std::string& tuning_file,
           const std::string& device);

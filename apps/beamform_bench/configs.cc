@@ -109,4 +109,9 @@ size_t out_floats(const tensor_beamformer_config& c, size_t T)
     return (T / c.n_int) * c.n_stokes() * c.n_beams * c.n_channels;
 }
 
+bool selected(const std::string& only, const std::string& id)
+{
+    return only.empty() || only == id || only == id.substr(0, id.find('/'));
+}
+
 } // namespace bf_bench

@@ -12,7 +12,8 @@
  * mma.sync rate (fp16 and 1-bit AND) from a loop that touches no memory.
  * Notes, counted bytes and operations, and predictions: apps/beamform_bench.md.
  *
- *   beamform_bench [--config=N] [--quick] [--runs=N] [--json=path]
+ *   beamform_bench [--config=N|ID] [--quick] [--runs=N] [--json=path]
+ *                  [--pass-overlap=RANGES,SMS]
  *                  [--tune [--tuning-file=path]]
  *
  * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
@@ -23,6 +24,11 @@
  *   5  int1: 1 ch x 8192 beams x 8192 samples x 262144 receivers
  *   6  the reference station: 256 ch x 1024 beams x 1024 samples x 96 rx,
  *      power Stokes I n_int 16
+ * --config=N runs every row of configuration N, --config=ID one row of it
+ * (the table's first column: 3/rx64, 4/rx512, ...). --pass-overlap sets how a
+ * "+pass" tile splits its call into channel ranges whose conversion pass runs
+ * on SMS SMs beside the product of the range before (the engine's defaults
+ * otherwise; the row "(pass, then product)" runs the same tile without it).
  * float16 single-polarization configurations get a second row with the other
  * kernel family on the same data: "(pipelined)" where the short-k
  * resident-weights kernel ran, "(resident)" where it covers k but did not run
@@ -32,6 +38,7 @@
  * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).
  */
 #include "beamform_bench.h"
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -42,13 +49,39 @@ int main(int argc, char** argv)
     try {
         const bool quick = bench::option(argc, argv, "quick", "") == "1";
         const bool tune = bench::option(argc, argv, "tune", "") == "1";
-        const int only = std::stoi(bench::option(argc, argv, "config", "0"));
+        const std::string only = bench::option(argc, argv, "config", "");
         const std::string json = bench::option(argc, argv, "json", "beamform_bench.json");
         const std::string tuning_file =
             bench::option(argc, argv, "tuning-file", "beamform_tuning.txt");
+        const auto configs = all_configs(quick);
+        if (std::none_of(configs.begin(), configs.end(), [&](const bench_config& b) {
+                return selected(only, b.id);
+            })) {
+            std::cerr << "beamform_bench: --config=" << only
+                      << " names no configuration; use a number 1-6 or one of";
+            for (const auto& b : configs)
+                std::cerr << " " << b.id;
+            std::cerr << std::endl;
+            return 2;
+        }
 
         context ctx;
         ctx.runs = std::stoi(bench::option(argc, argv, "runs", quick ? "5" : "20"));
+        if (const std::string po = bench::option(argc, argv, "pass-overlap", "");
+            !po.empty()) {
+            const auto comma = po.find(',');
+            try {
+                ctx.pass_ranges = std::stoul(po.substr(0, comma));
+                ctx.pass_sms = comma == std::string::npos ? 0 : std::stoul(po.substr(comma + 1));
+            } catch (const std::exception&) {
+                ctx.pass_ranges = 0;
+            }
+            if (ctx.pass_ranges < 1 || ctx.pass_sms < 1) {
+                std::cerr << "beamform_bench: --pass-overlap=" << po
+                          << " must be RANGES,SMS with both at least 1" << std::endl;
+                return 2;
+            }
+        }
         ctx.gpu = select_device("cuda:0");
         BF_GPU_CHECK(cudaSetDevice(0));
         BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
@@ -101,7 +134,6 @@ int main(int argc, char** argv)
             add_ceiling("wgmma b1 AND m64n256k256 peak", peak_wg_b1, "TOPs/s");
         }
 
-        const auto configs = all_configs(quick);
         if (tune) {
             bf_bench::tune(ctx, configs, only, quick, tuning_file, prop.name);
             return 0;
@@ -109,7 +141,7 @@ int main(int argc, char** argv)
 
         std::vector<result> all;
         for (const auto& b : configs) {
-            if (only && b.id.substr(0, b.id.find('/')) != std::to_string(only))
+            if (!selected(only, b.id))
                 continue;
             for (auto& r : run_config(ctx, b))
                 all.push_back(r);

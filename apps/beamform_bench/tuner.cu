@@ -82,7 +82,7 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
 
 void tune(const context& ctx,
           const std::vector<bench_config>& configs,
-          int only,
+          const std::string& only,
           bool quick,
           const std::string& tuning_file,
           const std::string& device)
@@ -93,7 +93,7 @@ void tune(const context& ctx,
     std::map<std::string, std::map<std::string, int>> right_in;
     std::map<std::string, int> n_configs;
     for (const auto& b : configs) {
-        if (only && b.id.substr(0, b.id.find('/')) != std::to_string(only))
+        if (!selected(only, b.id))
             continue;
         const auto timings = tune_config(ctx, b);
         // fp16 samples (the GEMM core) are not what the engine reads: timed,

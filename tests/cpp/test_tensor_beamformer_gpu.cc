@@ -464,6 +464,84 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
     EXPECT_GT(tested, 0u) << "no warp-specialised tile was usable";
 }
 
+/*!
+ * The "+pass" overlap: the conversion pass of channel range i + 1 on the
+ * engine's second stream beside the product of range i, forced to split these
+ * small calls (at most 3 ranges of 7 channels, 8 SMs for the pass). Two calls
+ * queued on one stream with no wait between them (the second call's pass must
+ * not overwrite fp16 rows that the first call's product still reads), each
+ * against the CPU engine; the float16 range counted by the range passes;
+ * power with windows that cross time tiles, and voltage with a padded k;
+ * outputs NaN-poisoned.
+ */
+TEST(tensor_beamformer_gpu, pass_overlap_by_channel_ranges)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda || !tb_testing::wgmma_available(gpu.index))
+        GTEST_SKIP() << "needs a GPU that runs the sm_90a image (H100, H200)";
+    using tb_reference::make_config;
+    const auto single = polarization_layout::single;
+    const tensor_beamformer_config cases[] = {
+        make_config(7, 46, 155, beam_precision::float16, beam_output::power, single, 16),
+        make_config(7, 201, 70, beam_precision::float16, beam_output::voltage, single),
+    };
+    const size_t T = 304;
+    size_t tested = 0;
+    for (const auto& c : cases)
+        for (const auto& tile : usable_tiles(c, gpu)) {
+            if (tile.find("+pass") == std::string::npos)
+                continue;
+            const auto w = tb_reference::random_complex(c.weight_count(), 61);
+            auto x1 = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 62);
+            auto x2 = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 63);
+            // Range counts: a third call whose beams are not compared (an inf
+            // input makes its channel's beams inf or NaN on every engine).
+            auto x3 = x2;
+            x3[5] = cfloat(1e5f, 0.25f);  // rounds to inf (the channel range of channel 0)
+            x3[x3.size() - 3] = cfloat(0.5f, 1e-9f); // rounds to 0 (the last range)
+            auto engine = tb_testing::make_gpu_tiled(c, w, gpu, tile);
+            tb_testing::set_pass_overlap(*engine, 3, 8, 0);
+            const size_t n_out = tb_reference::output_floats(c, T);
+            const auto in1 = input_bytes(c, x1, T), in2 = input_bytes(c, x2, T);
+            auto d_in1 = to_device(gpu, in1);
+            auto d_in2 = to_device(gpu, in2);
+            device_memory d_out1(gpu, n_out * sizeof(float)), d_out2(gpu, n_out * sizeof(float));
+            poison(gpu, d_out1);
+            poison(gpu, d_out2);
+            gpu_stream stream(gpu);
+            engine->execute(d_in1.get(), d_out1.get(), T, stream.get());
+            engine->execute(d_in2.get(), d_out2.get(), T, stream.get());
+            stream.synchronize();
+            const auto e1_out = to_host<float>(gpu, d_out1, n_out);
+            const auto e2_out = to_host<float>(gpu, d_out2, n_out);
+            auto d_in3 = to_device(gpu, input_bytes(c, x3, T));
+            engine->execute(d_in3.get(), d_out1.get(), T, stream.get());
+            stream.synchronize();
+            const double e1 = tb_reference::rel_error(e1_out, run_cpu(c, w, in1, T));
+            const double e2 = tb_reference::rel_error(e2_out, run_cpu(c, w, in2, T));
+            float16_range_counts expected{};
+            for (const auto* x : { &x1, &x2, &x3 }) {
+                const auto n = count_float16_range(x->data(), x->size());
+                expected.overflow += n.overflow;
+                expected.underflow += n.underflow;
+            }
+            const auto got = engine->input_range(true);
+            const std::string what = tb_reference::describe(c, T, tile);
+            std::cout << what << ", pass overlapped in 3 channel ranges: relative error norm "
+                      << "vs CPU engine " << e1 << " (first call), " << e2
+                      << " (second); float16 range " << got.overflow << " overflows, "
+                      << got.underflow << " underflows (host: " << expected.overflow << ", "
+                      << expected.underflow << ")\n";
+            EXPECT_LT(e1, 1e-3) << what;
+            EXPECT_LT(e2, 1e-3) << what;
+            EXPECT_EQ(got.overflow, expected.overflow) << what;
+            EXPECT_EQ(got.underflow, expected.underflow) << what;
+            EXPECT_GE(got.overflow, 1u) << what;
+            tested++;
+        }
+    EXPECT_GT(tested, 0u) << "no +pass tile was usable";
+}
+
 TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
 {
     REQUIRE_GPU(gpu);
