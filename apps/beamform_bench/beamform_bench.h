@@ -66,9 +66,6 @@ struct context {
     double peak_b1_tops = 0; //!< mma.sync b1 AND peak of this run (config 5's target)
     int runs;
     device_spec gpu;
-    //! --pass-overlap=RANGES,SMS for "+pass" tiles (0: the engine's defaults).
-    size_t pass_ranges = 0;
-    size_t pass_sms = 0;
 };
 
 // configs.cc

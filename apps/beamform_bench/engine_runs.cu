@@ -156,12 +156,6 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
 
     const auto w = random_weights(c.weight_count(), 3);
     auto engine = tb_testing::make_gpu_tiled(c, w, ctx.gpu, "");
-    const bool pass_tile = [&] {
-        const std::string t = tb_testing::tile(*engine);
-        return t.size() > 5 && t.compare(t.size() - 5, 5, "+pass") == 0;
-    }();
-    if (pass_tile && ctx.pass_ranges)
-        tb_testing::set_pass_overlap(*engine, ctx.pass_ranges, ctx.pass_sms);
     // The fp16-input GEMM core is a kernel's: the Hopper tile for fp16
     // samples where this GPU runs it, else the kernel of the built-in rule
     // (never the library path).
@@ -213,12 +207,10 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     // The other kernels on the same data: the wgmma tile (where this GPU runs
     // the sm_90a image and the engine chose another), the pipelined mma.sync
     // tile and the resident-weights tile (where the engine chose another).
-    auto compare = [&](const std::string& what, const std::string& tile, bool no_overlap) {
+    auto compare = [&](const std::string& what, const std::string& tile) {
         result r = ours;
         r.what = what;
         auto e = tb_testing::make_gpu_tiled(c, w, ctx.gpu, tile);
-        if (no_overlap)
-            tb_testing::set_pass_overlap(*e, 1, 1);
         BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
         r.tile = tile;
         r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
@@ -241,18 +233,15 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     };
     for (const auto& [what, tile] : other_family_tiles(b, ours.tile))
         if (tb_testing::tile_usable(c, ctx.gpu.index, tile))
-            compare(what, tile, false);
+            compare(what, tile);
     if (const auto wg = wgmma_tile(ctx, b); !wg.empty() && wg != ours.tile)
-        compare("tensor_beamformer (wgmma)", wg, false);
+        compare("tensor_beamformer (wgmma)", wg);
     for (const auto& t : ws_tiles(ctx, b, ours.tile))
-        compare("tensor_beamformer (ws)", t, false);
+        compare("tensor_beamformer (ws)", t);
     // The library voltage path, where the engine took a kernel tile.
     const std::string library = tb_testing::library_path();
     if (!b.fp16_input && ours.tile != library && tb_testing::library_path_covers(c))
-        compare("tensor_beamformer (cublas)", library, false);
-    // A "+pass" tile: the same with its conversion pass before the whole product.
-    if (pass_tile)
-        compare("tensor_beamformer (pass, then product)", ours.tile, true);
+        compare("tensor_beamformer (cublas)", library);
     return rows;
 }
 

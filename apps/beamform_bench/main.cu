@@ -13,7 +13,6 @@
  * Notes, counted bytes and operations, and predictions: apps/beamform_bench.md.
  *
  *   beamform_bench [--config=N|ID] [--quick] [--runs=N] [--json=path]
- *                  [--pass-overlap=RANGES,SMS]
  *                  [--tune [--tuning-file=path]]
  *
  * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
@@ -25,10 +24,7 @@
  *   6  the reference station: 256 ch x 1024 beams x 1024 samples x 96 rx,
  *      power Stokes I n_int 16
  * --config=N runs every row of configuration N, --config=ID one row of it
- * (the table's first column: 3/rx64, 4/rx512, ...). --pass-overlap sets how a
- * "+pass" tile splits its call into channel ranges whose conversion pass runs
- * on SMS SMs beside the product of the range before (the engine's defaults
- * otherwise; the row "(pass, then product)" runs the same tile without it).
+ * (the table's first column: 3/rx64, 4/rx512, ...).
  * float16 single-polarization configurations get a second row with the other
  * kernel family on the same data: "(pipelined)" where the short-k
  * resident-weights kernel ran, "(resident)" where it covers k but did not run
@@ -67,21 +63,6 @@ int main(int argc, char** argv)
 
         context ctx;
         ctx.runs = std::stoi(bench::option(argc, argv, "runs", quick ? "5" : "20"));
-        if (const std::string po = bench::option(argc, argv, "pass-overlap", "");
-            !po.empty()) {
-            const auto comma = po.find(',');
-            try {
-                ctx.pass_ranges = std::stoul(po.substr(0, comma));
-                ctx.pass_sms = comma == std::string::npos ? 0 : std::stoul(po.substr(comma + 1));
-            } catch (const std::exception&) {
-                ctx.pass_ranges = 0;
-            }
-            if (ctx.pass_ranges < 1 || ctx.pass_sms < 1) {
-                std::cerr << "beamform_bench: --pass-overlap=" << po
-                          << " must be RANGES,SMS with both at least 1" << std::endl;
-                return 2;
-            }
-        }
         ctx.gpu = select_device("cuda:0");
         BF_GPU_CHECK(cudaSetDevice(0));
         BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));

@@ -98,15 +98,6 @@ struct kernel_args {
     int n_int;
     int windows; //!< power: integration windows a block's time range can touch
     int k_valid; //!< int1: ±1 terms per output value
-    /*!
-     * The launch's channels: channel_first .. channel_first + channel_count - 1
-     * of the n_channels that the pointers and strides above describe (plan_launch:
-     * all of them; the "+pass" overlap launches one range at a time).
-     */
-    int channel_first;
-    int channel_count;
-    //! Host side, persistent launches: at most this many blocks (0: one per SM).
-    int grid_limit;
 };
 
 //! Which channel and which (m, n) tile a thread block computes.
@@ -148,15 +139,6 @@ BF_HD tile_coord map_block(long long block,
     const long long in_band = tile - (long long)band * width;
     tc.m_tile = first_m + int(in_band % band_m);
     tc.n_tile = int(in_band / band_m);
-    return tc;
-}
-
-//! map_block over the launch's channel range (kernel_args::channel_first, channel_count).
-BF_HD tile_coord block_tile(const kernel_args& a, long long block)
-{
-    tile_coord tc =
-        map_block(block, a.channel_count, a.m_tiles, a.n_tiles, a.channel_group, a.m_group);
-    tc.channel += a.channel_first;
     return tc;
 }
 

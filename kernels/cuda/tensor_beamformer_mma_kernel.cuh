@@ -92,7 +92,12 @@ __global__ void __launch_bounds__(S::threads, S::MIN_BLOCKS)
     const int warp = threadIdx.x >> 5;
     const int wm = warp % S::warps_m;
     const int wn = warp / S::warps_m;
-    const tb::tile_coord tc = tb::block_tile(args, blockIdx.x);
+    const tb::tile_coord tc = tb::map_block(blockIdx.x,
+                                            args.n_channels,
+                                            args.m_tiles,
+                                            args.n_tiles,
+                                            args.channel_group,
+                                            args.m_group);
     const int c = tc.channel;
     const int m0 = tc.m_tile * S::BM;
     const int n0 = tc.n_tile * S::BN;

@@ -657,7 +657,12 @@ __global__ void __launch_bounds__(W::threads, 1)
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
-    const tb::tile_coord tc = tb::block_tile(args, blockIdx.x);
+    const tb::tile_coord tc = tb::map_block(blockIdx.x,
+                                            args.n_channels,
+                                            args.m_tiles,
+                                            args.n_tiles,
+                                            args.channel_group,
+                                            args.m_group);
     const int c = tc.channel;
     const int m0 = tc.m_tile * W::BM;
     const int n0 = tc.n_tile * W::BN;

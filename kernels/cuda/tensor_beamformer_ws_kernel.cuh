@@ -314,7 +314,14 @@ __global__ void __launch_bounds__(W::threads, 1)
     }
     __syncthreads();
 
-    auto coord = [&](long long t) { return tb::block_tile(args, t); };
+    auto coord = [&](long long t) {
+        return tb::map_block(t,
+                             args.n_channels,
+                             args.m_tiles,
+                             args.n_tiles,
+                             args.channel_group,
+                             args.m_group);
+    };
 
     if (wg == W::consumers) {
         // Producer.

@@ -86,56 +86,6 @@ static __global__ void fc32_to_fp16_flat_kernel(const float4* __restrict__ in,
     float16_range_flush(over, under, counts);
 }
 
-/*!
- * The rows (t, c) of channels c_first .. c_first + c_count - 1 of every time
- * step t ([n_times][n_channels] rows, as above): one warp per row at a time,
- * each lane 8 values of the row per round with all 8 loads in flight before
- * any store (launched on few SMs beside the beamformer, each SM must keep
- * many bytes in flight to stream at a useful rate).
- */
-static __global__ void fc32_to_fp16_channel_rows_kernel(const float2* __restrict__ in,
-                                                        __half2* __restrict__ out,
-                                                        size_t n_times,
-                                                        unsigned n_channels,
-                                                        unsigned c_first,
-                                                        unsigned c_count,
-                                                        unsigned n_cols,
-                                                        unsigned ld_cols,
-                                                        unsigned long long* counts)
-{
-    constexpr unsigned PER_LANE = 8;
-    unsigned long long over = 0, under = 0;
-    const unsigned lane = threadIdx.x & 31;
-    const unsigned warps_per_block = blockDim.x >> 5;
-    const size_t rows = n_times * c_count;
-    const size_t warps = size_t(gridDim.x) * warps_per_block;
-    for (size_t w = size_t(blockIdx.x) * warps_per_block + (threadIdx.x >> 5); w < rows;
-         w += warps) {
-        const size_t t = w / c_count;
-        const size_t row = t * n_channels + c_first + (w - t * c_count);
-        const float2* src = in + row * n_cols;
-        __half2* dst = out + row * ld_cols;
-        for (unsigned col0 = 0; col0 < ld_cols; col0 += 32 * PER_LANE) {
-            float2 v[PER_LANE];
-#pragma unroll
-            for (unsigned j = 0; j < PER_LANE; j++) {
-                const unsigned col = col0 + j * 32 + lane;
-                v[j] = col < n_cols ? src[col] : make_float2(0.0f, 0.0f);
-            }
-#pragma unroll
-            for (unsigned j = 0; j < PER_LANE; j++) {
-                const unsigned col = col0 + j * 32 + lane;
-                if (col < ld_cols) {
-                    float16_range_count(v[j].x, over, under);
-                    float16_range_count(v[j].y, over, under);
-                    dst[col] = __floats2half2_rn(v[j].x, v[j].y);
-                }
-            }
-        }
-    }
-    float16_range_flush(over, under, counts);
-}
-
 //! How the pass is launched: the flat kernel where rows carry no padding, the
 //! input is 16-byte aligned and the number of values even; else the row kernel.
 struct fc32_to_fp16_plan {
@@ -190,42 +140,6 @@ inline void launch_fc32_to_fp16_rows(const void* in,
             ld_cols,
             counts);
     BF_GPU_CHECK_LAUNCH("fc32_to_fp16_rows");
-}
-
-//! Threads per block of launch_fc32_to_fp16_channel_rows.
-constexpr unsigned fc32_to_fp16_channel_rows_threads = 1024;
-
-/*!
- * The same for the rows of channels c_first .. c_first + c_count - 1 of each
- * of \p n_times time steps of [n_times][n_channels] rows, on \p blocks blocks
- * of fc32_to_fp16_channel_rows_threads threads (at most one per SM by
- * threads, so that B blocks take B SMs).
- */
-inline void launch_fc32_to_fp16_channel_rows(const void* in,
-                                             void* out,
-                                             size_t n_times,
-                                             unsigned n_channels,
-                                             unsigned c_first,
-                                             unsigned c_count,
-                                             unsigned n_cols,
-                                             unsigned ld_cols,
-                                             unsigned blocks,
-                                             unsigned long long* counts,
-                                             gpuStream_t stream)
-{
-    if (n_times == 0 || c_count == 0 || blocks == 0)
-        return;
-    fc32_to_fp16_channel_rows_kernel<<<blocks, fc32_to_fp16_channel_rows_threads, 0, stream>>>(
-        static_cast<const float2*>(in),
-        static_cast<__half2*>(out),
-        n_times,
-        n_channels,
-        c_first,
-        c_count,
-        n_cols,
-        ld_cols,
-        counts);
-    BF_GPU_CHECK_LAUNCH("fc32_to_fp16_channel_rows");
 }
 #endif
 

@@ -181,16 +181,14 @@ emu::tensor_map emu_map(const k::tma_box_3d& b)
  * One emulated execute() with a warp-specialised tile W (RESIDENT: its
  * resident-samples kernel): \p blocks persistent blocks (fewer than the
  * tiles or items, so that each loops over several and the ring's phases run
- * on across them); \p channel_ranges > 1 (not RESIDENT): one launch per
- * channel range of pass_channel_ranges, as the engine's "+pass" overlap runs.
+ * on across them).
  */
 template <class W, class Op, class Samples, bool RESIDENT = false>
 std::vector<float> run_ws(const tensor_beamformer_config& c,
                           const std::vector<cfloat>& w,
                           const void* input,
                           size_t T,
-                          unsigned blocks,
-                          size_t channel_ranges = 1)
+                          unsigned blocks)
 {
     const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
     const auto& args = r->plan.args;
@@ -208,20 +206,13 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
             k::ws_resident_smem_bytes<W>(args.k_tiles) + sums,
             [&] { k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(args, maps); });
     } else {
-        const size_t tiles_per_channel = size_t(args.m_tiles) * size_t(args.n_tiles);
-        for (const auto& range : pass_channel_ranges(
-                 c.n_channels, tiles_per_channel, blocks, channel_ranges, 0)) {
-            k::kernel_args a = args;
-            a.channel_first = int(range.first);
-            a.channel_count = int(range.count);
-            const long long tiles = (long long)(range.count * tiles_per_channel);
-            emu::launch(
-                std::min(blocks, unsigned(tiles)),
-                1,
-                W::threads,
-                size_t(k::ws_pipeline_smem_bytes<W>()) + sums,
-                [&] { k::tensor_beamformer_ws_kernel<W, Op, Samples>(a, maps, tiles); });
-        }
+        const long long tiles = (long long)r->plan.blocks;
+        emu::launch(
+            std::min(blocks, unsigned(tiles)),
+            1,
+            W::threads,
+            size_t(k::ws_pipeline_smem_bytes<W>()) + sums,
+            [&] { k::tensor_beamformer_ws_kernel<W, Op, Samples>(args, maps, tiles); });
     }
     return r->out;
 }
@@ -285,8 +276,7 @@ void check_wgmma(beam_precision prec,
 /*!
  * A warp-specialised tile W on every sample source it is compiled for: fp16
  * by TMA (R a multiple of 4), packed bits by TMA (16-byte rows), fc32
- * converted by the producer; outputs NaN-poisoned, \p blocks persistent
- * blocks, one launch per channel range where \p channel_ranges > 1 (run_ws).
+ * converted by the producer; outputs NaN-poisoned, \p blocks persistent blocks.
  */
 template <class W, bool RESIDENT = false>
 void check_ws(beam_precision prec,
@@ -297,8 +287,7 @@ void check_ws(beam_precision prec,
               beam_output o,
               size_t n_int,
               unsigned blocks,
-              bool fp16_input = false,
-              size_t channel_ranges = 1)
+              bool fp16_input = false)
 {
     const auto c = make_config(C, R, B, prec, o, polarization_layout::single, n_int);
     const auto w = random_complex(c.weight_count(), unsigned(R * 5 + B + 3));
@@ -309,29 +298,26 @@ void check_ws(beam_precision prec,
         const auto bits = pack_bits(x, T, C, R);
         ASSERT_EQ((2 * c.words_per_channel()) % 4, 0u) << "TMA needs 16-byte sample rows";
         got = run_ws<W, k::op_int1, k::ws_samples_tma<true>, RESIDENT>(
-            c, w, bits.data(), T, blocks, channel_ranges);
+            c, w, bits.data(), T, blocks);
         kind = " (bits)";
     } else if (fp16_input) {
         const auto xh = interleaved_fp16(x);
         got = run_ws<W, k::op_fp16, k::ws_samples_tma<false>, RESIDENT>(
-            c, w, xh.data(), T, blocks, channel_ranges);
+            c, w, xh.data(), T, blocks);
         kind = " (fp16 input)";
     } else if (R % 2 == 0) {
         got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 2>, RESIDENT>(
-            c, w, x.data(), T, blocks, channel_ranges);
+            c, w, x.data(), T, blocks);
         kind = " (fc32)";
     } else {
         got = run_ws<W, k::op_fp16, k::ws_samples_fc32<W, 1>, RESIDENT>(
-            c, w, x.data(), T, blocks, channel_ranges);
+            c, w, x.data(), T, blocks);
         kind = " (fc32, odd R)";
     }
     const std::string tile = std::string(RESIDENT ? (W::PINGPONG ? "ws+rs+pp " : "ws+rs ") : "ws ") +
                              std::to_string(W::BM) + "x" +
                              std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
-                             kind + ", " + std::to_string(blocks) + " blocks" +
-                             (channel_ranges > 1 ? ", " + std::to_string(channel_ranges) +
-                                                       " channel ranges"
-                                                 : "");
+                             kind + ", " + std::to_string(blocks) + " blocks";
     expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
@@ -638,8 +624,7 @@ TEST(tensor_beamformer_emulated,
 // The warp-specialised kernel: odd sizes (155 beams x 46 receivers x 3
 // channels; 1 beam; 1 receiver), k tiles from 1 to many, persistent blocks
 // that loop over several tiles (the ring's phases run on across tiles),
-// windows that cross time tiles (n_int 3, 48), every sample source, and
-// launches by channel range (the "+pass" overlap: 5 channels in 3, 3 in 2).
+// windows that cross time tiles (n_int 3, 48), every sample source.
 #define BF_EMU_WS_FP16(BM, BN, ST, PREGS)                                           \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
         beam_precision::float16, 3, 46, 155, 70, beam_output::voltage, 1, 4);       \
@@ -654,11 +639,7 @@ TEST(tensor_beamformer_emulated,
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
         beam_precision::float16, 3, 36, 70, 300, beam_output::voltage, 1, 4, true); \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 2, 200, 90, 128, beam_output::power, 16, 2, true);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 5, 36, 155, 304, beam_output::power, 16, 3, true, 3); \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
-        beam_precision::float16, 3, 46, 70, 70, beam_output::voltage, 1, 2, false, 2);
+        beam_precision::float16, 2, 200, 90, 128, beam_output::power, 16, 2, true);
 #define BF_EMU_WS_INT1(BM, BN, ST, PREGS)                                    \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                \
         beam_precision::int1, 2, 128, 155, 130, beam_output::voltage, 1, 3); \
@@ -746,64 +727,6 @@ TEST(tensor_beamformer_layout, half_rounding)
     EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(3.0f, -11)), 0x3c02);
     for (uint32_t h = 0; h < 0x7c00; h++) // every finite half survives the round trip
         ASSERT_EQ(float_to_half_bits(half_bits_to_float(uint16_t(h))), h);
-}
-
-TEST(tensor_beamformer_layout, pass_channel_ranges_split_the_call)
-{
-    // 256 channels x 64 tiles (512 receivers' power call) on 116 product
-    // blocks: 8 ranges of 32 channels, each 17.7 rounds.
-    const auto big = pass_channel_ranges(256, 64, 116, 8, 8);
-    ASSERT_EQ(big.size(), 8u);
-    for (size_t i = 0; i < big.size(); i++) {
-        EXPECT_EQ(big[i].first, 32 * i);
-        EXPECT_EQ(big[i].count, 32u);
-    }
-    // Too few tiles for two ranges of 8 rounds: one range, all channels.
-    const auto small = pass_channel_ranges(7, 12, 116, 8, 8);
-    ASSERT_EQ(small.size(), 1u);
-    EXPECT_EQ(small[0].first, 0u);
-    EXPECT_EQ(small[0].count, 7u);
-    // Rounds limit the count (3 ranges of >= 8 x 10 tiles out of 250), then
-    // the channels (min_rounds 0: at most n_channels ranges).
-    EXPECT_EQ(pass_channel_ranges(25, 10, 10, 8, 8).size(), 3u);
-    EXPECT_EQ(pass_channel_ranges(3, 1, 132, 8, 0).size(), 3u);
-    for (size_t C : { 1, 2, 7, 13, 256 })
-        for (size_t n : { 1, 2, 3, 8 }) {
-            const auto r = pass_channel_ranges(C, 5, 4, n, 0);
-            ASSERT_LE(r.size(), std::min(C, n));
-            size_t next = 0, least = C, most = 0;
-            for (const auto& range : r) {
-                EXPECT_EQ(range.first, next);
-                EXPECT_GE(range.count, 1u);
-                next += range.count;
-                least = std::min(least, range.count);
-                most = std::max(most, range.count);
-            }
-            EXPECT_EQ(next, C);
-            EXPECT_LE(most - least, 1u);
-        }
-    // block_tile over the ranges: every (channel, m, n) tile once.
-    for (int C : { 3, 13 }) {
-        const int mt = 5, nt = 4;
-        std::vector<int> seen(size_t(C) * mt * nt, 0);
-        tb::kernel_args a{};
-        a.m_tiles = mt;
-        a.n_tiles = nt;
-        a.channel_group = 1;
-        a.m_group = 3;
-        for (const auto& range : pass_channel_ranges(size_t(C), size_t(mt * nt), 2, 4, 0)) {
-            a.channel_first = int(range.first);
-            a.channel_count = int(range.count);
-            for (long long b = 0; b < (long long)range.count * mt * nt; b++) {
-                const auto tc = tb::block_tile(a, b);
-                ASSERT_GE(tc.channel, int(range.first));
-                ASSERT_LT(tc.channel, int(range.first + range.count));
-                seen[(size_t(tc.channel) * mt + tc.m_tile) * nt + tc.n_tile]++;
-            }
-        }
-        for (int v : seen)
-            ASSERT_EQ(v, 1);
-    }
 }
 
 TEST(tensor_beamformer_layout, block_order_covers_every_tile_once)

@@ -8,7 +8,6 @@
 #include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <gpu/float16_gemm_input.cuh>
-#include <algorithm>
 #include <stdexcept>
 
 namespace gr {
@@ -127,25 +126,30 @@ void tensor_beamformer_cuda::run(
                                             d_w.row_popc().as<int>(),
                                             d_col_popc.as<int>());
     tb_kernels::kernel_args args = plan.args;
-    if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
-        BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
     if (v.fp16_pass) {
         // fc32 -> fp16 rows of the padded k (zeros past the receivers), read by
         // TMA as fp16 samples of row_bytes / 4 "receivers". The rows may still
         // feed the previous call's kernel (another stream).
-        const size_t need = n_times * c.n_channels * layout.row_bytes;
+        const size_t n_rows = n_times * c.n_channels;
+        const size_t need = n_rows * layout.row_bytes;
         if (d_x16.size() < need) {
             d_w.sync_last_use();
             d_x16 = device_memory(d_device, need);
         } else
             d_w.wait_last_use(s);
+        launch_fc32_to_fp16_rows(in,
+                                 d_x16.get(),
+                                 n_rows,
+                                 unsigned(c.n_receivers),
+                                 unsigned(layout.row_bytes / 4),
+                                 d_input_range->device_counts(), // float16: always made
+                                 s);
+        d_input_range->publish(s);
         args.input = d_x16.get();
         args.n_receivers = int(layout.row_bytes / 4);
-        pass_and_product(v, in, args, n_times, s);
-        d_input_range->publish(s);
-        d_w.record_use(s);
-        return;
     }
+    if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
+        BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
     size_t blocks = plan.blocks;
     if (v.blocks_per_sm) // persistent: every SM busy, each block loops over items
         blocks = resident_blocks(plan.args,
@@ -157,93 +161,6 @@ void tensor_beamformer_cuda::run(
                                     "pass fewer time steps per execute()");
     v.launch(&args, unsigned(blocks), d_smem, s);
     d_w.record_use(s);
-}
-
-//! The second stream of the "+pass" overlap and its events.
-struct tensor_beamformer_cuda::pass_overlap {
-    explicit pass_overlap(const device_spec& dev)
-        : stream(dev),
-          fork(dev, gpu_event::use::ordering),
-          converted(dev, gpu_event::use::ordering)
-    {
-    }
-    gpu_stream stream;
-    gpu_event fork;      //!< the call's start on the caller's stream
-    gpu_event converted; //!< the latest range's pass
-};
-
-void tensor_beamformer_cuda::pass_and_product(const tb_variant& v,
-                                              const void* in,
-                                              const tb::kernel_args& args,
-                                              size_t n_times,
-                                              cudaStream_t s)
-{
-    const auto& c = d_config;
-    const size_t tiles_per_channel = size_t(args.m_tiles) * size_t(args.n_tiles);
-    unsigned long long* counts = d_input_range->device_counts(); // float16: always made
-    const size_t pass_sms = std::min(d_pass_sms, d_sms / 2);
-    const auto ranges =
-        pass_channel_ranges(c.n_channels,
-                            tiles_per_channel,
-                            d_sms - pass_sms,
-                            d_pass_ranges,
-                            d_pass_min_rounds);
-    auto product = [&](const channel_range& r, size_t grid_limit) {
-        tb::kernel_args a = args;
-        a.channel_first = int(r.first);
-        a.channel_count = int(r.count);
-        a.grid_limit = int(grid_limit);
-        const size_t tiles = r.count * tiles_per_channel;
-        if (tiles >= (size_t(1) << 31))
-            throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
-                                        "pass fewer time steps per execute()");
-        v.launch(&a, unsigned(tiles), d_smem, s);
-    };
-    if (ranges.size() == 1) { // the whole input at once, then the product on every SM
-        launch_fc32_to_fp16_rows(in,
-                                 d_x16.get(),
-                                 n_times * c.n_channels,
-                                 unsigned(c.n_receivers),
-                                 unsigned(args.row_bytes / 4),
-                                 counts,
-                                 s);
-        product(ranges[0], 0);
-        return;
-    }
-    // Range 0's pass on every SM; then the pass of range i + 1 on the second
-    // stream (pass_sms blocks of 1024 threads, one per SM) while the product
-    // of range i runs on the other SMs; the product of range i + 1 waits for
-    // its pass. The second stream starts after the caller's earlier work (the
-    // previous call's product may still read d_x16).
-    if (!d_overlap)
-        d_overlap = std::make_unique<pass_overlap>(d_device);
-    const cudaStream_t p = static_cast<cudaStream_t>(d_overlap->stream.get());
-    d_overlap->fork.record(s);
-    d_overlap->fork.make_wait(p);
-    auto pass = [&](const channel_range& r, size_t blocks, cudaStream_t st) {
-        launch_fc32_to_fp16_channel_rows(in,
-                                         d_x16.get(),
-                                         n_times,
-                                         unsigned(c.n_channels),
-                                         unsigned(r.first),
-                                         unsigned(r.count),
-                                         unsigned(c.n_receivers),
-                                         unsigned(args.row_bytes / 4),
-                                         unsigned(blocks),
-                                         counts,
-                                         st);
-    };
-    pass(ranges[0], d_sms, s);
-    for (size_t i = 0; i < ranges.size(); i++) {
-        const bool next = i + 1 < ranges.size();
-        if (next) {
-            pass(ranges[i + 1], pass_sms, p);
-            d_overlap->converted.record(p);
-        }
-        product(ranges[i], next ? d_sms - pass_sms : 0);
-        if (next)
-            d_overlap->converted.make_wait(s);
-    }
 }
 
 std::unique_ptr<tensor_beamformer_engine>

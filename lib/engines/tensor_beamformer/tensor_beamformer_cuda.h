@@ -51,12 +51,6 @@ private:
 
     void
     run(const tb_variant& v, const void* in, void* out, size_t n_times, cudaStream_t s);
-    //! "+pass" variants: the conversion pass and the product, by channel range.
-    void pass_and_product(const tb_variant& v,
-                          const void* in,
-                          const tb::kernel_args& args,
-                          size_t n_times,
-                          cudaStream_t s);
 
     device_spec d_device;
     const tb_variant* d_variant;
@@ -66,17 +60,6 @@ private:
     tb_device_weights d_w;
     device_memory d_col_popc;
     device_memory d_x16; // fp16 rows of the "+pass" variants (tb_variant::fp16_pass)
-    /*
-     * "+pass" variants: the pass over channel range i + 1 runs on a stream of
-     * the engine's own, on d_pass_sms SMs, while the product of range i runs
-     * on the others (pass_channel_ranges); d_pass_ranges 1: one pass, then
-     * the product on every SM.
-     */
-    struct pass_overlap;
-    std::unique_ptr<pass_overlap> d_overlap;
-    size_t d_pass_ranges = 8;
-    size_t d_pass_sms = 16;
-    size_t d_pass_min_rounds = 8;
     std::unique_ptr<tb_input_range> d_input_range; // float16 precision only
 };
 

@@ -246,34 +246,11 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& c,
     a.n_int = int(power ? c.n_int : 1);
     a.windows = int(power_windows(block_n, power ? c.n_int : 1));
     a.k_valid = int(l.k_valid);
-    a.channel_first = 0;
-    a.channel_count = a.n_channels;
     plan.blocks = c.n_channels * size_t(a.m_tiles) * size_t(a.n_tiles);
     if (power && size_t(block_n) % c.n_int != 0)
         plan.zero_output_bytes =
             (n_times / c.n_int) * c.n_stokes() * c.n_beams * c.n_channels * sizeof(float);
     return plan;
-}
-
-std::vector<channel_range> pass_channel_ranges(size_t n_channels,
-                                               size_t tiles_per_channel,
-                                               size_t product_blocks,
-                                               size_t max_ranges,
-                                               size_t min_rounds)
-{
-    const size_t min_tiles = std::max<size_t>(min_rounds * product_blocks, 1);
-    const size_t tiles = n_channels * tiles_per_channel;
-    const size_t n = std::min({ max_ranges, n_channels, tiles / min_tiles });
-    if (n < 2)
-        return { channel_range{ 0, n_channels } };
-    std::vector<channel_range> ranges(n);
-    size_t first = 0;
-    for (size_t i = 0; i < n; i++) {
-        ranges[i].first = first;
-        ranges[i].count = n_channels / n + (i < n_channels % n ? 1 : 0);
-        first += ranges[i].count;
-    }
-    return ranges;
 }
 
 size_t resident_blocks(const tb::kernel_args& a, size_t max_blocks)

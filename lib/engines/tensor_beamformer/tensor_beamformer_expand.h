@@ -122,28 +122,6 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& config,
  */
 size_t resident_blocks(const tb::kernel_args& args, size_t max_blocks);
 
-//! Channels first .. first + count - 1.
-struct channel_range {
-    size_t first = 0;
-    size_t count = 0;
-};
-
-/*!
- * The channel ranges of a "+pass" call (tb_variant::fp16_pass) whose
- * conversion pass and product overlap: while the product of range i runs on
- * \p product_blocks persistent blocks, the pass converts range i + 1 beside
- * it. As many ranges as give each range at least \p min_rounds rounds of
- * its \p tiles_per_channel x count tiles on those blocks (a persistent launch
- * loses up to one round to its tail), at most \p max_ranges and n_channels,
- * sizes differing by at most one channel; one range (no overlap) where fewer
- * than two would qualify.
- */
-std::vector<channel_range> pass_channel_ranges(size_t n_channels,
-                                               size_t tiles_per_channel,
-                                               size_t product_blocks,
-                                               size_t max_ranges,
-                                               size_t min_rounds);
-
 //! Integration windows that block_n consecutive time steps can touch.
 size_t power_windows(int block_n, size_t n_int);
 

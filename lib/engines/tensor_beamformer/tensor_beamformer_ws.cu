@@ -92,9 +92,7 @@ void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
     if constexpr (Samples::by_tma)
         maps.b =
             encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
-    unsigned grid = std::min(blocks, unsigned(sm_count()));
-    if (args.grid_limit > 0)
-        grid = std::min(grid, unsigned(args.grid_limit));
+    const unsigned grid = std::min(blocks, unsigned(sm_count()));
     tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>
         <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(
             args, maps, (long long)blocks);

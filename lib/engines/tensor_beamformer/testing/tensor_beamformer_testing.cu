@@ -128,19 +128,6 @@ struct tb_engine_access {
         e.run(*v, in, out, n_times, static_cast<cudaStream_t>(stream));
     }
 
-    static void set_pass_overlap(tensor_beamformer_cuda& e,
-                                 size_t max_ranges,
-                                 size_t pass_sms,
-                                 size_t min_rounds)
-    {
-        if (max_ranges < 1 || pass_sms < 1)
-            throw std::invalid_argument("set_pass_overlap: max_ranges and pass_sms "
-                                        "must be at least 1");
-        e.d_pass_ranges = max_ranges;
-        e.d_pass_sms = pass_sms;
-        e.d_pass_min_rounds = min_rounds;
-    }
-
     static void fill_random_weights(tensor_beamformer_cuda& e, uint64_t seed)
     {
         const auto& c = e.d_config;
@@ -293,15 +280,6 @@ void execute_fp16_input(tensor_beamformer_engine& engine,
 {
     tb_engine_access::execute_fp16_input(
         tb_engine_access::of(engine), in, out, n_times, stream);
-}
-
-void set_pass_overlap(tensor_beamformer_engine& engine,
-                      size_t max_ranges,
-                      size_t pass_sms,
-                      size_t min_rounds)
-{
-    tb_engine_access::set_pass_overlap(
-        tb_engine_access::of(engine), max_ranges, pass_sms, min_rounds);
 }
 
 void fill_random_weights(tensor_beamformer_engine& engine, uint64_t seed)

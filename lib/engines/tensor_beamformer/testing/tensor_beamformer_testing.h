@@ -101,19 +101,6 @@ void execute_fp16_input(tensor_beamformer_engine& engine,
                         stream_handle stream);
 
 /*!
- * "+pass" tiles: split each call into at most \p max_ranges channel ranges
- * whose conversion pass runs on \p pass_sms SMs beside the product of the
- * range before, where each range keeps at least \p min_rounds rounds of
- * tiles on the other SMs (pass_channel_ranges; max_ranges 1: no overlap;
- * min_rounds 0: split even tiny calls, for tests). The engine's defaults:
- * 8, 16 and 8.
- */
-void set_pass_overlap(tensor_beamformer_engine& engine,
-                      size_t max_ranges,
-                      size_t pass_sms,
-                      size_t min_rounds = 8);
-
-/*!
  * Weights drawn on the device (int1 benchmark, where the host weight
  * array would be tens of GB): the sign bits of weight (c, b, r) are
  * tb::random_weight_bits(seed, c, b, r). Takes effect at once (synchronous).
