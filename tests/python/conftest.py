@@ -36,6 +36,24 @@ FORMATS = {
 }
 
 
+def assert_same_powers(got, want):
+    """Beam powers of two flowgraphs that run the same CPU engines on the same
+    samples (a split station against the whole one, a generated GRC script
+    against the app): equal to 2e-6 of the largest power (Stokes Q, U and V
+    cross zero, so no bound relative to each value). They were bit-identical on the
+    machines where these tests were written. On an AMD EPYC test machine
+    (2026-11-24) two runs of the very same CPU station flowgraph differed by
+    up to 3e-7 in the integration windows that begin a beamformer work call,
+    while the beamformer's input (the front end's output, tapped in the same
+    runs) was bit-identical. Part of it is OpenBLAS: cblas_cgemm's result for
+    one time step depends on how many rows the call has, so the CPU
+    beamformer alone, fed the same samples in calls of other sizes, differs in
+    the last bit (calls of a fixed row count made it reproducible alone, but
+    not the whole flowgraph: the rest is not found). A cut that moves or mixes
+    data gives errors of order 1, far beyond this bound."""
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * float(np.max(np.abs(want))))
+
+
 def random_samples(rng, fmt, n_items, n_rx):
     """Interleaved I/Q of the given format, shape (n_items, n_rx, 2)."""
     dtype = FORMATS[fmt][1]

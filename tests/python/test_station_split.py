@@ -10,13 +10,15 @@ the same simulated sky:
     device ("cpu" and "emu:0" here; cuda:0 and cuda:1 on a two-GPU machine),
     the beam powers recombined on the host into one set of files.
 
-Bit-exact equality is expected and asserted: every step before the cut is the
-same code on the same samples, the cut only moves bytes (vector_to_streams,
-zeromq, interleave), and the beamformer's arithmetic for one channel does not
-depend on which other channels share its call (a channel's beams are one
-independent product; float16 rounding is per element). On GPUs the same holds
-when both chains run the same engine; across different engines compare to
-float tolerance instead.
+Every step before the cut is the same code on the same samples, the cut only
+moves bytes (vector_to_streams, zeromq, interleave), and the beamformer's
+arithmetic for one channel does not depend on which other channels share its
+call (a channel's beams are one independent product; float16 rounding is per
+element), so the files were bit-identical where these tests were written. They
+are compared to 2e-6 of the largest power (conftest.assert_same_powers says why: on one
+test machine two runs of the same CPU flowgraph were not bit-identical), which
+any cut that moves or mixes data exceeds by far. Across different engines
+compare to float tolerance instead.
 """
 import importlib.util
 import os
@@ -28,7 +30,7 @@ import numpy as np
 import pytest
 from gnuradio import beamform
 
-from conftest import gpu_devices
+from conftest import assert_same_powers, gpu_devices
 
 APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apps")
 SPLIT = os.path.join(APPS, "station_split.py")
@@ -68,7 +70,7 @@ def assert_same_files(single_dir, split_dir, prefix="station"):
         h1, d1 = beamform.read_filterbank(os.path.join(single_dir, name))
         h2, d2 = beamform.read_filterbank(os.path.join(split_dir, name))
         assert h1 == h2
-        np.testing.assert_array_equal(d1, d2)
+        assert_same_powers(d1, d2)
 
 
 def free_port_pair():
@@ -132,7 +134,7 @@ def test_zeromq_split_matches_single_flowgraph(tmp_path, front_first):
         joined = np.concatenate(parts, axis=2)
         joined_freqs = np.concatenate(part_freqs)
         order = np.argsort(-joined_freqs, kind="stable")  # into descending frequency
-        np.testing.assert_array_equal(joined[:, :, order], whole)
+        assert_same_powers(joined[:, :, order], whole)
 
 
 @pytest.mark.parametrize("devices", ["cpu,emu:0", "emu:0,cpu"] + (
