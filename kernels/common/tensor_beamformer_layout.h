@@ -98,6 +98,12 @@ struct kernel_args {
     int n_int;
     int windows; //!< power: integration windows a block's time range can touch
     int k_valid; //!< int1: ±1 terms per output value
+    /*!
+     * fc32 input, kernels that convert each value exactly once (the
+     * resident-samples kernel): [0] += values float16 rounds to inf, [1] += to
+     * 0 (kernels/gpu/float16_range.cuh). nullptr: not counted here.
+     */
+    unsigned long long* range_counts;
 };
 
 //! Which channel and which (m, n) tile a thread block computes.

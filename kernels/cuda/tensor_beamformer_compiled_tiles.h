@@ -90,6 +90,15 @@
     X(128, 256, 3, 104, false)     \
     X(128, 256, 6, 104, true)
 
+/*
+ * The same kernel for float16 X/Y pairs from fc32 (BM, BN, STAGES, producer
+ * registers): BN = 128, so that a consumer's two accumulator sets (X and Y,
+ * 2 x 64 registers) fit; both polarizations' samples resident (at most 5 k
+ * tiles each: 160 antennas).
+ */
+#define BF_TB_WS_RESIDENT_XY_TILES(X) \
+    X(128, 128, 4, 104)
+
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \
     X(256, 128, 4)                \

@@ -37,6 +37,7 @@
 
 #include "hopper_async.cuh"
 #include "tensor_beamformer_wgmma_kernel.cuh"
+#include <gpu/float16_range.cuh>
 
 #ifdef BF_GPU_EMULATION
 #define BF_GRID_CONSTANT
@@ -107,16 +108,20 @@ struct tma_box_3d {
     unsigned box[3];
 };
 
-//! The expanded weights [C][rows][row_bytes]: boxes of BM rows x one k tile.
-inline tma_box_3d ws_weights_box(const kernel_args& a, int bm)
+/*!
+ * The expanded weights [C][npol][rows][row_bytes], seen as [C][npol x rows]
+ * [row_bytes] (polarization p's row r is row p x rows + r): boxes of BM rows
+ * x one k tile. rows is a multiple of every tile's BM, so that no box
+ * reaches into the other polarization's rows.
+ */
+inline tma_box_3d ws_weights_box(const kernel_args& a, int bm, int npol = 1)
 {
     const auto rb = (unsigned long long)a.row_bytes;
-    return tma_box_3d{
-        a.weights,
-        { rb, (unsigned long long)a.rows, (unsigned long long)a.n_channels },
-        { rb, rb * (unsigned long long)a.rows },
-        { 128u, unsigned(bm), 1u }
-    };
+    const auto rows = (unsigned long long)a.rows * (unsigned long long)npol;
+    return tma_box_3d{ a.weights,
+                       { rb, rows, (unsigned long long)a.n_channels },
+                       { rb, rb * rows },
+                       { 128u, unsigned(bm), 1u } };
 }
 
 /*!
@@ -147,10 +152,37 @@ struct ws_maps {
 template <bool BITS>
 struct ws_samples_tma {
     static constexpr bool by_tma = true;
+    static constexpr int npol = 1;
     static int row_bytes(const kernel_args& a)
     {
         return BITS ? a.in_row_words * 4 : a.n_receivers * 4;
     }
+};
+
+/*!
+ * The float16 range of the fc32 values one thread converts (values rounded
+ * to inf and to 0, kernels/gpu/float16_range.cuh), added to the launch's
+ * counters once at the end.
+ */
+struct range_tally {
+    unsigned long long over = 0, under = 0;
+    __device__ void add(float a, float b)
+    {
+        ::gr::beamform::BF_GPU_NS::float16_range_count(a, over, under);
+        ::gr::beamform::BF_GPU_NS::float16_range_count(b, over, under);
+    }
+    __device__ void flush(unsigned long long* counts) const
+    {
+        if (counts && over)
+            atomicAdd(counts, over);
+        if (counts && under)
+            atomicAdd(counts + 1, under);
+    }
+};
+
+//! No count: where a value may be converted more than once.
+struct no_tally {
+    __device__ void add(float, float) {}
 };
 
 /*!
@@ -161,6 +193,7 @@ struct ws_samples_tma {
 template <class W, int VEC>
 struct ws_samples_fc32 {
     static constexpr bool by_tma = false;
+    static constexpr int npol = 1;
     static constexpr int Q = W::BKB / 4; // complex samples per row per k tile
     static constexpr int VPR = Q / VEC;  // loads per row per k tile
     static constexpr int LOADS = W::BN * VPR / 128;
@@ -169,8 +202,9 @@ struct ws_samples_fc32 {
     using vec_t = typename std::conditional<VEC == 2, float4, float2>::type;
 
     //! Producer thread \p p (0..127) converts k tile kt of (c, n0) into \p stage.
-    __device__ static void
-    fill(const kernel_args& a, int c, int n0, int kt, unsigned char* stage, int p)
+    template <class Tally>
+    __device__ static void fill(
+        const kernel_args& a, int c, int n0, int kt, unsigned char* stage, int p, Tally& tally)
     {
         const float2* base =
             static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers;
@@ -199,9 +233,12 @@ struct ws_samples_fc32 {
                     u.x = bits_of(__floats2half2_rn(v[i].x, v[i].y));
                     u.y = bits_of(__floats2half2_rn(v[i].z, v[i].w));
                     store_as(stage + swizzle_offset(row, byte, W::BKB), u);
+                    tally.add(v[i].x, v[i].y);
+                    tally.add(v[i].z, v[i].w);
                 } else {
                     store_as(stage + swizzle_offset(row, byte, W::BKB),
                              __floats2half2_rn(v[i].x, v[i].y));
+                    tally.add(v[i].x, v[i].y);
                 }
             }
         }
@@ -358,12 +395,14 @@ __global__ void __launch_bounds__(W::threads, 1)
                         mbar_arrive_expect_tx(full(s), W::A_STAGE);
                         load_weights();
                     }
+                    no_tally once_per_row_tile; // converted again for every row tile
                     Samples::fill(args,
                                   tc.channel,
                                   n0,
                                   kt,
                                   smem + W::STAGES * W::A_STAGE + s * W::B_STAGE,
-                                  p);
+                                  p,
+                                  once_per_row_tile);
                     fence_proxy_async(); // st.shared -> the tensor cores
                     mbar_arrive(full(s));
                 }

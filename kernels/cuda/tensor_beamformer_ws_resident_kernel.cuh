@@ -35,8 +35,20 @@
  *     the two drift only as far as the ring allows (H100, the station: 0.675
  *     ms against 0.727, apps/beamform_bench.md).
  *
- * Shared memory (k_tiles = row_bytes / 128, at most MAX_K_TILES):
- *   samples [k_tiles][BN][128]   ring [STAGES][ROWS][128]   barriers   power sums
+ * X/Y pairs (Samples::npol == 2, fc32 receivers 2a, 2a + 1 = X, Y of
+ * antenna a): the samples are split at load time into X k tiles then Y k
+ * tiles; a row tile's weights come as polarization 0's k tiles then
+ * polarization 1's; each consumer warpgroup keeps both accumulator sets, so
+ * that the shared epilogue writes (X, Y) of a beam and time step as one
+ * 16-byte value. Why: LOFAR's survey shape (155 beams, 64 antennas) is
+ * memory-bound on its 0.49 GB of voltages, and the mma.sync tiles re-read and
+ * re-convert every time tile's samples once per row tile and reload the
+ * pipeline per tile (apps/beamform_bench.md, "xy pairs on the resident
+ * samples").
+ *
+ * Shared memory (k_tiles = row_bytes / 128 per polarization, at most
+ * MAX_K_TILES):
+ *   samples [npol][k_tiles][BN][128]   ring [STAGES][ROWS][128]   barriers   power sums
  *   (one half per consumer warpgroup in ping-pong)
  * Compiled for sm_90a only (the wgmma object library).
  */
@@ -50,8 +62,69 @@ namespace beamform {
 namespace cuda {
 namespace tb_kernels {
 
-//! The most k tiles of resident samples (5 x 32 KB at BN = 256: 160 receivers).
+//! The most k tiles of resident samples per polarization (5 x 32 KB at BN =
+//! 256: 160 receivers; X/Y pairs at BN = 128: 2 x 5 x 16 KB, 160 antennas).
 constexpr int ws_resident_max_k_tiles = 5;
+
+/*!
+ * fc32 X/Y pairs [T][C][R] (receivers 2a, 2a + 1 = X, Y of antenna a),
+ * converted to fp16 by every thread of the block: one 16-byte load per
+ * antenna and time step, X into the first k_tiles tiles of the resident
+ * samples, Y into the next k_tiles. Spread over all threads (not k tiles
+ * over warpgroups: LOFAR's two k tiles would leave one warpgroup idle), in
+ * chunks of CHUNK loads in flight per thread.
+ */
+template <class W>
+struct ws_samples_fc32_xy {
+    static constexpr bool by_tma = false;
+    static constexpr int npol = 2;
+    static constexpr int Q = W::BKB / 4; // antennas per row per k tile
+    static constexpr int CHUNK = 8;
+
+    __device__ static void fill(const kernel_args& a,
+                                int c,
+                                int n0,
+                                unsigned char* samples,
+                                int tid,
+                                int threads,
+                                range_tally& tally)
+    {
+        const float2* base =
+            static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers;
+        const size_t row_stride = size_t(a.n_channels) * a.n_receivers;
+        const int n_ant = a.n_receivers / 2;
+        const int total = a.k_tiles * W::BN * Q; // (k tile, row, antenna)
+        unsigned char* const y_half = samples + size_t(a.k_tiles) * W::B_STAGE;
+        BF_NO_UNROLL
+        for (int first = tid; first < total; first += CHUNK * threads) {
+            float4 v[CHUNK];
+            BF_UNROLL
+            for (int i = 0; i < CHUNK; i++) {
+                const int q = first + i * threads;
+                const int kt = q / (W::BN * Q);
+                const int row = (q / Q) % W::BN;
+                const int ant = kt * Q + q % Q;
+                if (q < total && n0 + row < a.n_times && ant < n_ant)
+                    v[i] = load_as<float4>(base + size_t(n0 + row) * row_stride + 2 * ant);
+                else
+                    v[i] = float4{};
+            }
+            BF_UNROLL
+            for (int i = 0; i < CHUNK; i++) {
+                const int q = first + i * threads;
+                if (q >= total)
+                    break;
+                const int kt = q / (W::BN * Q);
+                const int row = (q / Q) % W::BN;
+                const int off = kt * W::B_STAGE + swizzle_offset(row, (q % Q) * 4, W::BKB);
+                store_as(samples + off, __floats2half2_rn(v[i].x, v[i].y));
+                store_as(y_half + off, __floats2half2_rn(v[i].z, v[i].w));
+                tally.add(v[i].x, v[i].y);
+                tally.add(v[i].z, v[i].w);
+            }
+        }
+    }
+};
 
 //! mbarriers: the ring's full and empty, the samples' full, the block's gate,
 //! and in ping-pong the two consumer warpgroups' turns.
@@ -61,11 +134,12 @@ constexpr int ws_resident_barriers()
     return 2 * W::STAGES + 2 + (W::PINGPONG ? 2 : 0);
 }
 
-//! Dynamic shared memory of the resident samples, the ring and the barriers.
+//! Dynamic shared memory of the resident samples (sample_tiles = npol x k
+//! tiles), the ring and the barriers.
 template <class W>
-constexpr size_t ws_resident_smem_bytes(int k_tiles)
+constexpr size_t ws_resident_smem_bytes(int sample_tiles)
 {
-    return size_t(k_tiles) * W::B_STAGE + size_t(W::STAGES) * W::A_STAGE +
+    return size_t(sample_tiles) * W::B_STAGE + size_t(W::STAGES) * W::A_STAGE +
            size_t(ws_resident_barriers<W>()) * 8 + 1024;
 }
 
@@ -83,7 +157,8 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
                                                          unsigned char* samples,
                                                          uint32_t samples_full,
                                                          uint32_t gate,
-                                                         int wg)
+                                                         int wg,
+                                                         range_tally& tally)
 {
 #ifdef BF_TB_HAVE_WGMMA
     // The barriers of all the block's threads are an mbarrier ("gate", one
@@ -106,8 +181,17 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
         }
         __syncwarp(); // warp 0 reaches the next barrier together
     } else {
-        for (int kt = wg; kt < args.k_tiles; kt += 3)
-            Samples::fill(args, c, n0, kt, samples + kt * W::B_STAGE, threadIdx.x & 127);
+        if constexpr (Samples::npol == 2)
+            Samples::fill(args, c, n0, samples, int(threadIdx.x), W::threads, tally);
+        else
+            for (int kt = wg; kt < args.k_tiles; kt += 3)
+                Samples::fill(args,
+                              c,
+                              n0,
+                              kt,
+                              samples + kt * W::B_STAGE,
+                              threadIdx.x & 127,
+                              tally);
         fence_proxy_async(); // st.shared -> the tensor cores
     }
     mbar_arrive(gate);
@@ -122,20 +206,22 @@ __global__ void __launch_bounds__(W::threads, 1)
 {
 #ifdef BF_TB_HAVE_WGMMA
     static_assert(W::consumers == 2, "three warpgroups share the conversion");
+    constexpr int NPOL = Samples::npol;
+    static_assert(NPOL == 1 || !W::PINGPONG, "X/Y pairs without ping-pong");
     using acc_t = typename Op::acc_t;
-    const int k_tiles = args.k_tiles;
+    const int k_tiles = args.k_tiles; // per polarization
     unsigned char* const raw = dynamic_smem();
     unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
     unsigned char* const samples = smem;
     const uint32_t smem_b = smem_u32(samples);
-    const uint32_t smem_a = smem_b + uint32_t(k_tiles * W::B_STAGE);
+    const uint32_t smem_a = smem_b + uint32_t(NPOL * k_tiles * W::B_STAGE);
     const uint32_t bars = smem_a + W::STAGES * W::A_STAGE;
     auto full = [&](int s) { return bars + 8u * unsigned(s); };
     auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
     const uint32_t gate = samples_full + 8u;
     const uint32_t turn = gate + 8u; // ping-pong: warpgroup w waits on turn + 8 w
-    unsigned char* const red = smem + size_t(k_tiles) * W::B_STAGE +
+    unsigned char* const red = smem + size_t(NPOL * k_tiles) * W::B_STAGE +
                                W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
 
     const int warp = threadIdx.x >> 5;
@@ -145,7 +231,7 @@ __global__ void __launch_bounds__(W::threads, 1)
     const int m_tiles = W::PINGPONG ? (2 * args.n_beams + 63) / 64 : args.m_tiles;
     // int: the engine keeps every launch below 2^31 tiles (>= items x m_tiles).
     const int items = args.n_channels * args.n_tiles;
-    const int per_item = m_tiles * k_tiles; // weight loads
+    const int per_item = m_tiles * NPOL * k_tiles; // weight loads
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < W::STAGES; s++) {
@@ -169,6 +255,8 @@ __global__ void __launch_bounds__(W::threads, 1)
         int(blockIdx.x) < items ? (items - 1 - int(blockIdx.x)) / int(gridDim.x) + 1 : 0;
     auto item_of = [&](int i) { return int(blockIdx.x) + i * int(gridDim.x); };
 
+    // Every value is converted once (fc32): its float16 range is counted here.
+    range_tally tally;
     auto load = [&](int i) {
         const int item = item_of(i);
         ws_resident_load_samples<W, Samples>(args,
@@ -178,10 +266,23 @@ __global__ void __launch_bounds__(W::threads, 1)
                                              samples,
                                              samples_full,
                                              gate,
-                                             wg);
+                                             wg,
+                                             tally);
     };
 
     const int total = my_items * per_item;
+    // Weight load it of this block: row tile q / (NPOL k_tiles) of its item,
+    // polarization (q / k_tiles) % NPOL, k tile q % k_tiles (q = it % per_item).
+    auto issue_weights = [&](int it) {
+        const int q = it % per_item;
+        const int c = item_of(it / per_item) / args.n_tiles;
+        const int s = it % W::STAGES;
+        const int row =
+            ((q / k_tiles) % NPOL) * args.rows + (q / (NPOL * k_tiles)) * W::ROWS;
+        mbar_wait(empty(s), uint32_t((it / W::STAGES) & 1) ^ 1u);
+        mbar_arrive_expect_tx(full(s), W::A_STAGE);
+        tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, (q % k_tiles) * W::BKB, row, c, full(s));
+    };
     if (wg == W::consumers) {
         // Producer: the weights of every (item, row tile, k tile) in order.
         setmaxnreg_dec<W::PRODUCER_REGS>();
@@ -194,29 +295,19 @@ __global__ void __launch_bounds__(W::threads, 1)
             // keeps together for the gate.
             const int stop = min((i + 1) * per_item + W::STAGES, total);
             for (; it < stop; it++) {
-                if (threadIdx.x == W::consumer_threads) {
-                    const int q = it % per_item;
-                    const int c = item_of(it / per_item) / args.n_tiles;
-                    const int s = it % W::STAGES;
-                    mbar_wait(empty(s), uint32_t((it / W::STAGES) & 1) ^ 1u);
-                    mbar_arrive_expect_tx(full(s), W::A_STAGE);
-                    tma_load_3d(smem_a + s * W::A_STAGE,
-                                &maps.a,
-                                (q % k_tiles) * W::BKB,
-                                (q / k_tiles) * W::ROWS,
-                                c,
-                                full(s));
-                }
+                if (threadIdx.x == W::consumer_threads)
+                    issue_weights(it);
                 __syncwarp(); // the warp reaches the next barrier together
             }
         }
+        tally.flush(args.range_counts);
         return;
     }
 
     // Consumers. Each item: its samples loaded (all threads), then its
     // (channel, first time step).
     setmaxnreg_inc<W::CONSUMER_REGS>();
-    acc_t acc[1][1][W::NT][4];
+    acc_t acc[NPOL][1][W::NT][4];
     auto start_item = [&](int i, int& c, int& n0) {
         load(i);
         if constexpr (Samples::by_tma)
@@ -259,6 +350,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                     args, acc, my_red, cc, m0, nn, m0 + (warp & 3) * 16, nn);
             }
         }
+        tally.flush(args.range_counts);
         return;
     }
     int it = 0;
@@ -267,18 +359,21 @@ __global__ void __launch_bounds__(W::threads, 1)
         start_item(i, c, n0);
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
-            // The weights from the ring, the samples resident (k tile kt).
-            ws_consume_tile<W, Op>(
-                acc[0][0], k_tiles, it, smem_a, wg, full, empty, [&](int kt, int) {
-                    return smem_b + kt * W::B_STAGE;
-                });
+            // The weights from the ring, the samples resident (polarization
+            // p's k tile kt).
+            BF_UNROLL
+            for (int p = 0; p < NPOL; p++)
+                ws_consume_tile<W, Op>(
+                    acc[p][0], k_tiles, it, smem_a, wg, full, empty, [&](int kt, int) {
+                        return smem_b + (p * k_tiles + kt) * W::B_STAGE;
+                    });
             // (c, n0) made opaque per row tile: hoisted out of this loop, the
             // epilogue's per-window output addresses would not fit beside the
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).
             int cc = c, nn = n0;
             asm volatile("" : "+r"(cc), "+r"(nn));
             epilogue<Op,
-                     1,
+                     NPOL,
                      1,
                      W::NT,
                      W::BM,
@@ -288,6 +383,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                 args, acc, red, cc, m0, nn, m0 + wg * 64 + (warp & 3) * 16, nn);
         }
     }
+    tally.flush(args.range_counts);
 #endif
 }
 

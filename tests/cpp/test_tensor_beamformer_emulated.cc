@@ -188,12 +188,14 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
                           const std::vector<cfloat>& w,
                           const void* input,
                           size_t T,
-                          unsigned blocks)
+                          unsigned blocks,
+                          unsigned long long* range_counts = nullptr)
 {
     const auto r = prepare_hopper(c, w, input, T, W::BM, W::BN);
+    r->plan.args.range_counts = range_counts;
     const auto& args = r->plan.args;
     k::ws_maps maps{};
-    maps.a = emu_map(k::ws_weights_box(args, W::ROWS));
+    maps.a = emu_map(k::ws_weights_box(args, W::ROWS, Samples::npol));
     if constexpr (Samples::by_tma)
         maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     const size_t sums = power_reduce_smem_bytes(c, W::BM, W::BN);
@@ -203,7 +205,7 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
             unsigned(std::min<long long>(blocks, items)),
             1,
             W::threads,
-            k::ws_resident_smem_bytes<W>(args.k_tiles) + sums,
+            k::ws_resident_smem_bytes<W>(Samples::npol * args.k_tiles) + sums,
             [&] { k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(args, maps); });
     } else {
         const long long tiles = (long long)r->plan.blocks;
@@ -675,6 +677,92 @@ TEST(tensor_beamformer_emulated,
 TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)
 {
     BF_TB_WS_RESIDENT_TILES(BF_EMU_WS_RESIDENT)
+}
+
+//! The resident-samples kernel on float16 X/Y pairs from fc32 (tile W).
+template <class W>
+void check_ws_resident_xy(size_t C,
+                          size_t R,
+                          size_t B,
+                          size_t T,
+                          beam_output o,
+                          size_t n_int,
+                          stokes_mode st,
+                          unsigned blocks)
+{
+    const auto c = make_config(
+        C, R, B, beam_precision::float16, o, polarization_layout::xy_pairs, n_int, st);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 3 + B + 5));
+    const auto x = random_complex(T * C * R, unsigned(T * 7 + C + 4));
+    const auto got =
+        run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W>, true>(c, w, x.data(), T, blocks);
+    const std::string tile = "ws+rs xy " + std::to_string(W::BM) + "x" +
+                             std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
+                             ", " + std::to_string(blocks) + " blocks";
+    expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
+}
+
+// X/Y pairs: 155 beams x 23 antennas x 3 channels (3 row tiles, 1 k tile per
+// polarization, time not a multiple of the tile), 1 beam x 1 antenna, the
+// most k (160 antennas: 5 k tiles per polarization), Stokes IQUV and I with
+// windows inside and across time tiles, blocks that loop over several items.
+#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS)                            \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2);       \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3);     \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1);          \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2);         \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3);     \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        3, 128, 155, 1000, beam_output::voltage, 1, stokes_mode::I, 4);
+
+TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
+{
+    BF_TB_WS_RESIDENT_XY_TILES(BF_EMU_WS_RESIDENT_XY)
+}
+
+/*!
+ * The resident-samples kernel counts the float16 range of the fc32 values it
+ * converts, each once (no separate counting pass runs before it): values
+ * that round to inf and to 0 placed in the first, a middle and the last time
+ * tile, counted against the host's count_float16_range.
+ */
+template <class W, class Samples>
+void check_resident_range_count(polarization_layout pol, size_t R)
+{
+    const size_t T = 2 * W::BN + 5;
+    const auto c =
+        make_config(2, R, 70, beam_precision::float16, beam_output::voltage, pol);
+    auto x = random_complex(T * c.n_channels * R, 77);
+    x[3] = cfloat(1e5f, 0.25f);                  // rounds to inf
+    x[17] = cfloat(0.5f, 1e-9f);                 // rounds to 0
+    x[x.size() / 2] = cfloat(-7e4f, -3e-8f);     // both
+    x.back() = cfloat(2e-8f, 65520.0f);          // both, the last value
+    const auto want = count_float16_range(x.data(), x.size());
+    unsigned long long counts[2] = { 0, 0 };
+    run_ws<W, k::op_fp16, Samples, true>(
+        c, random_complex(c.weight_count(), 78), x.data(), T, 2, counts);
+    std::cout << "range count, R=" << R << (pol == polarization_layout::xy_pairs ? " xy" : "")
+              << ": " << counts[0] << " overflows, " << counts[1] << " underflows (host "
+              << want.overflow << ", " << want.underflow << ")\n";
+    EXPECT_EQ(counts[0], want.overflow);
+    EXPECT_EQ(counts[1], want.underflow);
+}
+
+TEST(tensor_beamformer_emulated, resident_samples_count_the_float16_range)
+{
+    using Wsingle = k::ws_shape<128, 256, 3, 104>;
+    using Wxy = k::ws_shape<128, 128, 4, 104>;
+    check_resident_range_count<Wsingle, k::ws_samples_fc32<Wsingle, 2>>(
+        polarization_layout::single, 46);
+    check_resident_range_count<Wsingle, k::ws_samples_fc32<Wsingle, 1>>(
+        polarization_layout::single, 33);
+    check_resident_range_count<Wxy, k::ws_samples_fc32_xy<Wxy>>(
+        polarization_layout::xy_pairs, 46);
 }
 
 // The resident-weights (short-k) kernel: odd sizes, persistent blocks that

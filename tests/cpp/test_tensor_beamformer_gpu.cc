@@ -357,10 +357,10 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     check(c, 300, gpu, 16);
     unsetenv("BEAMFORM_TB_VARIANT");
 
-    // xy pairs, voltage, LOFAR's 155 beams (310 rows: 384 in 128-row tiles,
-    // 320 in 64-row ones): 128x64 with two blocks per SM on Hopper, elsewhere
-    // the least padded; 20 beams (40 rows: 128 against 64), and power output,
-    // the least padded everywhere.
+    // xy pairs, voltage, LOFAR's 155 beams: the resident-samples kernel on
+    // Hopper, elsewhere the least padded (310 rows: 384 in 128-row tiles, 320
+    // in 64-row ones); 20 beams the same; power output, the least padded
+    // everywhere.
     auto xy = tb_reference::make_config(3,
                                         46,
                                         155,
@@ -368,13 +368,15 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                                         beam_output::voltage,
                                         polarization_layout::xy_pairs);
     const std::string xy_tile = tb_testing::builtin_tile(xy, gpu.index);
-    if (tb_testing::wgmma_available(gpu.index))
-        EXPECT_EQ(xy_tile, "128x64x64/32x32/4+2b");
+    const bool hopper = tb_testing::wgmma_available(gpu.index);
+    if (hopper)
+        EXPECT_EQ(xy_tile, "128x128x128/ws/4+rs");
     else
         EXPECT_EQ(xy_tile, tb_testing::default_tile(xy));
     check(xy, 211, gpu, 17);
     xy.n_beams = 20;
-    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+              hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
     xy.n_beams = 155;
     xy.output = beam_output::power;
     xy.n_int = 4;
@@ -435,7 +437,9 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
 /*!
  * The warp-specialised (TMA) tiles on odd sizes: 155 beams x 46 receivers x
  * 3 channels, 1 beam x 1 receiver, k tiles from 1 to many, windows that cross
- * time tiles, int1 with 16-byte sample rows; outputs NaN-poisoned (run_gpu).
+ * time tiles, int1 with 16-byte sample rows, float16 X/Y pairs (the
+ * resident-samples kernel: 23 antennas, 160 (the most k), 1, Stokes IQUV);
+ * outputs NaN-poisoned (run_gpu).
  */
 TEST(tensor_beamformer_gpu, warp_specialised_tiles)
 {
@@ -444,6 +448,8 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         GTEST_SKIP() << "needs a GPU that runs the sm_90a image (H100, H200)";
     using tb_reference::make_config;
     const auto single = polarization_layout::single;
+    const auto xy = polarization_layout::xy_pairs;
+    const auto f16 = beam_precision::float16;
     const tensor_beamformer_config cases[] = {
         make_config(3, 46, 155, beam_precision::float16, beam_output::voltage, single),
         make_config(3, 46, 155, beam_precision::float16, beam_output::power, single, 16),
@@ -452,8 +458,12 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         make_config(2, 128, 155, beam_precision::int1, beam_output::voltage, single),
         make_config(2, 1000, 40, beam_precision::int1, beam_output::power, single, 16),
         make_config(1, 9000, 30, beam_precision::int1, beam_output::voltage, single),
+        make_config(3, 46, 155, f16, beam_output::voltage, xy),
+        make_config(2, 92, 155, f16, beam_output::power, xy, 16, stokes_mode::IQUV),
+        make_config(2, 2, 1, f16, beam_output::voltage, xy),
+        make_config(1, 320, 40, f16, beam_output::voltage, xy),
     };
-    const size_t times[] = { 70, 304, 300, 130, 130, 304, 100 };
+    const size_t times[] = { 70, 304, 300, 130, 130, 304, 100, 300, 304, 131, 130 };
     size_t tested = 0;
     for (size_t i = 0; i < std::size(cases); i++)
         for (const auto& tile : usable_tiles(cases[i], gpu))
@@ -521,30 +531,65 @@ TEST(tensor_beamformer_gpu, library_voltage_path)
     }
 }
 
+/*!
+ * The float16 range counts of one execute() with \p tile: values that round
+ * to inf and to 0 in the first, a middle and the last time step, against the
+ * host's count_float16_range.
+ */
+void expect_range_counted(const tensor_beamformer_config& c,
+                          size_t T,
+                          const device_spec& gpu,
+                          const std::string& tile)
+{
+    auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 41);
+    x[3] = cfloat(1e5f, 0.25f);                      // rounds to inf
+    x[17] = cfloat(0.5f, 1e-9f);                     // rounds to 0
+    x[x.size() / 2] = cfloat(-7e4f, -1e-8f);         // both
+    x.back() = cfloat(2e-8f, 65520.0f);              // both, the last value
+    const auto expected = count_float16_range(x.data(), x.size());
+    auto engine = tb_testing::make_gpu_tiled(
+        c, tb_reference::random_complex(c.weight_count(), 42), gpu, tile);
+    run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
+    const auto got = engine->input_range(true);
+    std::cout << tile << " range counts: " << got.overflow << " overflows, "
+              << got.underflow << " underflows (host: " << expected.overflow << ", "
+              << expected.underflow << ")\n";
+    EXPECT_EQ(got.overflow, expected.overflow) << tile;
+    EXPECT_EQ(got.underflow, expected.underflow) << tile;
+    EXPECT_GE(got.overflow, 1u);
+}
+
 TEST(tensor_beamformer_gpu, library_path_counts_the_float16_range)
 {
     REQUIRE_GPU(gpu);
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "the library path is CUDA's (cuBLAS)";
-    const auto c = library_config(2, 46, 7, polarization_layout::single);
-    const size_t T = 5;
-    auto x = tb_reference::random_complex(T * c.n_channels * c.n_receivers, 41);
-    x[3] = cfloat(1e5f, 0.25f);  // rounds to inf
-    x[17] = cfloat(0.5f, 1e-9f); // rounds to 0
-    const auto expected = count_float16_range(x.data(), x.size());
-    auto engine =
-        tb_testing::make_gpu_tiled(c,
-                                   tb_reference::random_complex(c.weight_count(), 42),
-                                   gpu,
-                                   tb_testing::library_path());
-    run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
-    const auto got = engine->input_range(true);
-    std::cout << "library path range counts: " << got.overflow << " overflows, "
-              << got.underflow << " underflows (host: " << expected.overflow << ", "
-              << expected.underflow << ")\n";
-    EXPECT_EQ(got.overflow, expected.overflow);
-    EXPECT_EQ(got.underflow, expected.underflow);
-    EXPECT_GE(got.overflow, 1u);
+    expect_range_counted(library_config(2, 46, 7, polarization_layout::single),
+                         5,
+                         gpu,
+                         tb_testing::library_path());
+}
+
+//! The resident-samples kernels count the range as they convert (no pass
+//! before them): even and odd R, X/Y pairs, several time tiles per channel.
+TEST(tensor_beamformer_gpu, resident_samples_count_the_float16_range)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda || !tb_testing::wgmma_available(gpu.index))
+        GTEST_SKIP() << "needs a GPU that runs the sm_90a image (H100, H200)";
+    size_t tested = 0;
+    for (const auto pol : { polarization_layout::single, polarization_layout::xy_pairs })
+        for (const size_t R : { size_t(46), size_t(33) }) {
+            if (pol == polarization_layout::xy_pairs && R % 2)
+                continue;
+            const auto c = library_config(3, R, 70, pol);
+            for (const auto& tile : usable_tiles(c, gpu))
+                if (tile.find("+rs") != std::string::npos) {
+                    expect_range_counted(c, 600, gpu, tile);
+                    tested++;
+                }
+        }
+    EXPECT_GE(tested, 3u);
 }
 
 TEST(tensor_beamformer_gpu, library_path_choice)

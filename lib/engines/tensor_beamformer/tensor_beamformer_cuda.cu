@@ -71,8 +71,10 @@ void tensor_beamformer_cuda::execute(const void* in,
                                      stream_handle stream)
 {
     const auto s = static_cast<cudaStream_t>(stream);
-    // The "+pass" variants count the float16 range in their conversion pass.
-    if (d_input_range && n_times > 0 && !d_variant->fp16_pass) {
+    // The "+pass" variants count the float16 range in their conversion pass,
+    // the resident-samples kernels ("+rs", fc32) as they convert.
+    if (d_input_range && n_times > 0 && !d_variant->fp16_pass &&
+        !d_variant->counts_range) {
         BF_GPU_CHECK(cudaSetDevice(d_device.index));
         d_input_range->count(in, n_times * d_config.n_channels * d_config.n_receivers, s);
     }
@@ -148,6 +150,8 @@ void tensor_beamformer_cuda::run(
         args.input = d_x16.get();
         args.n_receivers = int(layout.row_bytes / 4);
     }
+    if (v.counts_range)
+        args.range_counts = d_input_range->device_counts(); // float16: always made
     if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
         BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
     size_t blocks = plan.blocks;
@@ -160,6 +164,8 @@ void tensor_beamformer_cuda::run(
         throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
                                     "pass fewer time steps per execute()");
     v.launch(&args, unsigned(blocks), d_smem, s);
+    if (v.counts_range)
+        d_input_range->publish(s);
     d_w.record_use(s);
 }
 

@@ -76,10 +76,12 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
     if (v.blocks_per_sm)
         return size_t(v.block_m + 2 * v.block_n) * row_bytes_for(v, c) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
-    if (v.warp_specialised)
+    if (v.warp_specialised) {
+        const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
         return size_t(v.pipeline_smem_bytes) +
-               (v.samples_resident ? size_t(v.block_n) * row_bytes_for(v, c) : 0) +
+               (v.samples_resident ? npol * v.block_n * row_bytes_for(v, c) : 0) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
+    }
     return std::max(size_t(v.pipeline_smem_bytes),
                     power_reduce_smem_bytes(c, v.block_m, v.block_n));
 }
@@ -199,10 +201,17 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool xy_two_blocks = input == tb_input::fc32_xy && c.precision == beam_precision::float16 &&
                         c.output == beam_output::voltage &&
                         (rows + 127) / 128 * 128 * 4 <= (rows + 63) / 64 * 64 * 5;
+    // float16 xy pairs, voltage, up to 160 antennas: the resident-samples
+    // kernel (samples read and converted once per time tile for all row
+    // tiles; apps/beamform_bench.md, "xy pairs on the resident samples").
+    const bool xy_resident = input == tb_input::fc32_xy &&
+                             c.precision == beam_precision::float16 &&
+                             c.output == beam_output::voltage;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 ? "128x256x128/ws/6+rs+pp" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
+                                         xy_resident ? "128x128x128/ws/4+rs" : "",
                                          xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)

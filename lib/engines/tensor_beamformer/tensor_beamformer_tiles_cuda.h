@@ -76,9 +76,15 @@ struct tb_variant {
      * Warp-specialised kernel with the samples of a (channel, time tile)
      * resident in shared memory for all its row tiles ("+rs",
      * tensor_beamformer_ws_resident_kernel.cuh): its shared memory grows by
-     * block_n x the padded row bytes (tb_smem_for).
+     * block_n x the padded row bytes per polarization (tb_smem_for).
      */
     bool samples_resident = false;
+    /*!
+     * The kernel counts the float16 range of its fc32 input as it converts it
+     * (kernel_args::range_counts; each value converted once): no separate
+     * counting pass before it.
+     */
+    bool counts_range = false;
 };
 
 //! Every compiled variant.

@@ -8,7 +8,8 @@
  * BF_TB_WS_FP16_TILES / BF_TB_WS_INT1_TILES and sample source, named
  * "BMxBNx128/ws/STAGES" ("+pass": fc32 samples converted to fp16 rows by a
  * streaming pass before the kernel, tb_variant::fp16_pass; "+rs": the samples
- * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident;
+ * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident,
+ * single polarization or X/Y pairs;
  * "+rs+pp": that kernel with its consumer warpgroups in ping-pong).
  * Each launch encodes the TMA tensor maps of its
  * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
@@ -114,7 +115,7 @@ void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* strea
 {
     const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
     tb_kernels::ws_maps maps{};
-    maps.a = encode(tb_kernels::ws_weights_box(args, W::ROWS));
+    maps.a = encode(tb_kernels::ws_weights_box(args, W::ROWS, Samples::npol));
     if constexpr (Samples::by_tma)
         maps.b =
             encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
@@ -169,17 +170,20 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
 }
 
 //! A resident-samples variant: "BMxBNx128/ws/STAGES+rs" ("+rs+pp" in
-//! ping-pong), k of at most 5 tiles.
+//! ping-pong), k of at most 5 tiles per polarization.
 template <class W, class Op, class Samples>
 tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 {
     tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
+    if (Samples::npol == 2)
+        v.polarization = polarization_layout::xy_pairs;
     v.tile += W::PINGPONG ? "+rs+pp" : "+rs";
     v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0));
     v.launch = &ws_resident_launch<W, Op, Samples>;
     v.allow_smem = &ws_resident_allow_smem<W, Op, Samples>;
     v.max_k_bytes = size_t(tb_kernels::ws_resident_max_k_tiles) * W::BKB;
     v.samples_resident = true;
+    v.counts_range = !Samples::by_tma; // fc32: each value converted once
     return v;
 }
 
@@ -218,12 +222,20 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_tma<false>>( \
             beam_precision::float16, tb_input::fp16));                      \
     }
+#define BF_TB_ADD_WS_RESIDENT_XY(BM, BN, ST, PREGS)                        \
+    {                                                                     \
+        using W = ws_shape<BM, BN, ST, PREGS>;                            \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>>( \
+            beam_precision::float16, tb_input::fc32_xy));                 \
+    }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
     BF_TB_WS_RESIDENT_TILES(BF_TB_ADD_WS_RESIDENT)
+    BF_TB_WS_RESIDENT_XY_TILES(BF_TB_ADD_WS_RESIDENT_XY)
 #undef BF_TB_ADD_WS_FP16
 #undef BF_TB_ADD_WS_INT1
 #undef BF_TB_ADD_WS_RESIDENT
+#undef BF_TB_ADD_WS_RESIDENT_XY
 }
 
 } // namespace cuda
