@@ -92,14 +92,12 @@
 
 /*
  * The same kernel for float16 X/Y pairs from fc32 (BM, BN, STAGES, producer
- * registers, sample buffers): BN = 128, so that a consumer's two accumulator
- * sets (X and Y, 2 x 64 registers) fit; both polarizations' samples resident
- * (one buffer: at most 5 k tiles each, 160 antennas; two buffers, the next
- * item's filled while this one is multiplied: at most 2, 64 antennas).
+ * registers): BN = 128, so that a consumer's two accumulator sets (X and Y,
+ * 2 x 64 registers) fit; both polarizations' samples resident (at most 5 k
+ * tiles each: 160 antennas).
  */
 #define BF_TB_WS_RESIDENT_XY_TILES(X) \
-    X(128, 128, 4, 104, 1)            \
-    X(128, 128, 4, 104, 2)
+    X(128, 128, 4, 104)
 
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \

@@ -69,22 +69,15 @@ constexpr int ws_resident_max_k_tiles = 5;
 /*!
  * fc32 X/Y pairs [T][C][R] (receivers 2a, 2a + 1 = X, Y of antenna a),
  * converted to fp16 by every thread of the block: one 16-byte load per
- * antenna and time step, X into the first npol x k_tiles half of the
- * resident samples, Y into the second. Spread over all threads (not k tiles
+ * antenna and time step, X into the first k_tiles tiles of the resident
+ * samples, Y into the next k_tiles. Spread over all threads (not k tiles
  * over warpgroups: LOFAR's two k tiles would leave one warpgroup idle), in
  * chunks of CHUNK loads in flight per thread.
  */
-template <class W, int BUFFERS = 1>
+template <class W>
 struct ws_samples_fc32_xy {
     static constexpr bool by_tma = false;
     static constexpr int npol = 2;
-    /*!
-     * 2: two sample buffers, filled by producer warps 1-3 one item ahead
-     * while the consumers multiply the other (warp 0 of the producer
-     * warpgroup feeds the weights' ring alone); 1: one buffer, filled by all
-     * threads between two block-wide barriers.
-     */
-    static constexpr int buffers = BUFFERS;
     static constexpr int Q = W::BKB / 4; // antennas per row per k tile
     static constexpr int CHUNK = 8;
 
@@ -134,12 +127,11 @@ struct ws_samples_fc32_xy {
 };
 
 //! mbarriers: the ring's full and empty, the samples' full, the block's gate,
-//! the second sample buffer's full and both buffers' empty (two buffers), and
-//! in ping-pong the two consumer warpgroups' turns.
+//! and in ping-pong the two consumer warpgroups' turns.
 template <class W>
 constexpr int ws_resident_barriers()
 {
-    return 2 * W::STAGES + 5 + (W::PINGPONG ? 2 : 0);
+    return 2 * W::STAGES + 2 + (W::PINGPONG ? 2 : 0);
 }
 
 //! Dynamic shared memory of the resident samples (sample_tiles = npol x k
@@ -149,16 +141,6 @@ constexpr size_t ws_resident_smem_bytes(int sample_tiles)
 {
     return size_t(sample_tiles) * W::B_STAGE + size_t(W::STAGES) * W::A_STAGE +
            size_t(ws_resident_barriers<W>()) * 8 + 1024;
-}
-
-//! Sample buffers of a sample source: 2 where it says so, else 1.
-template <class Samples>
-constexpr int sample_buffers()
-{
-    if constexpr (Samples::npol == 2)
-        return Samples::buffers;
-    else
-        return 1;
 }
 
 /*!
@@ -232,20 +214,14 @@ __global__ void __launch_bounds__(W::threads, 1)
     unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
     unsigned char* const samples = smem;
     const uint32_t smem_b = smem_u32(samples);
-    constexpr int BUFFERS = sample_buffers<Samples>();
-    static_assert(BUFFERS == 1 || !W::PINGPONG, "two sample buffers without ping-pong");
-    const int buffer_tiles = NPOL * k_tiles;
-    const uint32_t smem_a = smem_b + uint32_t(BUFFERS * buffer_tiles * W::B_STAGE);
+    const uint32_t smem_a = smem_b + uint32_t(NPOL * k_tiles * W::B_STAGE);
     const uint32_t bars = smem_a + W::STAGES * W::A_STAGE;
     auto full = [&](int s) { return bars + 8u * unsigned(s); };
     auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
     const uint32_t gate = samples_full + 8u;
-    // Two buffers: buffer b's full and empty.
-    auto buffer_full = [&](int b) { return b ? gate + 8u : samples_full; };
-    auto buffer_empty = [&](int b) { return gate + 16u + 8u * unsigned(b); };
-    const uint32_t turn = gate + 32u; // ping-pong: warpgroup w waits on turn + 8 w
-    unsigned char* const red = smem + size_t(BUFFERS * buffer_tiles) * W::B_STAGE +
+    const uint32_t turn = gate + 8u; // ping-pong: warpgroup w waits on turn + 8 w
+    unsigned char* const red = smem + size_t(NPOL * k_tiles) * W::B_STAGE +
                                W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
 
     const int warp = threadIdx.x >> 5;
@@ -263,13 +239,8 @@ __global__ void __launch_bounds__(W::threads, 1)
             // a stage is consumed by both warpgroups, or in ping-pong by one
             mbar_init(empty(s), unsigned(W::PINGPONG ? 128 : W::consumer_threads));
         }
-        mbar_init(samples_full, BUFFERS == 2 ? 96u : 1u);
+        mbar_init(samples_full, 1u);
         mbar_init(gate, unsigned(W::threads));
-        if constexpr (BUFFERS == 2) {
-            mbar_init(buffer_full(1), 96u); // producer warps 1-3
-            mbar_init(buffer_empty(0), unsigned(W::consumer_threads));
-            mbar_init(buffer_empty(1), unsigned(W::consumer_threads));
-        }
         if constexpr (W::PINGPONG) {
             mbar_init(turn, 128u);
             mbar_init(turn + 8u, 128u);
@@ -312,36 +283,6 @@ __global__ void __launch_bounds__(W::threads, 1)
         mbar_arrive_expect_tx(full(s), W::A_STAGE);
         tma_load_3d(smem_a + s * W::A_STAGE, &maps.a, (q % k_tiles) * W::BKB, row, c, full(s));
     };
-    if constexpr (BUFFERS == 2) {
-    if (wg == W::consumers) {
-        setmaxnreg_dec<W::PRODUCER_REGS>();
-        if (warp == 4 * W::consumers) {
-            // Warp 0: the weights of every (item, row tile, k tile) in order.
-            if (threadIdx.x == W::consumer_threads)
-                for (int it = 0; it < total; it++)
-                    issue_weights(it);
-        } else {
-            // Warps 1-3: item i's samples into buffer i % 2 once the consumers
-            // are done with item i - 2 there.
-            for (int i = 0; i < my_items; i++) {
-                const int b = i & 1;
-                mbar_wait(buffer_empty(b), uint32_t((i >> 1) & 1) ^ 1u);
-                const int item = item_of(i);
-                Samples::fill(args,
-                              item / args.n_tiles,
-                              item % args.n_tiles * W::BN,
-                              samples + size_t(b * buffer_tiles) * W::B_STAGE,
-                              int(threadIdx.x) - W::consumer_threads - 32,
-                              96,
-                              tally);
-                fence_proxy_async(); // st.shared -> the tensor cores
-                mbar_arrive(buffer_full(b));
-            }
-        }
-        tally.flush(args.range_counts);
-        return;
-    }
-    }
     if (wg == W::consumers) {
         // Producer: the weights of every (item, row tile, k tile) in order.
         setmaxnreg_dec<W::PRODUCER_REGS>();
@@ -368,10 +309,7 @@ __global__ void __launch_bounds__(W::threads, 1)
     setmaxnreg_inc<W::CONSUMER_REGS>();
     acc_t acc[NPOL][1][W::NT][4];
     auto start_item = [&](int i, int& c, int& n0) {
-        if constexpr (BUFFERS == 2)
-            mbar_wait(buffer_full(i & 1), uint32_t((i >> 1) & 1));
-        else
-            load(i);
+        load(i);
         if constexpr (Samples::by_tma)
             mbar_wait(samples_full, uint32_t(i & 1));
         const int item = item_of(i);
@@ -419,8 +357,6 @@ __global__ void __launch_bounds__(W::threads, 1)
     for (int i = 0; i < my_items; i++) {
         int c, n0;
         start_item(i, c, n0);
-        const uint32_t buffer =
-            smem_b + uint32_t((BUFFERS == 2 ? (i & 1) : 0) * buffer_tiles * W::B_STAGE);
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
             // The weights from the ring, the samples resident (polarization
@@ -429,12 +365,8 @@ __global__ void __launch_bounds__(W::threads, 1)
             for (int p = 0; p < NPOL; p++)
                 ws_consume_tile<W, Op>(
                     acc[p][0], k_tiles, it, smem_a, wg, full, empty, [&](int kt, int) {
-                        return buffer + (p * k_tiles + kt) * W::B_STAGE;
+                        return smem_b + (p * k_tiles + kt) * W::B_STAGE;
                     });
-            // Two buffers: the item's multiplies have completed (the wait at
-            // the end of ws_consume_tile), so the producer may refill it.
-            if (BUFFERS == 2 && mt == m_tiles - 1)
-                mbar_arrive(buffer_empty(i & 1));
             // (c, n0) made opaque per row tile: hoisted out of this loop, the
             // epilogue's per-window output addresses would not fit beside the
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).

@@ -79,9 +79,7 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
     if (v.warp_specialised) {
         const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
         return size_t(v.pipeline_smem_bytes) +
-               (v.samples_resident
-                    ? size_t(v.sample_buffers) * npol * v.block_n * row_bytes_for(v, c)
-                    : 0) +
+               (v.samples_resident ? npol * v.block_n * row_bytes_for(v, c) : 0) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
     }
     return std::max(size_t(v.pipeline_smem_bytes),
@@ -213,7 +211,6 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 ? "128x256x128/ws/6+rs+pp" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
-                                         xy_resident ? "128x128x128/ws/4+rs+db" : "",
                                          xy_resident ? "128x128x128/ws/4+rs" : "",
                                          xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })

@@ -79,8 +79,6 @@ struct tb_variant {
      * block_n x the padded row bytes per polarization (tb_smem_for).
      */
     bool samples_resident = false;
-    //! Resident-samples kernel: sample buffers (2: the next item's filled ahead).
-    int sample_buffers = 1;
     /*!
      * The kernel counts the float16 range of its fc32 input as it converts it
      * (kernel_args::range_counts; each value converted once): no separate

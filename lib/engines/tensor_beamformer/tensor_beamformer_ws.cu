@@ -181,12 +181,7 @@ tb_variant ws_resident_variant(beam_precision precision, tb_input input)
     v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0));
     v.launch = &ws_resident_launch<W, Op, Samples>;
     v.allow_smem = &ws_resident_allow_smem<W, Op, Samples>;
-    v.sample_buffers = tb_kernels::sample_buffers<Samples>();
-    if (v.sample_buffers == 2)
-        v.tile += "+db";
-    // Two buffers of X/Y samples: 2 x 2 x 2 k tiles x 16 KB beside the ring.
-    v.max_k_bytes =
-        size_t(v.sample_buffers == 2 ? 2 : tb_kernels::ws_resident_max_k_tiles) * W::BKB;
+    v.max_k_bytes = size_t(tb_kernels::ws_resident_max_k_tiles) * W::BKB;
     v.samples_resident = true;
     v.counts_range = !Samples::by_tma; // fc32: each value converted once
     return v;
@@ -227,11 +222,11 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_tma<false>>( \
             beam_precision::float16, tb_input::fp16));                      \
     }
-#define BF_TB_ADD_WS_RESIDENT_XY(BM, BN, ST, PREGS, BUFFERS)                         \
-    {                                                                              \
-        using W = ws_shape<BM, BN, ST, PREGS>;                                     \
-        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W, BUFFERS>>( \
-            beam_precision::float16, tb_input::fc32_xy));                          \
+#define BF_TB_ADD_WS_RESIDENT_XY(BM, BN, ST, PREGS)                        \
+    {                                                                     \
+        using W = ws_shape<BM, BN, ST, PREGS>;                            \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>>( \
+            beam_precision::float16, tb_input::fc32_xy));                 \
     }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
