@@ -43,7 +43,7 @@
  * 16-byte value. Why: LOFAR's survey shape (155 beams, 64 antennas) is
  * memory-bound on its 0.49 GB of voltages, and the mma.sync tiles re-read and
  * re-convert every time tile's samples once per row tile and reload the
- * pipeline per tile (apps/beamform_bench.md, "xy pairs on the resident
+ * pipeline per tile (apps/beamform_bench.md, "X/Y pairs on the resident
  * samples").
  *
  * Shared memory (k_tiles = row_bytes / 128 per polarization, at most

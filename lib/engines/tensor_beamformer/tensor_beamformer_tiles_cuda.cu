@@ -192,9 +192,9 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool fc32 = c.precision == beam_precision::float16 &&
                       (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
     const bool pass = fc32 && c.n_receivers >= 128;
-    // float16 xy pairs, voltage (mma.sync tiles only): 128x64 with two blocks
-    // per SM where its beam padding is within 25% of the 64-row tiles'
-    // (LOFAR's 155 beams, beamform_bench config 2, H100: 0.496-0.499 ms
+    // float16 xy pairs, voltage, where "+rs" (next) does not cover k: 128x64
+    // with two blocks per SM where its beam padding is within 25% of the 64-row
+    // tiles' (LOFAR's 155 beams, beamform_bench config 2, H100: 0.496-0.499 ms
     // against 0.550-0.555 for 128x128 and 0.597-0.599 for 64x128, which the
     // least-padding rule picks; the kernel is latency-bound at one block).
     const size_t rows = 2 * c.n_beams;
@@ -204,8 +204,8 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // float16 xy pairs, voltage, up to 160 antennas: the resident-samples
     // kernel, its samples read and converted once per time tile for all row
     // tiles (LOFAR, config 2, H100: 0.346-0.349 ms against 0.500 for the +2b
-    // tile below; apps/beamform_bench.md, "xy pairs on the resident samples").
-    // Power output keeps the rule below: not timed with it.
+    // tile above; apps/beamform_bench.md, "X/Y pairs on the resident samples").
+    // xy power output keeps the least padded mma.sync tile (not timed with +rs).
     const bool xy_resident = input == tb_input::fc32_xy &&
                              c.precision == beam_precision::float16 &&
                              c.output == beam_output::voltage;
