@@ -74,48 +74,12 @@ constexpr int ws_resident_max_k_tiles = 5;
  * over warpgroups: LOFAR's two k tiles would leave one warpgroup idle), in
  * chunks of CHUNK loads in flight per thread.
  */
-template <class W, int STAGE_KB = 0>
+template <class W>
 struct ws_samples_fc32_xy {
     static constexpr bool by_tma = false;
     static constexpr int npol = 2;
     static constexpr int Q = W::BKB / 4; // antennas per row per k tile
     static constexpr int CHUNK = 8;
-    /*!
-     * Staging (STAGE_KB > 0): the first time steps of the next item, copied
-     * raw by cp.async into a buffer of their own while this item is
-     * multiplied, so that its fill reads them from shared memory and loads
-     * only the rest from global memory with registers in flight.
-     */
-    static constexpr int staging_bytes = STAGE_KB * 1024;
-
-    //! Time steps of an item that the staging buffer holds.
-    __device__ static int staged_rows(const kernel_args& a)
-    {
-        const int rows = staging_bytes / (a.n_receivers * int(sizeof(float2)));
-        return rows < W::BN ? rows : W::BN;
-    }
-
-    //! The (c, n0) item's first staged_rows time steps into \p staging (one commit group).
-    __device__ static void
-    stage(const kernel_args& a, int c, int n0, unsigned char* staging, int tid, int threads)
-    {
-        const int row_bytes = a.n_receivers * int(sizeof(float2)); // R even: 16-byte rows
-        const unsigned char* base = static_cast<const unsigned char*>(a.input) +
-                                    size_t(c) * size_t(row_bytes);
-        const size_t row_stride = size_t(a.n_channels) * size_t(row_bytes);
-        const int per_row = row_bytes / 16;
-        const int total = staged_rows(a) * per_row;
-        const uint32_t dst = smem_u32(staging);
-        for (int q = tid; q < total; q += threads) {
-            const int row = q / per_row;
-            const bool valid = n0 + row < a.n_times;
-            cp_async16(dst + uint32_t(q) * 16u,
-                       valid ? base + size_t(n0 + row) * row_stride + (q % per_row) * 16
-                             : base,
-                       valid);
-        }
-        cp_async_commit();
-    }
 
     __device__ static void fill(const kernel_args& a,
                                 int c,
@@ -123,14 +87,12 @@ struct ws_samples_fc32_xy {
                                 unsigned char* samples,
                                 int tid,
                                 int threads,
-                                range_tally& tally,
-                                const unsigned char* staging)
+                                range_tally& tally)
     {
         const float2* base =
             static_cast<const float2*>(a.input) + size_t(c) * a.n_receivers;
         const size_t row_stride = size_t(a.n_channels) * a.n_receivers;
         const int n_ant = a.n_receivers / 2;
-        const int staged = staging_bytes > 0 ? staged_rows(a) : 0;
         const int total = a.k_tiles * W::BN * Q; // (k tile, row, antenna)
         unsigned char* const y_half = samples + size_t(a.k_tiles) * W::B_STAGE;
         BF_NO_UNROLL
@@ -142,9 +104,7 @@ struct ws_samples_fc32_xy {
                 const int kt = q / (W::BN * Q);
                 const int row = (q / Q) % W::BN;
                 const int ant = kt * Q + q % Q;
-                if (q < total && row < staged && ant < n_ant) // zeros past n_times
-                    v[i] = load_as<float4>(staging + (size_t(row) * n_ant + ant) * 16);
-                else if (q < total && n0 + row < a.n_times && ant < n_ant)
+                if (q < total && n0 + row < a.n_times && ant < n_ant)
                     v[i] = load_as<float4>(base + size_t(n0 + row) * row_stride + 2 * ant);
                 else
                     v[i] = float4{};
@@ -183,16 +143,6 @@ constexpr size_t ws_resident_smem_bytes(int sample_tiles)
            size_t(ws_resident_barriers<W>()) * 8 + 1024;
 }
 
-//! Bytes of a sample source's staging buffer (0: none).
-template <class Samples>
-constexpr int staging_bytes_of()
-{
-    if constexpr (Samples::npol == 2)
-        return Samples::staging_bytes;
-    else
-        return 0;
-}
-
 /*!
  * Every thread of the block, at each item: wait until the consumers are done
  * with the previous item's samples, then load (c, n0)'s: one TMA copy per k
@@ -208,15 +158,9 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
                                                          uint32_t samples_full,
                                                          uint32_t gate,
                                                          int wg,
-                                                         range_tally& tally,
-                                                         unsigned char* staging,
-                                                         int next_c,
-                                                         int next_n0)
+                                                         range_tally& tally)
 {
 #ifdef BF_TB_HAVE_WGMMA
-    constexpr bool staged = staging_bytes_of<Samples>() > 0;
-    if constexpr (staged)
-        cp_async_wait<0>(); // this thread's copies of (c, n0)'s first time steps
     // The barriers of all the block's threads are an mbarrier ("gate", one
     // arrival per thread, two phases per item, so parities 0 then 1): the
     // producer and the consumers reach them from their own branches, where a
@@ -238,8 +182,7 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
         __syncwarp(); // warp 0 reaches the next barrier together
     } else {
         if constexpr (Samples::npol == 2)
-            Samples::fill(
-                args, c, n0, samples, int(threadIdx.x), W::threads, tally, staging);
+            Samples::fill(args, c, n0, samples, int(threadIdx.x), W::threads, tally);
         else
             for (int kt = wg; kt < args.k_tiles; kt += 3)
                 Samples::fill(args,
@@ -253,10 +196,6 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
     }
     mbar_arrive(gate);
     mbar_wait(gate, 1u);
-    // The staging buffer is read: the next item's first time steps into it.
-    if constexpr (staged)
-        if (next_c >= 0)
-            Samples::stage(args, next_c, next_n0, staging, int(threadIdx.x), W::threads);
 #endif
 }
 
@@ -282,9 +221,8 @@ __global__ void __launch_bounds__(W::threads, 1)
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
     const uint32_t gate = samples_full + 8u;
     const uint32_t turn = gate + 8u; // ping-pong: warpgroup w waits on turn + 8 w
-    unsigned char* const staging = smem + size_t(NPOL * k_tiles) * W::B_STAGE +
-                                   W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
-    unsigned char* const red = staging + staging_bytes_of<Samples>();
+    unsigned char* const red = smem + size_t(NPOL * k_tiles) * W::B_STAGE +
+                               W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -321,7 +259,6 @@ __global__ void __launch_bounds__(W::threads, 1)
     range_tally tally;
     auto load = [&](int i) {
         const int item = item_of(i);
-        const int next = i + 1 < my_items ? item_of(i + 1) : -1;
         ws_resident_load_samples<W, Samples>(args,
                                              maps,
                                              int(item / args.n_tiles),
@@ -330,16 +267,8 @@ __global__ void __launch_bounds__(W::threads, 1)
                                              samples_full,
                                              gate,
                                              wg,
-                                             tally,
-                                             staging,
-                                             next < 0 ? -1 : next / args.n_tiles,
-                                             next < 0 ? 0 : next % args.n_tiles * W::BN);
+                                             tally);
     };
-    if constexpr (staging_bytes_of<Samples>() > 0) // the first item's first time steps
-        if (my_items > 0)
-            Samples::stage(
-                args, item_of(0) / args.n_tiles, item_of(0) % args.n_tiles * W::BN,
-                staging, int(threadIdx.x), W::threads);
 
     const int total = my_items * per_item;
     // Weight load it of this block: row tile q / (NPOL k_tiles) of its item,

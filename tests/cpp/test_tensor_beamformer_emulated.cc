@@ -205,8 +205,7 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
             unsigned(std::min<long long>(blocks, items)),
             1,
             W::threads,
-            k::ws_resident_smem_bytes<W>(Samples::npol * args.k_tiles) +
-                k::staging_bytes_of<Samples>() + sums,
+            k::ws_resident_smem_bytes<W>(Samples::npol * args.k_tiles) + sums,
             [&] { k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(args, maps); });
     } else {
         const long long tiles = (long long)r->plan.blocks;
@@ -681,7 +680,7 @@ TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)
 }
 
 //! The resident-samples kernel on float16 X/Y pairs from fc32 (tile W).
-template <class W, int STAGE_KB>
+template <class W>
 void check_ws_resident_xy(size_t C,
                           size_t R,
                           size_t B,
@@ -695,37 +694,31 @@ void check_ws_resident_xy(size_t C,
         C, R, B, beam_precision::float16, o, polarization_layout::xy_pairs, n_int, st);
     const auto w = random_complex(c.weight_count(), unsigned(R * 3 + B + 5));
     const auto x = random_complex(T * C * R, unsigned(T * 7 + C + 4));
-    const auto got = run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W, STAGE_KB>, true>(
-        c, w, x.data(), T, blocks);
+    const auto got =
+        run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W>, true>(c, w, x.data(), T, blocks);
     const std::string tile = "ws+rs xy " + std::to_string(W::BM) + "x" +
                              std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
-                             (STAGE_KB ? "+st" : "") + ", " + std::to_string(blocks) +
-                             " blocks";
+                             ", " + std::to_string(blocks) + " blocks";
     expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
 // X/Y pairs: 155 beams x 23 antennas x 3 channels (3 row tiles, 1 k tile per
 // polarization, time not a multiple of the tile), 1 beam x 1 antenna, the
 // most k (160 antennas: 5 k tiles per polarization), Stokes IQUV and I with
-// windows inside and across time tiles, blocks that loop over several items;
-// without and with the staging buffer (all of an item's time steps staged at
-// 23 antennas, 25 of 128 at 160, 64 at LOFAR's 64).
-#define BF_EMU_WS_RESIDENT_XY_STAGED(BM, BN, ST, PREGS, KB)                   \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>, KB>(                \
-        3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2);        \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>, KB>(                \
-        2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3);      \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>, KB>(                \
-        2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1);           \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>, KB>(                \
-        1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2);          \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>, KB>(                \
-        2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3);      \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>, KB>(                \
+// windows inside and across time tiles, blocks that loop over several items.
+#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS)                            \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2);       \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3);     \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1);          \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2);         \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+        2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3);     \
+    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
         3, 128, 155, 1000, beam_output::voltage, 1, stokes_mode::I, 4);
-#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS)          \
-    BF_EMU_WS_RESIDENT_XY_STAGED(BM, BN, ST, PREGS, 0)    \
-    BF_EMU_WS_RESIDENT_XY_STAGED(BM, BN, ST, PREGS, 64)
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
 {
@@ -769,8 +762,6 @@ TEST(tensor_beamformer_emulated, resident_samples_count_the_float16_range)
     check_resident_range_count<Wsingle, k::ws_samples_fc32<Wsingle, 1>>(
         polarization_layout::single, 33);
     check_resident_range_count<Wxy, k::ws_samples_fc32_xy<Wxy>>(
-        polarization_layout::xy_pairs, 46);
-    check_resident_range_count<Wxy, k::ws_samples_fc32_xy<Wxy, 64>>(
         polarization_layout::xy_pairs, 46);
 }
 

@@ -370,13 +370,13 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     const std::string xy_tile = tb_testing::builtin_tile(xy, gpu.index);
     const bool hopper = tb_testing::wgmma_available(gpu.index);
     if (hopper)
-        EXPECT_EQ(xy_tile, "128x128x128/ws/4+rs+st");
+        EXPECT_EQ(xy_tile, "128x128x128/ws/4+rs");
     else
         EXPECT_EQ(xy_tile, tb_testing::default_tile(xy));
     check(xy, 211, gpu, 17);
     xy.n_beams = 20;
     EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-              hopper ? "128x128x128/ws/4+rs+st" : tb_testing::default_tile(xy));
+              hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
     xy.n_beams = 155;
     xy.output = beam_output::power;
     xy.n_int = 4;

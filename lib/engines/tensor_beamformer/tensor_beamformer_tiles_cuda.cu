@@ -213,7 +213,6 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 ? "128x256x128/ws/6+rs+pp" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
-                                         xy_resident ? "128x128x128/ws/4+rs+st" : "",
                                          xy_resident ? "128x128x128/ws/4+rs" : "",
                                          xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })

@@ -170,23 +170,18 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
 }
 
 //! A resident-samples variant: "BMxBNx128/ws/STAGES+rs" ("+rs+pp" in
-//! ping-pong, "+rs+st" with a staging buffer), k of at most 5 tiles per polarization.
+//! ping-pong), k of at most 5 tiles per polarization.
 template <class W, class Op, class Samples>
 tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 {
     tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
     if (Samples::npol == 2)
         v.polarization = polarization_layout::xy_pairs;
-    constexpr int staging = tb_kernels::staging_bytes_of<Samples>();
     v.tile += W::PINGPONG ? "+rs+pp" : "+rs";
-    if (staging > 0)
-        v.tile += "+st";
-    v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0)) + staging;
+    v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0));
     v.launch = &ws_resident_launch<W, Op, Samples>;
     v.allow_smem = &ws_resident_allow_smem<W, Op, Samples>;
-    // k tiles per polarization: 5; with the staging buffer 3 (X/Y: 2 x 3 x 16 KB
-    // of samples beside the ring's 64 KB and the 64 KB of staging).
-    v.max_k_bytes = size_t(staging > 0 ? 3 : tb_kernels::ws_resident_max_k_tiles) * W::BKB;
+    v.max_k_bytes = size_t(tb_kernels::ws_resident_max_k_tiles) * W::BKB;
     v.samples_resident = true;
     v.counts_range = !Samples::by_tma; // fc32: each value converted once
     return v;
@@ -231,8 +226,6 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
     {                                                                     \
         using W = ws_shape<BM, BN, ST, PREGS>;                            \
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>>( \
-            beam_precision::float16, tb_input::fc32_xy));                 \
-        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W, 64>>( \
             beam_precision::float16, tb_input::fc32_xy));                 \
     }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
