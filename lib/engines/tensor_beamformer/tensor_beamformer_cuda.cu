@@ -73,8 +73,7 @@ void tensor_beamformer_cuda::execute(const void* in,
     const auto s = static_cast<cudaStream_t>(stream);
     // The "+pass" variants count the float16 range in their conversion pass,
     // the resident-samples kernels ("+rs", fc32) as they convert.
-    if (d_input_range && n_times > 0 && !d_variant->fp16_pass &&
-        !d_variant->counts_range) {
+    if (d_input_range && n_times > 0 && !d_variant->counts_range_on_the_way()) {
         BF_GPU_CHECK(cudaSetDevice(d_device.index));
         d_input_range->count(in, n_times * d_config.n_channels * d_config.n_receivers, s);
     }

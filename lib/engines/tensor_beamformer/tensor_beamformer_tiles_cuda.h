@@ -85,6 +85,9 @@ struct tb_variant {
      * counting pass before it.
      */
     bool counts_range = false;
+    //! The float16 range is counted on the way (the "+pass" pass or the
+    //! kernel), so execute() runs no counting pass.
+    bool counts_range_on_the_way() const { return fp16_pass || counts_range; }
 };
 
 //! Every compiled variant.
