@@ -36,11 +36,6 @@
  *   - dynamic shared memory is filled with garbage before each block (0xA5
  *     for emu::launch, 0xFF, a float NaN, for the dim3 launch of the
  *     portable kernels);
- *   - thread-block clusters (sm_90) along x: the blocks of a cluster run
- *     together (their threads are fibers of one scheduler, each block with
- *     its own shared memory), with the split cluster barrier (arrive, wait),
- *     mapa and st.shared::cluster (stores into a peer block's shared memory:
- *     distributed shared memory);
  *   - blocks of up to three dimensions (threadIdx.x fastest; warps are runs
  *     of 32 consecutive linear thread indices, as on the GPU) and grids of
  *     three;
@@ -179,7 +174,7 @@ using std::min;
  * their `extern __shared__ float2 pfb_smem[]`, which in namespace emulated
  * refers to this array.
  */
-constexpr size_t shared_floats = size_t(1) << 20; // 4 MiB: a cluster's blocks side by side
+constexpr size_t shared_floats = size_t(1) << 17; // 1 MiB
 alignas(16) inline float2 pfb_smem[shared_floats / 2];
 
 } // namespace emulated
@@ -215,7 +210,6 @@ struct fiber {
     std::vector<async_copy> open;
     std::deque<std::vector<wgmma_op>> wgmma_groups;
     std::vector<wgmma_op> wgmma_open;
-    long long cluster_arrived = -1; //!< cluster barrier generation it arrived at; -1: none open
 };
 
 struct warp_state {
@@ -238,21 +232,8 @@ struct pending_tma {
     std::function<void()> land; //!< copies the box and completes its bytes
 };
 
-struct block_state;
-
-//! The blocks of one thread-block cluster and its barrier.
-struct cluster_state {
-    std::vector<block_state*> blocks; //!< by rank
-    unsigned threads = 0;             //!< of all its blocks
-    unsigned arrived = 0;
-    long long generation = 0;
-    size_t idle_yields = 0; //!< waiting yields since the last synchronisation progress
-};
-
 struct block_state {
     std::vector<fiber> fibers;
-    cluster_state* cluster = nullptr; //!< null outside a cluster launch
-    unsigned rank = 0;                //!< in its cluster
     std::map<uint32_t, mbarrier_state> mbarriers; //!< by shared-memory address
     std::vector<pending_tma> tma_in_flight;
     std::map<unsigned, std::pair<unsigned, unsigned>> named; //!< bar.sync id: (arrived, generation)
@@ -289,12 +270,7 @@ inline void yield()
 }
 
 //! Some thread changed synchronisation state (arrived somewhere).
-inline void note_progress()
-{
-    state().blk->idle_yields = 0;
-    if (state().blk->cluster)
-        state().blk->cluster->idle_yields = 0;
-}
+inline void note_progress() { state().blk->idle_yields = 0; }
 
 /*!
  * One yield of a spin wait (mbarrier, named barrier). If every thread of the
@@ -323,71 +299,6 @@ inline void block_barrier()
     while (b->barrier_gen == gen)
         yield();
 }
-
-inline cluster_state& my_cluster()
-{
-    if (!state().blk->cluster)
-        throw std::logic_error("emulation: cluster operation outside a cluster launch");
-    return *state().blk->cluster;
-}
-
-//! barrier.cluster.arrive (release): this thread's writes so far are seen
-//! by every thread of the cluster after its next wait.
-inline void cluster_arrive()
-{
-    cluster_state& c = my_cluster();
-    fiber& f = state().blk->fibers[state().blk->current];
-    if (f.cluster_arrived >= 0)
-        throw std::logic_error("emulation: cluster barrier arrive twice without a wait");
-    note_progress();
-    f.cluster_arrived = c.generation;
-    if (++c.arrived == c.threads) {
-        c.arrived = 0;
-        c.generation++;
-    }
-}
-
-//! barrier.cluster.wait (acquire): until every thread of the cluster arrived.
-inline void cluster_wait()
-{
-    cluster_state& c = my_cluster();
-    block_state* b = state().blk;
-    if (b->fibers[b->current].cluster_arrived < 0)
-        throw std::logic_error("emulation: cluster barrier wait without an arrive");
-    while (c.generation == b->fibers[b->current].cluster_arrived) {
-        if (++c.idle_yields > 4 * size_t(c.threads) + 16)
-            throw std::logic_error("emulation: deadlock (every thread of the cluster waits)");
-        yield();
-    }
-    b->fibers[b->current].cluster_arrived = -1;
-}
-
-//! A shared::cluster address (mapa) as the emulation makes them: the rank in
-//! the top bits, the byte offset in that block's shared memory below.
-constexpr int cluster_address_shift = 22; // 4 MiB of shared memory per block
-inline uint32_t cluster_address(const void* p, unsigned rank)
-{
-    const auto* q = static_cast<const unsigned char*>(p);
-    block_state* b = state().blk;
-    if (q < b->smem || q >= b->smem + b->smem_bytes)
-        throw std::logic_error("emulation: mapa of a pointer outside shared memory");
-    if (rank >= my_cluster().blocks.size())
-        throw std::logic_error("emulation: mapa to a rank outside the cluster");
-    return (uint32_t(rank) << cluster_address_shift) | uint32_t(q - b->smem);
-}
-//! st.shared::cluster of \p v at shared::cluster address \p a.
-template <class T>
-inline void cluster_store(uint32_t a, const T& v)
-{
-    cluster_state& c = my_cluster();
-    const unsigned rank = a >> cluster_address_shift;
-    const size_t offset = a & ((1u << cluster_address_shift) - 1);
-    if (rank >= c.blocks.size() || offset + sizeof(T) > c.blocks[rank]->smem_bytes)
-        throw std::logic_error("emulation: st.shared::cluster outside the cluster's shared memory");
-    std::memcpy(c.blocks[rank]->smem + offset, &v, sizeof(T));
-}
-
-inline unsigned cluster_rank() { return state().blk->rank; }
 
 inline unsigned lane() { return state().linear % state().warp_size; }
 inline warp_state& my_warp()
@@ -883,9 +794,7 @@ inline void fiber_entry()
  * start of a block), in warps of \p warp_size lanes (the last one may be
  * partial: warp-collective operations there throw). Blocks run one after the
  * other, in a shuffled order (the GPU promises no order, and results that
- * depend on it are races); with \p cluster_x > 1, clusters of cluster_x
- * consecutive blocks along x run one after the other, the threads of a
- * cluster's blocks interleaved.
+ * depend on it are races).
  */
 inline void run_grid(unsigned grid_x,
                      unsigned grid_y,
@@ -896,105 +805,76 @@ inline void run_grid(unsigned grid_x,
                      unsigned warp_size,
                      unsigned char garbage,
                      unsigned block_y = 1,
-                     unsigned block_z = 1,
-                     unsigned cluster_x = 1)
+                     unsigned block_z = 1)
 {
     const unsigned threads = threads_x * block_y * block_z;
     const size_t stack_bytes = 1024 * 1024;
-    const size_t smem_slot = (smem_bytes + 1023) / 1024 * 1024; // a cluster's blocks side by side
-    if (cluster_x == 0 || grid_x % cluster_x != 0)
-        throw std::logic_error("emulated launch: the grid is not whole clusters");
-    if (smem_slot * cluster_x > sizeof(gr::beamform::emulated::pfb_smem))
+    if (smem_bytes > sizeof(gr::beamform::emulated::pfb_smem))
         throw std::runtime_error("emulated launch: more shared memory than emulated");
     state().warp_size = warp_size;
     state().grid = idx3{ grid_x, grid_y, grid_z };
-    state().dim = idx3{ threads_x, block_y, block_z };
     struct block_id {
         unsigned x, y, z;
     };
-    std::vector<block_id> order; // of each cluster's first block
+    std::vector<block_id> order;
     for (unsigned bz = 0; bz < grid_z; bz++)
         for (unsigned by = 0; by < grid_y; by++)
-            for (unsigned bx = 0; bx < grid_x; bx += cluster_x)
+            for (unsigned bx = 0; bx < grid_x; bx++)
                 order.push_back(block_id{ bx, by, bz });
     std::mt19937 shuffle_gen(12345u + grid_x);
     std::shuffle(order.begin(), order.end(), shuffle_gen);
     for (const auto& id : order) {
-        cluster_state cluster;
-        std::vector<block_state> blocks(cluster_x);
-        for (unsigned k = 0; k < cluster_x; k++) {
-            block_state& b = blocks[k];
-            b.fibers.resize(threads);
-            b.warps.resize((threads + warp_size - 1) / warp_size);
-            b.smem = reinterpret_cast<unsigned char*>(gr::beamform::emulated::pfb_smem) +
-                     k * smem_slot;
-            b.smem_bytes = smem_bytes;
-            std::memset(b.smem, garbage, smem_bytes);
-            b.body = kernel;
-            if (cluster_x > 1) {
-                b.cluster = &cluster;
-                b.rank = k;
-                cluster.blocks.push_back(&b);
-            }
-            for (unsigned t = 0; t < threads; t++) {
-                fiber& f = b.fibers[t];
-                f.stack = std::malloc(stack_bytes);
-                getcontext(&f.ctx);
-                f.ctx.uc_stack.ss_sp = f.stack;
-                f.ctx.uc_stack.ss_size = stack_bytes;
-                f.ctx.uc_link = &b.scheduler;
-                makecontext(&f.ctx, fiber_entry, 0);
-            }
+        const unsigned bx = id.x, by = id.y;
+        block_state b;
+        b.fibers.resize(threads);
+        b.warps.resize((threads + warp_size - 1) / warp_size);
+        b.smem = reinterpret_cast<unsigned char*>(gr::beamform::emulated::pfb_smem);
+        b.smem_bytes = smem_bytes;
+        std::memset(b.smem, garbage, smem_bytes);
+        b.body = kernel;
+        state().blk = &b;
+        state().block = idx3{ bx, by, id.z };
+        state().dim = idx3{ threads_x, block_y, block_z };
+        for (unsigned t = 0; t < threads; t++) {
+            fiber& f = b.fibers[t];
+            f.stack = std::malloc(stack_bytes);
+            getcontext(&f.ctx);
+            f.ctx.uc_stack.ss_sp = f.stack;
+            f.ctx.uc_stack.ss_size = stack_bytes;
+            f.ctx.uc_link = &b.scheduler;
+            makecontext(&f.ctx, fiber_entry, 0);
         }
-        cluster.threads = threads * cluster_x;
         // Each round resumes every unfinished thread once, in a new random
         // order, so that a missing barrier shows up as a wrong result.
-        std::vector<unsigned> round(threads * cluster_x);
-        for (unsigned t = 0; t < round.size(); t++)
+        std::vector<unsigned> round(threads);
+        for (unsigned t = 0; t < threads; t++)
             round[t] = t;
-        const auto failed = [&] {
-            for (const auto& b : blocks)
-                if (!b.error.empty())
-                    return true;
-            return false;
-        };
-        size_t running = round.size();
-        while (running > 0 && !failed()) {
+        size_t running = threads;
+        while (running > 0 && b.error.empty()) {
             running = 0;
             std::shuffle(round.begin(), round.end(), shuffle_gen);
-            for (unsigned ft : round) {
-                block_state& b = blocks[ft / threads];
-                const unsigned t = ft % threads;
+            for (unsigned t : round) {
                 if (b.fibers[t].done)
                     continue;
                 b.current = int(t);
-                state().blk = &b;
-                state().block = idx3{ id.x + ft / threads, id.y, id.z };
                 state().linear = t;
                 state().thread = idx3{ t % threads_x, (t / threads_x) % block_y, t / (threads_x * block_y) };
                 swapcontext(&b.scheduler, &b.fibers[t].ctx);
                 if (!b.fibers[t].done)
                     running++;
-                if (!b.error.empty())
-                    break;
             }
         }
         bool unwaited = false;
-        std::string error;
-        for (auto& b : blocks) {
-            for (auto& f : b.fibers) {
-                std::free(f.stack); // an aborted block's fibers are abandoned here
-                unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
-                           !f.wgmma_open.empty() || !f.wgmma_groups.empty();
-            }
-            unwaited = unwaited || !b.tma_in_flight.empty();
-            if (error.empty() && !b.error.empty())
-                error = b.error;
+        for (auto& f : b.fibers) {
+            std::free(f.stack); // an aborted block's fibers are abandoned here
+            unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
+                       !f.wgmma_open.empty() || !f.wgmma_groups.empty();
         }
+        unwaited = unwaited || !b.tma_in_flight.empty();
         state().blk = nullptr;
-        if (!error.empty())
-            throw std::runtime_error("emulation: block (" + std::to_string(id.x) + ", " +
-                                     std::to_string(id.y) + "): " + error);
+        if (!b.error.empty())
+            throw std::runtime_error("emulation: block (" + std::to_string(bx) + ", " +
+                                     std::to_string(by) + "): " + b.error);
         if (unwaited)
             throw std::logic_error(
                 "emulation: cp.async copies or wgmma never waited for");
@@ -1036,26 +916,6 @@ launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& 
 {
     emu::run_grid(
         grid.x, grid.y, grid.z, block.x, shared_bytes, kernel, 32, 0xff, block.y, block.z);
-}
-
-//! launch() in clusters of \p cluster_x consecutive blocks along x (sm_90).
-inline void launch_cluster(dim3 grid,
-                           dim3 block,
-                           unsigned cluster_x,
-                           size_t shared_bytes,
-                           const std::function<void()>& kernel)
-{
-    emu::run_grid(grid.x,
-                  grid.y,
-                  grid.z,
-                  block.x,
-                  shared_bytes,
-                  kernel,
-                  32,
-                  0xff,
-                  block.y,
-                  block.z,
-                  cluster_x);
 }
 
 } // namespace emulated

@@ -16,7 +16,6 @@
 #include <emulation/gpu_emulation.h>
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
-#include <gpu/pfb_cluster.cuh>
 #include <gpu/pfb_tiled.cuh>
 #include <gpu/pfb_tiled_register_fft.cuh>
 #include <gpu/pfb_two_pass.cuh>
@@ -149,37 +148,8 @@ private:
                        }
                    });
         };
-        pfb_plan::with_shape_index(
+        pfb_plan::with_tiled_shape_index(
             d_tiled_shape, with_shape, std::make_index_sequence<pfb_plan::tiled_shape_count>{});
-    }
-
-    //! The GPU engine's run_cluster; d_sm_count clusters are resident.
-    template <typename Tin>
-    void cluster(const Tin* in, float2* out, size_t n_out)
-    {
-        const auto st = stream_of(in);
-        const auto g = geometry(n_out);
-        auto with_shape = [&](auto index) {
-            constexpr pfb_plan::cluster_shape shape =
-                pfb_plan::cluster_shapes[decltype(index)::value];
-            constexpr int L = shape.log2_n, C = shape.cluster, RB = shape.receivers;
-            const auto l = pfb_plan::plan_cluster(d_config, shape, n_out, d_sm_count);
-            if (shape.log2_n != int(pfb_plan::log2_exact(d_config.n_channels)))
-                throw std::logic_error("cluster shape for another N");
-            launch_cluster(dim3(unsigned(l.clusters * C)),
-                           dim3(unsigned(pfb_cluster_threads(L, C, RB))),
-                           unsigned(C),
-                           l.shared_bytes,
-                           [&] {
-                               pfb_cluster_kernel<Tin, pfb_plan::fused_max_taps, L, C, RB,
-                                                  pfb_plan::cluster_buffers(shape)>(
-                                   st, d_taps.data(), d_twiddle.data(), out, g,
-                                   l.segment_steps);
-                           });
-        };
-        pfb_plan::with_shape_index(d_cluster_shape,
-                                   with_shape,
-                                   std::make_index_sequence<pfb_plan::cluster_shape_count>{});
     }
 
     template <typename Tin, int O, int BQ, int RBT, int NT>
@@ -246,8 +216,6 @@ public:
     size_t d_chunk = 1 << 30;
     //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
     size_t d_tiled_shape = 0;
-    //! Entry of pfb_plan::cluster_shapes that the cluster path runs.
-    size_t d_cluster_shape = 0;
 
 private:
     template <typename Tin>
@@ -260,10 +228,6 @@ private:
         }
         if (p == pfb_plan::path::tiled) {
             tiled(in, out, n_out);
-            return;
-        }
-        if (p == pfb_plan::path::cluster) {
-            cluster(in, out, n_out);
             return;
         }
         if (p == pfb_plan::path::fused) {
@@ -327,8 +291,6 @@ struct emulated_case {
     size_t chunk = 1 << 30; // two-pass steps per chunk
 };
 
-//! \p tiled_shape: the entry of tiled_shapes (path tiled) or cluster_shapes
-//! (path cluster) to run.
 void check_path(const emulated_case& k,
                 unsigned seed,
                 pfb_plan::path path,
@@ -355,7 +317,6 @@ void check_path(const emulated_case& k,
     emulated_engine emu(c, k.sm_count, path);
     emu.d_chunk = k.chunk;
     emu.d_tiled_shape = tiled_shape;
-    emu.d_cluster_shape = tiled_shape;
     std::vector<cfloat> got(n_out * out_item, cfloat(NAN, NAN));
     size_t done = 0;
     for (size_t n : k.calls) {
@@ -383,14 +344,6 @@ void check_path(const emulated_case& k,
              << (shape.branch_halves ? " halves" : "")
              << (shape.register_log2_n ? " register FFT" : " in-place FFT") << ")";
     }
-    if (path == pfb_plan::path::cluster) {
-        const auto& shape = pfb_plan::cluster_shapes[tiled_shape];
-        const auto l = pfb_plan::plan_cluster(
-            c, shape, *std::max_element(k.calls.begin(), k.calls.end()), k.sm_count);
-        what << " cluster=" << shape.cluster << " RB=" << shape.receivers
-             << " clusters_of_longest_call=" << l.clusters
-             << " segment_steps=" << l.segment_steps;
-    }
     if (path == pfb_plan::path::two_pass)
         what << " runs_of_first_chunk="
              << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs;
@@ -413,10 +366,6 @@ void check_case(const emulated_case& k, unsigned seed)
     c.oversample = k.o;
     c.n_receivers = k.r;
     int ran = 0;
-    if (pfb_plan::path_applies(pfb_plan::path::cluster, c)) {
-        check_path(k, seed, pfb_plan::path::cluster, pfb_plan::cluster_shape_index(k.n));
-        ran++;
-    }
     if (pfb_plan::path_applies(pfb_plan::path::tiled, c)) {
         // Every tiled shape that can run N (register-FFT entries: their N only).
         for (size_t shape : pfb_plan::tiled_shape_indices(k.n))
@@ -510,64 +459,6 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
     check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
     check_case({ 128, 16, 1, sc16, 9, true, { 17, 6 }, 3 }, seed++);
     check_case({ 512, 16, 2, sc16, 5, false, { 13, 4 }, 2 }, seed++);
-}
-
-TEST(PfbChannelizerEmulated, ClusterKernelEdges)
-{
-    // pfb_cluster_kernel (N = 64, 256, 1024; clusters of 2, 4, 8 blocks that
-    // write each other's shared memory): every input format, receivers that
-    // fill no receiver group, calls that end in partial tiles and partial
-    // segments (few "resident clusters": several work items per cluster, and
-    // several segments per receiver group), T < 16, fft_shift, calls shorter
-    // than the window (the history of earlier calls), a call of one step.
-    unsigned seed = 400;
-    const auto sc16 = sample_format::sc16, sc8 = sample_format::sc8,
-               fc32 = sample_format::fc32;
-    const auto cluster = [&](const emulated_case& k) {
-        for (size_t i = 0; i < pfb_plan::cluster_shape_count; i++)
-            if (k.n == size_t(1) << pfb_plan::cluster_shapes[i].log2_n)
-                check_path(k, seed, pfb_plan::path::cluster, i);
-        seed++;
-    };
-    cluster({ 64, 16, 1, sc16, 11, false, { 7, 1, 40, 13 }, 3 });
-    cluster({ 64, 9, 1, fc32, 16, true, { 50 }, 1 });
-    cluster({ 64, 16, 1, sc8, 3, false, { 100, 2 }, 5 });
-    cluster({ 256, 16, 1, sc16, 9, true, { 5, 37 }, 2 });
-    cluster({ 256, 13, 1, fc32, 8, false, { 20, 1, 18 }, 1 });
-    cluster({ 1024, 16, 1, sc16, 5, false, { 3, 18 }, 2 });
-    // Long runs of tiles through one cluster: the ring of row buffers wraps
-    // around several times.
-    cluster({ 256, 16, 1, sc16, 8, false, { 130 }, 1 });
-    cluster({ 1024, 16, 1, fc32, 4, true, { 100 }, 1 });
-}
-
-TEST(PfbChannelizerEmulated, ClusterSegments)
-{
-    // plan_cluster: segments of whole tiles, no more clusters than work items,
-    // and the waves balanced (96 receivers, N = 256: 12 receiver groups).
-    pfb_channelizer_config c;
-    c.n_channels = 256;
-    c.taps_per_branch = 16;
-    c.n_receivers = 96;
-    const auto& shape = pfb_plan::cluster_shapes[pfb_plan::cluster_shape_index(256)];
-    for (size_t n_out : { size_t(1), size_t(15), size_t(16), size_t(17), size_t(2730) })
-        for (long long resident : { 1LL, 7LL, 32LL, 33LL }) {
-            const auto l = pfb_plan::plan_cluster(c, shape, n_out, resident);
-            EXPECT_EQ(l.segment_steps % 16, 0);
-            EXPECT_GE(l.segment_steps, 16);
-            const long long segments =
-                ((long long)n_out + l.segment_steps - 1) / l.segment_steps;
-            EXPECT_LE(l.clusters, std::min(resident, 12 * segments));
-            EXPECT_GE(l.clusters, 1);
-        }
-    // 2730 steps on 33 resident clusters: the last wave at least 90 % full.
-    const auto l = pfb_plan::plan_cluster(c, shape, 2730, 33);
-    const long long work = 12 * ((2730 + l.segment_steps - 1) / l.segment_steps);
-    const long long waves = (work + 32) / 33;
-    EXPECT_GE(double(work) / double(waves * 33), 0.9) << "segment_steps=" << l.segment_steps;
-    EXPECT_EQ(pfb_plan::path_for(c), pfb_plan::path::tiled); // no clusters on this device
-    c.oversample = 2;
-    EXPECT_FALSE(pfb_plan::path_applies(pfb_plan::path::cluster, c));
 }
 
 TEST(PfbChannelizerEmulated, TiledRegisterFft1024)

@@ -128,12 +128,8 @@ size_t count_not_finite(const std::vector<cfloat>& v)
 std::string describe(const pfb_channelizer_config& c, const std::vector<size_t>& calls)
 {
     std::ostringstream s;
-    // The path the engine takes on a GPU without clusters, or the one the
-    // bench knob asks for (the engine's own choice also depends on the GPU).
-    const char* forced = std::getenv("BEAMFORM_PFB_PATH");
-    const std::string path =
-        forced ? std::string("requested ") + forced
-               : gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
+    const char* path =
+        gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
     s << "pfb_channelizer N=" << c.n_channels << " T=" << c.taps_per_branch
       << " O=" << c.oversample << " fmt=" << format_name(c.input)
       << " R=" << c.n_receivers << " shift=" << c.fft_shift << " path=" << path
@@ -325,65 +321,6 @@ TEST(PfbChannelizerGpu, EveryTiledShape)
         setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
     else
         unsetenv("BEAMFORM_PFB_TILED_SHAPE");
-}
-
-namespace {
-
-//! Runs \p body with BEAMFORM_PFB_PATH = cluster (the bench knob; on a GPU
-//! without clusters the engine keeps its own path, and the test compares that).
-template <typename Body>
-void with_cluster_path(Body body)
-{
-    const char* knob = std::getenv("BEAMFORM_PFB_PATH");
-    const std::string saved = knob ? knob : "";
-    setenv("BEAMFORM_PFB_PATH", "cluster", 1);
-    body();
-    if (knob)
-        setenv("BEAMFORM_PFB_PATH", saved.c_str(), 1);
-    else
-        unsetenv("BEAMFORM_PFB_PATH");
-}
-
-} // namespace
-
-TEST(PfbChannelizerGpu, ClusterKernelEveryShape)
-{
-    REQUIRE_GPU(gpu);
-    // pfb_cluster_kernel, each shape of cluster_shapes (N = 64, 256, 1024;
-    // clusters of 2 to 16 blocks): every format, receivers not a multiple of
-    // RB, calls ending in partial tiles and segments, T < 16.
-    namespace plan = gr::beamform::pfb_plan;
-    with_cluster_path([&] {
-        unsigned seed = 270;
-        for (size_t i = 0; i < plan::cluster_shape_count; i++) {
-            const auto& shape = plan::cluster_shapes[i];
-            setenv("BEAMFORM_PFB_CLUSTER_SHAPE", std::to_string(i).c_str(), 1);
-            std::cout << "cluster shape " << i << " (C=" << shape.cluster
-                      << " RB=" << shape.receivers << "):\n";
-            for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
-                compare_gpu_with_cpu(
-                    gpu,
-                    { size_t(1) << shape.log2_n, 16, 1, f, 13, i % 2 == 1, { 31, 2, 57 } },
-                    seed++);
-        }
-        unsetenv("BEAMFORM_PFB_CLUSTER_SHAPE");
-        compare_gpu_with_cpu(
-            gpu, { 256, 11, 1, sample_format::sc16, 5, false, { 1, 40 } }, seed++);
-    });
-}
-
-TEST(PfbChannelizerGpu, ClusterKernelStationSizes)
-{
-    REQUIRE_GPU(gpu);
-    // The reference station's shape (96 receivers) over enough steps to give
-    // every resident cluster several work items (segments of both lengths).
-    with_cluster_path([&] {
-        unsigned seed = 290;
-        compare_gpu_with_cpu(
-            gpu, { 256, 16, 1, sample_format::sc16, 96, false, { 1500, 700 } }, seed++);
-        compare_gpu_with_cpu(
-            gpu, { 1024, 16, 1, sample_format::fc32, 96, true, { 300 } }, seed++);
-    });
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

@@ -15,7 +15,6 @@
 #include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
-#include <gpu/pfb_cluster.cuh>
 #endif
 #include <algorithm>
 #include <cmath>
@@ -63,18 +62,10 @@ public:
           d_history_len(c.n_channels * c.taps_per_branch - d_step),
           d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
           d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
-          d_twiddle(dev, c.n_channels * sizeof(float2))
+          d_twiddle(dev, c.n_channels * sizeof(float2)),
+          d_path(path_for(c))
     {
         BF_GPU_CHECK(gpuSetDevice(dev.index));
-        gpuDeviceProp_t prop;
-        BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
-        d_sm_count = prop.multiProcessorCount;
-#ifdef BF_BACKEND_CUDA
-        const bool clusters = prop.major >= 9; // thread-block clusters: sm_90 on
-#else
-        const bool clusters = false;
-#endif
-        d_path = path_for(c, clusters);
         d_history[0] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
         d_history[1] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
 
@@ -101,8 +92,10 @@ public:
         api.synchronize(dev.index, nullptr);
         reset();
 
-        if (d_path == path::cluster)
-            prepare_cluster();
+        gpuDeviceProp_t prop;
+        BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
+        d_sm_count = prop.multiProcessorCount;
+
         if (d_path == path::tiled)
             prepare_tiled();
         if (d_path == path::two_pass) {
@@ -172,9 +165,7 @@ private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        if (d_path == path::cluster)
-            run_cluster(in, out, n_out, s);
-        else if (d_path == path::tiled)
+        if (d_path == path::tiled)
             run_tiled(in, out, n_out, s);
         else if (d_path == path::two_pass)
             run_two_pass(in, out, n_out, s);
@@ -209,117 +200,6 @@ private:
         });
     }
 
-    //! Calls launch(kernel, shape) with the cluster kernel of input Tin (CUDA).
-    template <typename Tin, typename Launch>
-    void with_cluster_kernel(Launch&& launch) const
-    {
-#ifdef BF_BACKEND_CUDA
-        auto with_shape = [&](auto index) {
-            constexpr cluster_shape shape = cluster_shapes[decltype(index)::value];
-            launch(pfb_cluster_kernel<Tin,
-                                      fused_max_taps,
-                                      shape.log2_n,
-                                      shape.cluster,
-                                      shape.receivers,
-                                      cluster_buffers(shape)>,
-                   shape);
-        };
-        with_shape_index(cluster_shape_index(d_config.n_channels),
-                         with_shape,
-                         std::make_index_sequence<cluster_shape_count>{});
-#else
-        (void)launch;
-#endif
-    }
-
-#ifdef BF_BACKEND_CUDA
-    //! The cluster launch of kernel \p k (shape \p shape) for \p clusters clusters.
-    template <typename Kernel>
-    static cudaLaunchConfig_t cluster_config(Kernel k,
-                                             const cluster_shape& shape,
-                                             long long clusters,
-                                             gpuStream_t s,
-                                             cudaLaunchAttribute* attribute)
-    {
-        (void)k;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(unsigned(clusters * shape.cluster));
-        config.blockDim =
-            dim3(unsigned(pfb_cluster_threads(shape.log2_n, shape.cluster, shape.receivers)));
-        config.dynamicSmemBytes = cluster_shared_bytes(shape);
-        config.stream = s;
-        attribute->id = cudaLaunchAttributeClusterDimension;
-        attribute->val.clusterDim.x = unsigned(shape.cluster);
-        attribute->val.clusterDim.y = 1;
-        attribute->val.clusterDim.z = 1;
-        config.attrs = attribute;
-        config.numAttrs = 1;
-        return config;
-    }
-#endif
-
-    //! Shared memory of the cluster kernel and how many clusters fit at once.
-    void prepare_cluster()
-    {
-#ifdef BF_BACKEND_CUDA
-        const auto prepare = [&](auto kernel, const cluster_shape& shape) {
-            BF_GPU_CHECK(cudaFuncSetAttribute(kernel,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              int(cluster_shared_bytes(shape))));
-            if (shape.cluster > 8) // beyond the portable cluster size
-                BF_GPU_CHECK(cudaFuncSetAttribute(
-                    kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-            cudaLaunchAttribute attribute;
-            const cudaLaunchConfig_t config =
-                cluster_config(kernel, shape, d_sm_count / shape.cluster, nullptr, &attribute);
-            int resident = 0;
-            BF_GPU_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-            if (resident < 1)
-                throw std::runtime_error("pfb_channelizer: no cluster of " +
-                                         std::to_string(shape.cluster) +
-                                         " blocks fits on this GPU");
-            d_resident_clusters = resident;
-        };
-        switch (d_config.input) {
-        case sample_format::sc8:
-            with_cluster_kernel<int8_t>(prepare);
-            break;
-        case sample_format::sc16:
-            with_cluster_kernel<int16_t>(prepare);
-            break;
-        case sample_format::fc32:
-            with_cluster_kernel<float>(prepare);
-            break;
-        }
-#endif
-    }
-
-    template <typename Tin>
-    void run_cluster(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
-    {
-#ifdef BF_BACKEND_CUDA
-        const pfb_geometry g = geometry(n_out);
-        const auto st = stream_of(in);
-        with_cluster_kernel<Tin>([&](auto kernel, const cluster_shape& shape) {
-            const cluster_launch l = plan_cluster(d_config, shape, n_out, d_resident_clusters);
-            cudaLaunchAttribute attribute;
-            const cudaLaunchConfig_t config =
-                cluster_config(kernel, shape, l.clusters, s, &attribute);
-            BF_GPU_CHECK(cudaLaunchKernelEx(&config,
-                                            kernel,
-                                            st,
-                                            d_taps.as<float>(),
-                                            d_twiddle.as<float2>(),
-                                            out,
-                                            g,
-                                            l.segment_steps));
-        });
-        BF_GPU_CHECK_LAUNCH("pfb_cluster_kernel");
-#else
-        (void)in, (void)out, (void)n_out, (void)s;
-#endif
-    }
-
     //! Calls launch(kernel, shape) with the tiled kernel of input Tin.
     template <typename Tin, typename Launch>
     void with_tiled_kernel(Launch&& launch) const
@@ -346,7 +226,7 @@ private:
                     launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, S, RB, P>, shape);
             }
         };
-        with_shape_index(
+        with_tiled_shape_index(
             d_tiled_shape, with_shape, std::make_index_sequence<tiled_shape_count>{});
     }
 
@@ -523,7 +403,6 @@ private:
     path d_path;
     int d_sm_count = 1;
     int d_max_log2_cols = two_pass_max_log2_cols();
-    long long d_resident_clusters = 1; //!< of the cluster kernel, at once on the GPU
     size_t d_tiled_shape = 0;      //!< index in tiled_shapes
     int d_tiled_blocks_per_sm = 1; //!< occupancy of the tiled kernel
     size_t d_steps_done = 0;

@@ -47,7 +47,6 @@ inline int log2_exact(size_t n)
 }
 
 enum class path {
-    cluster,        //!< pfb_cluster_kernel: register windows over a cluster (sm_90, O = 1)
     tiled,          //!< pfb_tiled_kernel: FIR + FFT in one pass, tiles of steps
     two_pass,       //!< pfb_fir_columns_kernel -> columns -> pfb_columns_fft_kernel
     fused,          //!< pfb_fused_kernel: FIR + FFT in one pass
@@ -55,57 +54,12 @@ enum class path {
     fir_library_fft //!< pfb_fir_kernel -> workspace -> cuFFT (HIP: direct DFT) -> reorder
 };
 
-/*!
- * Template shape of a cluster launch (kernels/gpu/pfb_cluster.cuh): clusters
- * of `cluster` blocks, each filtering N / cluster branches of `receivers`
- * receivers (one pair per thread), for N = 2^log2_n and O = 1 only.
- */
-struct cluster_shape {
-    int log2_n;
-    int cluster;   //!< C
-    int receivers; //!< RB
-    bool default_choice;
-};
-
-// None is a default: every shape measured slower than the tiled path's
-// default at its N on an H100 (apps/channelizer_bench.md, version 8).
-inline constexpr cluster_shape cluster_shapes[] = {
-    { 6, 2, 8, false },   // N = 64 (256 threads)
-    { 8, 4, 8, false },   // N = 256: whole sc16 sectors (512 threads, 1 block per SM)
-    { 10, 8, 4, false },  // N = 1024 (512 threads)
-    // 128 threads, up to four blocks per SM (the phases of one overlap the
-    // others'), through BEAMFORM_PFB_CLUSTER_SHAPE only; C = 16 is a
-    // non-portable cluster size (sm_90 allows it).
-    { 8, 16, 8, false },
-};
-constexpr size_t cluster_shape_count = sizeof(cluster_shapes) / sizeof(cluster_shapes[0]);
-
-//! Index in cluster_shapes of N = \p n: BEAMFORM_PFB_CLUSTER_SHAPE (an
-//! index) where it serves N (for the bench), else the first entry of N, or
-//! cluster_shape_count if none.
-inline size_t cluster_shape_index(size_t n)
-{
-    const auto serves = [n](size_t i) {
-        return i < cluster_shape_count && n == (size_t(1) << cluster_shapes[i].log2_n);
-    };
-    if (const char* forced = std::getenv("BEAMFORM_PFB_CLUSTER_SHAPE"))
-        if (const int i = std::atoi(forced); i >= 0 && serves(size_t(i)))
-            return size_t(i);
-    for (size_t i = 0; i < cluster_shape_count; i++)
-        if (serves(i))
-            return i;
-    return cluster_shape_count;
-}
-
 //! Whether \p p can run configuration \p c.
 inline bool path_applies(path p, const pfb_channelizer_config& c)
 {
     const bool pow2 = is_power_of_two(c.n_channels);
     const bool short_branches = c.taps_per_branch <= size_t(fused_max_taps);
     switch (p) {
-    case path::cluster:
-        return cluster_shape_index(c.n_channels) < cluster_shape_count &&
-               c.oversample == 1 && short_branches;
     case path::tiled:
         return pow2 && c.n_channels <= size_t(tiled_max_channels) && short_branches;
     case path::two_pass:
@@ -122,8 +76,7 @@ inline bool path_applies(path p, const pfb_channelizer_config& c)
 
 inline const char* path_name(path p)
 {
-    return p == path::cluster        ? "cluster"
-           : p == path::tiled        ? "tiled"
+    return p == path::tiled          ? "tiled"
            : p == path::two_pass     ? "two_pass"
            : p == path::fused        ? "fused"
            : p == path::fir_smem_fft ? "fir_smem_fft"
@@ -131,20 +84,16 @@ inline const char* path_name(path p)
 }
 
 /*!
- * The path a configuration takes on a device that can (\p clusters: sm_90,
- * CUDA) or cannot run thread-block clusters: cluster where a default cluster
- * shape serves it, else tiled up to tiled_default_max_channels (1024), else
+ * The path a configuration takes: tiled up to tiled_default_max_channels
+ * (1024), else
  * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
- * in apps/channelizer_bench.md). BEAMFORM_PFB_PATH = cluster | tiled |
- * two_pass | fused | fir_smem_fft | fir_library_fft forces one where it
- * applies (for measuring the paths against each other).
+ * in apps/channelizer_bench.md). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
+ * fir_smem_fft | fir_library_fft forces one where it applies (for measuring
+ * the paths against each other).
  */
-inline path path_for(const pfb_channelizer_config& c, bool clusters = false)
+inline path path_for(const pfb_channelizer_config& c)
 {
-    const bool cluster_applies = clusters && path_applies(path::cluster, c);
     if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
-        if (std::string(forced) == path_name(path::cluster) && cluster_applies)
-            return path::cluster;
         for (path p : { path::tiled,
                         path::two_pass,
                         path::fused,
@@ -153,8 +102,6 @@ inline path path_for(const pfb_channelizer_config& c, bool clusters = false)
             if (path_name(p) == std::string(forced) && path_applies(p, c))
                 return p;
     }
-    if (cluster_applies && cluster_shapes[cluster_shape_index(c.n_channels)].default_choice)
-        return path::cluster;
     if (path_applies(path::tiled, c) && c.n_channels <= size_t(tiled_default_max_channels))
         return path::tiled;
     if (path_applies(path::two_pass, c))
@@ -286,11 +233,10 @@ inline std::vector<size_t> tiled_shape_indices(size_t n)
 
 /*!
  * Calls launch(std::integral_constant<size_t, I>{}) with I = \p index, an
- * index in a shape table (tiled_shapes, cluster_shapes: every entry is
- * compiled; see with_fused_shape).
+ * index in tiled_shapes (every entry is compiled; see with_fused_shape).
  */
 template <typename Launch, size_t... I>
-void with_shape_index(size_t index, Launch& launch, std::index_sequence<I...>)
+void with_tiled_shape_index(size_t index, Launch& launch, std::index_sequence<I...>)
 {
     ((index == I ? launch(std::integral_constant<size_t, I>{}) : void()), ...);
 }
@@ -315,69 +261,6 @@ inline tiled_launch plan_tiled(const pfb_channelizer_config& c,
     const long long resident = (long long)std::max(1, sm_count) * std::max(1, blocks_per_sm);
     l.blocks = std::max<long long>(1, std::min(groups * l.tiles_per_group, resident));
     l.shared_bytes = tiled_shared_bytes(c.n_channels, shape);
-    return l;
-}
-
-struct cluster_launch {
-    long long clusters;      //!< grid: clusters x C blocks
-    long long segment_steps; //!< steps per work item (a multiple of 16)
-    size_t shared_bytes;     //!< per block
-};
-
-constexpr size_t cluster_bytes(const cluster_shape& s, int buffers)
-{
-    return (size_t(1) << s.log2_n) * 8 +
-           size_t(buffers) * size_t(16 / s.cluster * s.receivers) *
-               ((size_t(1) << s.log2_n) + 1) * 8;
-}
-
-//! Row buffers of a cluster block: four where they fit in shared memory
-//! (kernels/gpu/pfb_cluster.cuh says why), else three.
-constexpr int cluster_buffers(const cluster_shape& s)
-{
-    return cluster_bytes(s, 4) <= 227 * 1024 ? 4 : 3;
-}
-
-//! Dynamic shared memory of a cluster block: N twiddles + the buffers of
-//! (16 / C) RB rows of N + 1.
-inline size_t cluster_shared_bytes(const cluster_shape& s)
-{
-    return cluster_bytes(s, cluster_buffers(s));
-}
-
-/*!
- * Segments of a cluster launch: the work items (receiver group, segment) run
- * in waves of \p resident_clusters; each segment starts by loading the 15
- * steps before it (about a quarter of a tile's time: loads, no FIR or FFT).
- * The segment length (whole tiles) minimizes waves x (tiles per segment +
- * 1/4).
- */
-inline cluster_launch plan_cluster(const pfb_channelizer_config& c,
-                                   const cluster_shape& shape,
-                                   size_t n_out,
-                                   long long resident_clusters)
-{
-    constexpr long long tile = 16;
-    const long long groups =
-        ((long long)c.n_receivers + shape.receivers - 1) / shape.receivers;
-    const long long tiles = std::max<long long>(1, ((long long)n_out + tile - 1) / tile);
-    const long long resident = std::max<long long>(1, resident_clusters);
-    long long best_tiles = tiles;
-    double best_cost = -1;
-    for (long long per = 1; per <= tiles; per++) {
-        const long long segments = (tiles + per - 1) / per;
-        const long long waves = (groups * segments + resident - 1) / resident;
-        const double cost = double(waves) * (double(per) + 0.25);
-        if (best_cost < 0 || cost < best_cost) {
-            best_cost = cost;
-            best_tiles = per;
-        }
-    }
-    cluster_launch l;
-    l.segment_steps = best_tiles * tile;
-    const long long work = groups * ((tiles + best_tiles - 1) / best_tiles);
-    l.clusters = std::min(work, resident);
-    l.shared_bytes = cluster_shared_bytes(shape);
     return l;
 }
 
