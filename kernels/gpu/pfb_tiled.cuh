@@ -62,8 +62,9 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
 /*!
  * The FIR of one tile: y_p(t0 + s) for every branch p, the RB receivers from
  * r_first and the \p steps (<= S) steps from t0, each written to
- * rows[(s RB + rr) ld + slot(pos)] with pos its FFT input position. Every
- * thread calls it; no barrier inside.
+ * rows[(s RB + rr) ld + slot(pos)] with pos its FFT input position. Threads
+ * \p thread = 0 .. \p threads - 1 (a multiple of RB) of the block call it;
+ * no barrier inside.
  *
  * HALVES (P = 2 only): a thread's two pairs are branches p and p + N/2 of one
  * receiver instead of pairs blockDim apart. With O = 2 (M = N/2) branch
@@ -88,20 +89,22 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
                                               int r_first,
                                               long long t0,
                                               int steps,
-                                              Slot slot)
+                                              Slot slot,
+                                              int thread,
+                                              int threads)
 {
     const int n = g.n_channels;
     const int m = g.step;
     // y_p(t0 + s) = sum_k h[p + kN] x[m_(t0+s) - p - kN]; sample offset
     // j = s - k O (in units of M) from the newest sample of step t0. A
     // thread takes P pairs (p, receiver) at once, so that the loads of all P
-    // are in flight together: blockDim apart, or N RB / 2 apart (HALVES);
-    // both keep the receiver (blockDim and N RB / 2 are multiples of RB).
+    // are in flight together: `threads` apart, or N RB / 2 apart (HALVES);
+    // both keep the receiver (threads and N RB / 2 are multiples of RB).
     static_assert(!HALVES || P == 2, "HALVES: two pairs per thread");
     const int pair_span = HALVES ? n * RB / 2 : n * RB;        // first pairs walk this
-    const int pair_gap = HALVES ? pair_span : int(blockDim.x); // a thread's P pairs
-    const int first_step = HALVES ? int(blockDim.x) : P * int(blockDim.x);
-    for (int first = threadIdx.x; first < pair_span; first += first_step) {
+    const int pair_gap = HALVES ? pair_span : threads; // a thread's P pairs
+    const int first_step = HALVES ? threads : P * threads;
+    for (int first = thread; first < pair_span; first += first_step) {
         const int rr = first % RB;
         const int r = r_first + rr;
         int p[P];
@@ -197,11 +200,11 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
 /*!
  * Spectra out: [t][channel][receiver], RB receivers of a channel together;
  * row s RB + rr holds the natural-order spectrum of step t0 + s, receiver
- * r_first + rr. Every thread calls it; no barrier inside. blockDim must be a
- * multiple of RB.
+ * r_first + rr. Threads \p thread = 0 .. \p threads - 1 (a multiple of RB)
+ * of the block call it; no barrier inside.
  *
  * Why the shape: element q = s N + k of receiver rr is output
- * (t0 N + q) R + r_first + rr, so with blockDim a multiple of RB a thread
+ * (t0 N + q) R + r_first + rr, so with `threads` a multiple of RB a thread
  * keeps its receiver and its output pointer moves by a constant stride; the
  * per-element divisions and 64-bit products of a flat index were 26-30 % of
  * the tiled kernels' instructions (apps/channelizer_bench.md, version 7).
@@ -213,19 +216,21 @@ __device__ __forceinline__ void pfb_tiled_store(const float2* rows,
                                                 const pfb_geometry& g,
                                                 int r_first,
                                                 long long t0,
-                                                int steps)
+                                                int steps,
+                                                int thread,
+                                                int threads)
 {
     const int n = g.n_channels;
     const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds bin k + N/2
-    const int rr = int(threadIdx.x) % RB;
+    const int rr = thread % RB;
     if (r_first + rr >= g.n_receivers)
         return;
-    const int q_step = int(blockDim.x) / RB;
+    const int q_step = threads / RB;
     const long long receivers = g.n_receivers;
     const long long out_step = q_step * receivers;
     const int q_end = steps << g.log2_n;
     const float2* row = rows + rr * ld;
-    int q = int(threadIdx.x) / RB;
+    int q = thread / RB;
     float2* o = out + (t0 * n + q) * receivers + r_first + rr;
     for (; q < q_end; q += q_step, o += out_step)
         *o = row[(q >> g.log2_n) * RB * ld + ((q + shift) & (n - 1))];
@@ -265,10 +270,12 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
         pfb_tiled_fir<Tin, TMAX, O, S, RB, P>(
             in, taps, rows, ld, g, r_first, t0, steps, [&](int pos) {
                 return pfb_fft::inplace_dit_slot(pos, g.log2_n);
-            });
+            },
+            int(threadIdx.x),
+            int(blockDim.x));
         __syncthreads();
         pfb_inplace_block_fft(rows, twiddle, g.log2_n, steps * RB, ld);
-        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps);
+        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps, int(threadIdx.x), int(blockDim.x));
         __syncthreads(); // the next tile's FIR rewrites the rows
     }
 }

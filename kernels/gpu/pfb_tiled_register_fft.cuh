@@ -38,21 +38,22 @@ __device__ __forceinline__ void pfb_row_sync()
 
 /*!
  * In-place FFT of \p n_rows rows (ld apart, natural order in and out) of
- * length N = 2^LOG2_N, B threads per row. Every thread of the block calls
- * it the same number of times (warp-synchronous inside, no block barrier).
+ * length N = 2^LOG2_N, B threads per row. Threads \p thread = 0 ..
+ * \p threads - 1 (whole warps, a multiple of 32) of the block call it, each
+ * the same number of times (warp-synchronous inside, no block barrier).
  */
 template <int LOG2_N>
-__device__ __forceinline__ void
-pfb_register_fft_rows(float2* rows, const float2* twiddle, int n_rows, int ld)
+__device__ __forceinline__ void pfb_register_fft_rows(
+    float2* rows, const float2* twiddle, int n_rows, int ld, int thread, int threads)
 {
     constexpr int n = 1 << LOG2_N;
     constexpr int a = pfb_fft::register_fft_a(LOG2_N);
     constexpr int b = pfb_fft::register_fft_b(LOG2_N);
     static_assert(a * b == n && a % b == 0 && 32 % b == 0, "N = A B, A >= B, B divides 32");
-    const int rows_per_pass = int(blockDim.x) / b;
-    const int j = int(threadIdx.x) % b;
+    const int rows_per_pass = threads / b;
+    const int j = thread % b;
     for (int first = 0; first < n_rows; first += rows_per_pass) {
-        const int row = first + int(threadIdx.x) / b;
+        const int row = first + thread / b;
         const bool active = row < n_rows;
         float2* x = rows + (active ? row : 0) * ld;
         float2 v[a];
@@ -142,11 +143,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs in natural order (the register FFT reads strided).
         pfb_tiled_fir<Tin, TMAX, O, S, RB, P, HALVES>(
-            in, taps, rows, ld, g, r_first, t0, steps, [](int pos) { return pos; });
+            in, taps, rows, ld, g, r_first, t0, steps, [](int pos) { return pos; },
+            int(threadIdx.x), THREADS);
         __syncthreads(); // and the twiddles, on the first tile
-        pfb_register_fft_rows<LOG2_N>(rows, twiddle, steps * RB, ld);
+        pfb_register_fft_rows<LOG2_N>(rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
         __syncthreads();
-        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps);
+        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps, int(threadIdx.x), THREADS);
         __syncthreads(); // the next tile's FIR rewrites the rows
     }
 }

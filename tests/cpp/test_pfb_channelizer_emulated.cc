@@ -16,12 +16,11 @@
 #include <emulation/gpu_emulation.h>
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
-#include <gpu/pfb_tiled.cuh>
-#include <gpu/pfb_tiled_register_fft.cuh>
 #include <gpu/pfb_two_pass.cuh>
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
+#include "engines/pfb_channelizer/pfb_tiled_kernels.cuh"
 #include "pfb_test_input.h"
 #include "test_util.h"
 #include <cstdlib>
@@ -112,40 +111,16 @@ private:
         const auto st = stream_of(in);
         const auto g = geometry(n_out);
         auto with_shape = [&](auto index) {
-            constexpr pfb_plan::tiled_shape shape =
-                pfb_plan::tiled_shapes[decltype(index)::value];
-            constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
-            constexpr int T = pfb_plan::fused_max_taps;
+            constexpr size_t i = decltype(index)::value;
+            const auto kernel = pfb_tiled_kernel_of<Tin, i>(d_config.oversample);
             // blocks_per_sm 1 and a small SM count: blocks take several tiles.
-            const auto l = pfb_plan::plan_tiled(d_config, shape, n_out, d_sm_count, 1);
+            const auto l =
+                pfb_plan::plan_tiled(d_config, pfb_plan::tiled_shapes[i], n_out, d_sm_count, 1);
             launch(dim3(unsigned(l.blocks)),
-                   dim3(unsigned(shape.threads)),
+                   dim3(unsigned(pfb_plan::tiled_shapes[i].threads)),
                    l.shared_bytes,
                    [&] {
-                       const bool o1 = d_config.oversample == 1;
-                       if constexpr (shape.register_log2_n > 0) {
-                           constexpr int L = shape.register_log2_n, B = shape.min_blocks,
-                                         NT = shape.threads;
-                           constexpr bool H = shape.branch_halves;
-                           if (o1)
-                               pfb_tiled_register_fft_kernel<Tin, T, 1, S, RB, P, L, B, NT, H>(
-                                   st, d_taps.data(), d_twiddle.data(), out, g,
-                                   l.tiles_per_group);
-                           else
-                               pfb_tiled_register_fft_kernel<Tin, T, 2, S, RB, P, L, B, NT, H>(
-                                   st, d_taps.data(), d_twiddle.data(), out, g,
-                                   l.tiles_per_group);
-                       } else {
-                           static_assert(!shape.branch_halves, "register-FFT entries only");
-                           if (o1)
-                               pfb_tiled_kernel<Tin, T, 1, S, RB, P>(
-                                   st, d_taps.data(), d_twiddle.data(), out, g,
-                                   l.tiles_per_group);
-                           else
-                               pfb_tiled_kernel<Tin, T, 2, S, RB, P>(
-                                   st, d_taps.data(), d_twiddle.data(), out, g,
-                                   l.tiles_per_group);
-                       }
+                       kernel(st, d_taps.data(), d_twiddle.data(), out, g, l.tiles_per_group);
                    });
         };
         pfb_plan::with_tiled_shape_index(

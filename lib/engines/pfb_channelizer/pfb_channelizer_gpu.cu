@@ -10,8 +10,7 @@
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
-#include <gpu/pfb_tiled.cuh>
-#include <gpu/pfb_tiled_register_fft.cuh>
+#include "pfb_tiled_kernels.cuh"
 #include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
@@ -205,26 +204,8 @@ private:
     void with_tiled_kernel(Launch&& launch) const
     {
         auto with_shape = [&](auto index) {
-            constexpr tiled_shape shape = tiled_shapes[decltype(index)::value];
-            constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
-            if constexpr (shape.register_log2_n > 0) {
-                constexpr int L = shape.register_log2_n, B = shape.min_blocks,
-                              NT = shape.threads;
-                constexpr bool H = shape.branch_halves;
-                if (d_config.oversample == 1)
-                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 1, S, RB, P, L, B, NT, H>,
-                           shape);
-                else
-                    launch(pfb_tiled_register_fft_kernel<Tin, fused_max_taps, 2, S, RB, P, L, B, NT, H>,
-                           shape);
-            } else {
-                static_assert(shape.threads == pfb_tiled_threads, "the in-place kernel's bound");
-                static_assert(!shape.branch_halves, "branch_halves: register-FFT entries only");
-                if (d_config.oversample == 1)
-                    launch(pfb_tiled_kernel<Tin, fused_max_taps, 1, S, RB, P>, shape);
-                else
-                    launch(pfb_tiled_kernel<Tin, fused_max_taps, 2, S, RB, P>, shape);
-            }
+            constexpr size_t i = decltype(index)::value;
+            launch(pfb_tiled_kernel_of<Tin, i>(d_config.oversample), tiled_shapes[i]);
         };
         with_tiled_shape_index(
             d_tiled_shape, with_shape, std::make_index_sequence<tiled_shape_count>{});
@@ -270,7 +251,7 @@ private:
                 g,
                 l.tiles_per_group);
         });
-        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel / pfb_tiled_register_fft_kernel");
+        BF_GPU_CHECK_LAUNCH("pfb_tiled_kernel_of: a tiled kernel");
     }
 
     template <typename Tin>
