@@ -97,119 +97,6 @@ __device__ __forceinline__ void pfb_register_fft_rows(
     }
 }
 
-//! An input sample as loaded (converted to fc32 only when used).
-template <typename Tin>
-struct pfb_raw_sample;
-template <>
-struct pfb_raw_sample<float> {
-    using type = float2;
-    __device__ __forceinline__ static type load(const float* p)
-    {
-        return *reinterpret_cast<const float2*>(p);
-    }
-    __device__ __forceinline__ static float2 value(type v) { return v; }
-};
-template <>
-struct pfb_raw_sample<int16_t> {
-    using type = int; // I and Q in one 32-bit word
-    __device__ __forceinline__ static type load(const int16_t* p)
-    {
-        return *reinterpret_cast<const int*>(p);
-    }
-    __device__ __forceinline__ static float2 value(type v)
-    {
-        return make_float2(float(short(v & 0xffff)), float(short(v >> 16)));
-    }
-};
-template <>
-struct pfb_raw_sample<int8_t> {
-    using type = short;
-    __device__ __forceinline__ static type load(const int8_t* p)
-    {
-        return *reinterpret_cast<const short*>(p);
-    }
-    __device__ __forceinline__ static float2 value(type v)
-    {
-        return make_float2(float(int8_t(v & 0xff)), float(int8_t(v >> 8)));
-    }
-};
-
-/*!
- * The producers' FIR of one whole tile (S steps, RB receivers, every sample
- * in this call's input): pfb_tiled_fir with each thread's ROUNDS pairs
- * software-pipelined, the samples of round i + 1 loaded before round i's
- * multiply-adds, so that a producer warp's loads are in flight while it
- * computes (with a quarter of the SM's warps filtering, their latency is not
- * hidden by other warps). Pair thread + i producers, i < ROUNDS.
- */
-template <typename Tin, int TMAX, int O, int S, int RB, int N, int PRODUCERS>
-__device__ __forceinline__ void pfb_pipelined_fir(const pfb_stream<Tin>& in,
-                                                  const float* __restrict__ taps,
-                                                  float2* rows,
-                                                  int ld,
-                                                  const pfb_geometry& g,
-                                                  int r_first,
-                                                  long long t0,
-                                                  int thread)
-{
-    using raw = pfb_raw_sample<Tin>;
-    constexpr int rounds = N * RB / PRODUCERS;
-    constexpr int branch_gap = PRODUCERS / RB; // branches between a thread's rounds
-    constexpr int first_j = -(TMAX - 1) * O;   // sample offsets j = first_j ... S - 1
-    constexpr int window = S - first_j;
-    static_assert(rounds * PRODUCERS == N * RB, "whole rounds");
-    const int rr = thread % RB;
-    const int p0 = thread / RB;
-    const pfb_receiver_column<Tin> x(in, r_first + rr);
-    const long long m = g.step;
-    // Round i, offset j: sample (t0 + 1) M - 1 - p0 - i branch_gap + j M.
-    const Tin* const newest0 = x.input + ((t0 + 1) * m - 1 - p0) * x.row;
-    const long long round_stride = -(long long)branch_gap * x.row;
-    const long long j_stride = m * x.row;
-    typename raw::type next[window];
-#pragma unroll
-    for (int j = 0; j < window; j++)
-        next[j] = raw::load(newest0 + (first_j + j) * j_stride);
-    // Not unrolled: unrolled, the compiler hoists later rounds' loads too and spills.
-#pragma unroll 1
-    for (int i = 0; i < rounds; i++) {
-        typename raw::type now[window];
-#pragma unroll
-        for (int j = 0; j < window; j++)
-            now[j] = next[j];
-        if (i + 1 < rounds) {
-            const Tin* const newest = newest0 + (i + 1) * round_stride;
-#pragma unroll
-            for (int j = 0; j < window; j++)
-                next[j] = raw::load(newest + (first_j + j) * j_stride);
-        }
-        const int p = p0 + i * branch_gap;
-        float tap[TMAX];
-#pragma unroll
-        for (int k = 0; k < TMAX; k++)
-            tap[k] = k < g.taps_per_branch ? taps[p + k * N] : 0.0f;
-        float2 acc[S];
-#pragma unroll
-        for (int s = 0; s < S; s++)
-            acc[s] = make_float2(0.f, 0.f);
-#pragma unroll
-        for (int j = 0; j < window; j++) {
-            const float2 v = raw::value(now[j]);
-#pragma unroll
-            for (int s = 0; s < S; s++) {
-                const int d = s - (first_j + j); // k O
-                if (d >= 0 && d % O == 0 && d / O < TMAX) {
-                    acc[s].x = fmaf(tap[d / O], v.x, acc[s].x);
-                    acc[s].y = fmaf(tap[d / O], v.y, acc[s].y);
-                }
-            }
-        }
-#pragma unroll
-        for (int s = 0; s < S; s++)
-            rows[(s * RB + rr) * ld + pfb_fft_position<O>(p, t0 + s, g)] = acc[s];
-    }
-}
-
 /*!
  * pfb_tiled_kernel with the register FFT; N must be 2^LOG2_N (the plan's
  * shape table says which N an entry serves). Grid, work split and dynamic
@@ -226,8 +113,7 @@ template <typename Tin,
           int LOG2_N,
           int MIN_BLOCKS,
           int THREADS,
-          bool HALVES = false,
-          bool PIPELINED = false>
+          bool HALVES = false>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     pfb_tiled_register_fft_kernel(pfb_stream<Tin> in,
                                   const float* __restrict__ taps, // prototype, N * T
@@ -256,18 +142,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         const long long t0 = (w / groups) * S;
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs in natural order (the register FFT reads strided).
-        bool done = false;
-        if constexpr (PIPELINED) {
-            done = steps == S && r_first + RB <= g.n_receivers &&
-                   (t0 + 1) * g.step - n - (long long)(TMAX - 1) * O * g.step >= 0;
-            if (done)
-                pfb_pipelined_fir<Tin, TMAX, O, S, RB, n, THREADS>(
-                    in, taps, rows, ld, g, r_first, t0, int(threadIdx.x));
-        }
-        if (!done)
-            pfb_tiled_fir<Tin, TMAX, O, S, RB, P, HALVES>(
-                in, taps, rows, ld, g, r_first, t0, steps, [](int pos) { return pos; },
-                int(threadIdx.x), THREADS);
+        pfb_tiled_fir<Tin, TMAX, O, S, RB, P, HALVES>(
+            in, taps, rows, ld, g, r_first, t0, steps, [](int pos) { return pos; },
+            int(threadIdx.x), THREADS);
         __syncthreads(); // and the twiddles, on the first tile
         pfb_register_fft_rows<LOG2_N>(rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
         __syncthreads();

@@ -317,10 +317,7 @@ void check_path(const emulated_case& k,
              << " RB=" << shape.receivers << " P=" << shape.pairs
              << " threads=" << shape.threads
              << (shape.branch_halves ? " halves" : "")
-             << (shape.register_log2_n ? " register FFT" : " in-place FFT");
-        if (shape.producer_warps > 0)
-            what << ", " << shape.producer_warps << " FIR warps";
-        what << ")";
+             << (shape.register_log2_n ? " register FFT" : " in-place FFT") << ")";
     }
     if (path == pfb_plan::path::two_pass)
         what << " runs_of_first_chunk="
@@ -526,20 +523,7 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     EXPECT_EQ(tiled_shape_index(256, 2), 15u); // S = 8, RB = 8, branch halves
     // Entry 0 (in place, S = 4) and the five register-FFT tiles of N = 1024;
     // every tile fits in shared memory with the twiddles.
-    EXPECT_EQ(pfb_plan::tiled_shape_indices(1024),
-              (std::vector<size_t>{ 0, 10, 11, 12, 13, 14 }));
-    // Warp-specialised entries need part-block barriers (not on HIP); the
-    // defaults there are entries without them.
-    for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++)
-        if (tiled_shapes[i].producer_warps > 0) {
-            const size_t n = size_t(1) << tiled_shapes[i].register_log2_n;
-            EXPECT_TRUE(pfb_plan::tiled_shape_can_run(n, tiled_shapes[i])) << "entry " << i;
-            EXPECT_FALSE(pfb_plan::tiled_shape_can_run(n, tiled_shapes[i], false)) << "entry " << i;
-        }
-    for (size_t n : { size_t(256), size_t(1024) })
-        for (unsigned o : { 1u, 2u })
-            EXPECT_EQ(tiled_shapes[tiled_shape_index(n, o, false)].producer_warps, 0)
-                << "N=" << n << " O=" << o;
+    EXPECT_EQ(pfb_plan::tiled_shape_indices(1024), (std::vector<size_t>{ 0, 10, 11, 12, 13, 14 }));
     for (size_t i : pfb_plan::tiled_shape_indices(1024))
         EXPECT_LE(pfb_plan::tiled_shared_bytes(1024, tiled_shapes[i]),
                   pfb_plan::tiled_shared_limit);

@@ -294,21 +294,18 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
         gpu, { 1024, 16, 1, sample_format::sc16, 3, true, { 20, 13 } }, seed++);
 }
 
-/*!
- * Each entry of tiled_shapes that \p chosen accepts, forced through the bench
- * knob (the engine reads it when it is made), on the N it can run: every
- * format and O, receivers not a multiple of RB, calls ending in partial tiles.
- */
-template <typename Chosen>
-void compare_tiled_shapes(const gr::beamform::device_spec& gpu, Chosen chosen)
+TEST(PfbChannelizerGpu, EveryTiledShape)
 {
+    REQUIRE_GPU(gpu);
+    // Each entry of tiled_shapes forced through the bench knob (the engine
+    // reads it when it is made) on the N it can run: the register-FFT tiles
+    // (N = 128, 256, 512, 1024) and the in-place ones, every format, receivers
+    // not a multiple of RB, calls ending in partial tiles.
     namespace plan = gr::beamform::pfb_plan;
     const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
     const std::string saved = knob ? knob : "";
     unsigned seed = 250;
     for (size_t i = 0; i < plan::tiled_shape_count; i++) {
-        if (!chosen(plan::tiled_shapes[i]))
-            continue;
         setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
         for (size_t n : { 128, 256, 512, 1024 }) {
             if (!plan::tiled_shape_can_run(n, plan::tiled_shapes[i]))
@@ -324,21 +321,6 @@ void compare_tiled_shapes(const gr::beamform::device_spec& gpu, Chosen chosen)
         setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
     else
         unsetenv("BEAMFORM_PFB_TILED_SHAPE");
-}
-
-TEST(PfbChannelizerGpu, EveryTiledShape)
-{
-    REQUIRE_GPU(gpu);
-    // The register-FFT tiles (N = 128, 256, 512, 1024) and the in-place ones.
-    compare_tiled_shapes(gpu, [](const auto&) { return true; });
-}
-
-TEST(PfbChannelizerGpu, WarpSpecialisedTiles)
-{
-    REQUIRE_GPU(gpu);
-    // Only the warp-specialised entries (also in EveryTiledShape): a short
-    // case for compute-sanitizer's racecheck on their buffer hand-off.
-    compare_tiled_shapes(gpu, [](const auto& shape) { return shape.producer_warps > 0; });
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

@@ -29,13 +29,6 @@ using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
 
-//! bar.sync with a thread count (the warp-specialised tiled kernel): CUDA only.
-#ifdef BF_BACKEND_HIP
-constexpr bool backend_has_part_block_barriers = false;
-#else
-constexpr bool backend_has_part_block_barriers = true;
-#endif
-
 // The plan (host only) and the kernel's launch bound name the same block size.
 static_assert(two_pass_threads == pfb_two_pass_threads, "pass 1's block size");
 
@@ -221,8 +214,7 @@ private:
     //! Shared memory and occupancy of the tiled kernel for this input format.
     void prepare_tiled()
     {
-        d_tiled_shape = tiled_shape_index(
-            d_config.n_channels, d_config.oversample, backend_has_part_block_barriers);
+        d_tiled_shape = tiled_shape_index(d_config.n_channels, d_config.oversample);
         const auto prepare = [&](auto kernel, const tiled_shape& shape) {
             const int bytes = int(tiled_shared_bytes(d_config.n_channels, shape));
             BF_GPU_CHECK(gpuFuncSetAttribute(

@@ -117,9 +117,7 @@ inline path path_for(const pfb_channelizer_config& c)
  * register_log2_n = 0 runs pfb_tiled_kernel (shared-memory in-place FFT) and
  * serves N >= min_channels; one with register_log2_n > 0 runs
  * pfb_tiled_register_fft_kernel (kernels/gpu/pfb_tiled_register_fft.cuh) and
- * serves only N = 2^register_log2_n; one with producer_warps > 0 as well runs
- * pfb_tiled_warp_specialised_kernel (kernels/gpu/pfb_tiled_warp_specialised.cuh,
- * two row buffers; CUDA only).
+ * serves only N = 2^register_log2_n.
  */
 struct tiled_shape {
     size_t min_channels;
@@ -134,11 +132,6 @@ struct tiled_shape {
     //! O = 2 the same samples one step apart: L1 hits; pfb_tiled_fir).
     bool branch_halves = false;
     int oversample = 0; //!< a default for this O only (0: any O)
-    //! > 0: that many warps filter while the others transform and store
-    //! (register FFT only; two buffers of S RB rows; CUDA only).
-    int producer_warps = 0;
-    //! The FIR's rounds software-pipelined (pfb_pipelined_fir) where a tile is whole.
-    bool pipelined_fir = false;
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -183,41 +176,25 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // the N = 256 default at O = 2 (8-13 % faster than entry 9 there,
     // apps/channelizer_bench.md version 7).
     { 0, 8, 8, 2, 8, 1, true, 512, true, 2 },
-    // Warp-specialised (apps/channelizer_bench.md, version 9): FIR warps fill
-    // one of two buffers of S RB rows while the other warps transform and
-    // store the other; N = 256 in 2 x 48 rows. 16: S = 6 x RB = 8, 8 FIR + 8
-    // FFT warps; 17: S = 12 x RB = 4; 18: entry 16 with 16 FIR warps (768
-    // threads, 80 registers); 19: entry 16 with 4 FFT warps (384 threads, 168
-    // registers).
-    { 0, 6, 8, 1, 8, 1, false, 512, false, 0, 8 },
-    { 0, 12, 4, 1, 8, 1, false, 512, false, 0, 8 },
-    { 0, 6, 8, 1, 8, 1, false, 768, false, 0, 16 },
-    { 0, 6, 8, 1, 8, 1, false, 384, false, 0, 8 },
-    // 20: entry 9 with its FIR software-pipelined (no warp specialisation).
-    { 0, 12, 8, 1, 8, 1, false, 512, false, 0, 0, true },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
-//! Dynamic shared memory of a tiled block: N twiddles + S RB rows of N + 1
-//! (two buffers of them when warp-specialised).
+//! Dynamic shared memory of a tiled block: N twiddles + S RB rows of N + 1.
 inline size_t tiled_shared_bytes(size_t n, const tiled_shape& s)
 {
-    const size_t buffers = s.producer_warps > 0 ? 2 : 1;
-    return (n + buffers * size_t(s.steps * s.receivers) * size_t(pfb_fft::row_stride(int(n)))) *
-           2 * sizeof(float);
+    return (n + size_t(s.steps * s.receivers) * size_t(pfb_fft::row_stride(int(n)))) * 2 *
+           sizeof(float);
 }
 
 constexpr size_t tiled_shared_limit = 227 * 1024; //!< per block (sm_90 opt-in)
 
 //! Whether entry \p s can run N = \p n channels (the tiled path applies):
-//! any N for the shared-memory FFT, its own N for the register FFT, the rows
-//! fit in shared memory, and a warp-specialised entry only where the backend
-//! has part-block barriers (\p warp_specialised: CUDA and the emulation).
-inline bool tiled_shape_can_run(size_t n, const tiled_shape& s, bool warp_specialised = true)
+//! any N for the shared-memory FFT, its own N for the register FFT, and the
+//! rows fit in shared memory.
+inline bool tiled_shape_can_run(size_t n, const tiled_shape& s)
 {
     const bool fft = s.register_log2_n == 0 || n == (size_t(1) << s.register_log2_n);
-    return fft && (warp_specialised || s.producer_warps == 0) &&
-           tiled_shared_bytes(n, s) <= tiled_shared_limit;
+    return fft && tiled_shared_bytes(n, s) <= tiled_shared_limit;
 }
 
 /*!
@@ -227,12 +204,11 @@ inline bool tiled_shape_can_run(size_t n, const tiled_shape& s, bool warp_specia
  * BEAMFORM_PFB_TILED_SHAPE = i forces entry i where it applies (a bench knob;
  * elsewhere the default).
  */
-inline size_t tiled_shape_index(size_t n, unsigned o, bool warp_specialised = true)
+inline size_t tiled_shape_index(size_t n, unsigned o)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_TILED_SHAPE")) {
         const long i = std::atol(forced);
-        if (i >= 0 && size_t(i) < tiled_shape_count &&
-            tiled_shape_can_run(n, tiled_shapes[i], warp_specialised))
+        if (i >= 0 && size_t(i) < tiled_shape_count && tiled_shape_can_run(n, tiled_shapes[i]))
             return size_t(i);
     }
     for (int exact = 1; exact >= 0; exact--)
@@ -240,8 +216,7 @@ inline size_t tiled_shape_index(size_t n, unsigned o, bool warp_specialised = tr
             if (tiled_shapes[i].default_choice &&
                 (tiled_shapes[i].oversample == 0 || tiled_shapes[i].oversample == int(o)) &&
                 (tiled_shapes[i].register_log2_n > 0) == (exact == 1) &&
-                n >= tiled_shapes[i].min_channels &&
-                tiled_shape_can_run(n, tiled_shapes[i], warp_specialised))
+                n >= tiled_shapes[i].min_channels && tiled_shape_can_run(n, tiled_shapes[i]))
                 return i;
     throw std::logic_error("pfb_channelizer: no tiled launch shape");
 }

@@ -14,7 +14,6 @@
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_tiled.cuh>
 #include <gpu/pfb_tiled_register_fft.cuh>
-#include <gpu/pfb_tiled_warp_specialised.cuh>
 #include <cstddef>
 
 namespace gr {
@@ -36,18 +35,10 @@ pfb_tiled_kernel_ptr<Tin> pfb_tiled_kernel_of()
     constexpr pfb_plan::tiled_shape shape = pfb_plan::tiled_shapes[I];
     constexpr int T = pfb_plan::fused_max_taps;
     constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
-    constexpr int L = shape.register_log2_n, NT = shape.threads, W = shape.producer_warps;
+    constexpr int L = shape.register_log2_n, NT = shape.threads;
     constexpr bool H = shape.branch_halves;
-    if constexpr (W > 0) {
-        static_assert(L > 0, "warp-specialised entries: register FFT only");
-#ifdef BF_BACKEND_HIP
-        return nullptr; // no part-block barrier: tiled_shape_can_run(..., false) skips it
-#else
-        return pfb_tiled_warp_specialised_kernel<Tin, T, O, S, RB, P, L, NT, W, H>;
-#endif
-    } else if constexpr (L > 0) {
-        return pfb_tiled_register_fft_kernel<Tin, T, O, S, RB, P, L, shape.min_blocks, NT, H,
-                                             shape.pipelined_fir>;
+    if constexpr (L > 0) {
+        return pfb_tiled_register_fft_kernel<Tin, T, O, S, RB, P, L, shape.min_blocks, NT, H>;
     } else {
         static_assert(NT == pfb_tiled_threads, "the in-place kernel's launch bound");
         static_assert(!H, "branch_halves: register-FFT entries only");
