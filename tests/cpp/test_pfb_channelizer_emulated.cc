@@ -519,6 +519,16 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     EXPECT_EQ(tiled_shapes[tiled_shape_index(64, 1)].register_log2_n, 0);
     EXPECT_EQ(tiled_shape_index(1024, 1), 10u); // S = 6, RB = 4, branch halves
     EXPECT_EQ(tiled_shape_index(1024, 2), 10u);
+    // sc16 at O = 2 takes entry 11 (S = 3, RB = 8): the entry that names both
+    // the O and the format wins over entry 10, which names neither.
+    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (unsigned o : { 1u, 2u })
+            EXPECT_EQ(tiled_shape_index(1024, o, sample_size(f)),
+                      f == sample_format::sc16 && o == 2 ? 11u : 10u)
+                << "O=" << o << " sample bytes " << sample_size(f);
+    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (unsigned o : { 1u, 2u })
+            EXPECT_EQ(tiled_shape_index(256, o, sample_size(f)), o == 1 ? 9u : 15u);
     EXPECT_EQ(tiled_shape_index(256, 1), 9u); // S = 12, RB = 8
     EXPECT_EQ(tiled_shape_index(256, 2), 15u); // S = 8, RB = 8, branch halves
     // Entry 0 (in place, S = 4) and the five register-FFT tiles of N = 1024;

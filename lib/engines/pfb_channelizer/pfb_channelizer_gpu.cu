@@ -214,7 +214,8 @@ private:
     //! Shared memory and occupancy of the tiled kernel for this input format.
     void prepare_tiled()
     {
-        d_tiled_shape = tiled_shape_index(d_config.n_channels, d_config.oversample);
+        d_tiled_shape = tiled_shape_index(
+            d_config.n_channels, d_config.oversample, sample_size(d_config.input));
         const auto prepare = [&](auto kernel, const tiled_shape& shape) {
             const int bytes = int(tiled_shared_bytes(d_config.n_channels, shape));
             BF_GPU_CHECK(gpuFuncSetAttribute(

@@ -132,6 +132,8 @@ struct tiled_shape {
     //! O = 2 the same samples one step apart: L1 hits; pfb_tiled_fir).
     bool branch_halves = false;
     int oversample = 0; //!< a default for this O only (0: any O)
+    //! a default for inputs of this many bytes per complex sample only (0: any)
+    int sample_bytes = 0;
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -162,13 +164,16 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // N = 1024 = 32 x 32 (apps/channelizer_bench.md, version 6): one warp per
     // row, one block per SM; a row is 8 KB, so a tile holds at most 27 rows
     // (24 here: 200 KiB). 384 threads (168 registers: no spill; 24 rows are
-    // two whole FFT passes of 12 warps). 10 (the N = 1024 default): S = 6,
+    // two whole FFT passes of 12 warps). 10 (the N = 1024 default, but for sc16
+    // at O = 2): S = 6,
     // RB = 4, branches p and p + N/2 per thread; 11: whole sc16 sectors
-    // (RB = 8, S = 3); 12: fewest re-reads (S = 12, RB = 2; spills at O = 2);
+    // (RB = 8, S = 3; the default for sc16 at O = 2: 17 % faster than 10 there,
+    // 2 % slower at O = 1, apps/channelizer_bench.md version 10); 12: fewest
+    // re-reads (S = 12, RB = 2; spills at O = 2);
     // 13: entry 10 without branch_halves (what the pairing gains at O = 2);
     // 14: entry 10 with 512 threads (16 warps, 128 registers: spills).
     { 0, 6, 4, 2, 10, 1, true, 384, true },
-    { 0, 3, 8, 2, 10, 1, false, 384, true },
+    { 0, 3, 8, 2, 10, 1, true, 384, true, 2, 4 },
     { 0, 12, 2, 2, 10, 1, false, 384, true },
     { 0, 6, 4, 2, 10, 1, false, 384, false },
     { 0, 6, 4, 2, 10, 1, false, 512, true },
@@ -198,26 +203,39 @@ inline bool tiled_shape_can_run(size_t n, const tiled_shape& s)
 }
 
 /*!
- * Index in tiled_shapes of N = \p n channels and oversample \p o: the first
- * default entry for this O made for exactly this N (register FFT), else the
- * first default entry for this O with N >= min_channels.
- * BEAMFORM_PFB_TILED_SHAPE = i forces entry i where it applies (a bench knob;
- * elsewhere the default).
+ * Index in tiled_shapes of N = \p n channels, oversample \p o and input
+ * samples of \p sample_bytes bytes (0: not known; entries for one format are
+ * then skipped): among the default entries that serve the case, made for
+ * exactly this N (register FFT) if there is one, else by N >= min_channels,
+ * the most specific (an O and a format named, then either), the first of
+ * equals. BEAMFORM_PFB_TILED_SHAPE = i forces entry i where it applies (a
+ * bench knob; elsewhere the default).
  */
-inline size_t tiled_shape_index(size_t n, unsigned o)
+inline size_t tiled_shape_index(size_t n, unsigned o, size_t sample_bytes = 0)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_TILED_SHAPE")) {
         const long i = std::atol(forced);
         if (i >= 0 && size_t(i) < tiled_shape_count && tiled_shape_can_run(n, tiled_shapes[i]))
             return size_t(i);
     }
-    for (int exact = 1; exact >= 0; exact--)
-        for (size_t i = 0; i < tiled_shape_count; i++)
-            if (tiled_shapes[i].default_choice &&
-                (tiled_shapes[i].oversample == 0 || tiled_shapes[i].oversample == int(o)) &&
-                (tiled_shapes[i].register_log2_n > 0) == (exact == 1) &&
-                n >= tiled_shapes[i].min_channels && tiled_shape_can_run(n, tiled_shapes[i]))
-                return i;
+    for (int exact = 1; exact >= 0; exact--) {
+        size_t best = tiled_shape_count;
+        int best_named = -1;
+        for (size_t i = 0; i < tiled_shape_count; i++) {
+            const tiled_shape& s = tiled_shapes[i];
+            const bool serves = s.default_choice && (s.register_log2_n > 0) == (exact == 1) &&
+                                n >= s.min_channels && tiled_shape_can_run(n, s) &&
+                                (s.oversample == 0 || s.oversample == int(o)) &&
+                                (s.sample_bytes == 0 || size_t(s.sample_bytes) == sample_bytes);
+            const int named = (s.oversample != 0) + (s.sample_bytes != 0);
+            if (serves && named > best_named) {
+                best = i;
+                best_named = named;
+            }
+        }
+        if (best < tiled_shape_count)
+            return best;
+    }
     throw std::logic_error("pfb_channelizer: no tiled launch shape");
 }
 
