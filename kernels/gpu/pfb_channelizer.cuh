@@ -40,10 +40,29 @@
 #include <common/gpu_portable.h>
 #include <gpu/pfb_fft.cuh>
 #include <cstdint>
+#include <type_traits>
 
 namespace gr {
 namespace beamform {
 namespace BF_GPU_NS {
+
+//! A sample as loaded, before its conversion to fc32 (sc16: one 32-bit word).
+template <typename Tin>
+struct pfb_raw_sample {
+    using type = typename std::conditional<
+        std::is_same<Tin, float>::value,
+        float2,
+        typename std::conditional<std::is_same<Tin, int16_t>::value, short2, char2>::type>::type;
+
+    __device__ __forceinline__ static type load(const Tin* p)
+    {
+        return *reinterpret_cast<const type*>(p);
+    }
+    __device__ __forceinline__ static float2 value(type v)
+    {
+        return make_float2(float(v.x), float(v.y));
+    }
+};
 
 //! What the kernels need to read one input sample (history, then input).
 template <typename Tin>
@@ -70,19 +89,9 @@ struct pfb_stream {
         return load_sample(base + 2 * index);
     }
 
-    __device__ __forceinline__ static float2 load_sample(const float* p)
+    __device__ __forceinline__ static float2 load_sample(const Tin* p)
     {
-        return *reinterpret_cast<const float2*>(p);
-    }
-    __device__ __forceinline__ static float2 load_sample(const int16_t* p)
-    {
-        const short2 v = *reinterpret_cast<const short2*>(p);
-        return make_float2(float(v.x), float(v.y));
-    }
-    __device__ __forceinline__ static float2 load_sample(const int8_t* p)
-    {
-        const char2 v = *reinterpret_cast<const char2*>(p);
-        return make_float2(float(v.x), float(v.y));
+        return pfb_raw_sample<Tin>::value(pfb_raw_sample<Tin>::load(p));
     }
 };
 

@@ -19,10 +19,12 @@
  * pos into columns[pos][t][r]: the FFT input of (step t, receiver r) is the
  * column t R + r, read with stride S R (S steps in the chunk).
  *
- * Pass 2, pfb_columns_fft_kernel: one block per C consecutive columns loads
- * them (C consecutive elements of each row), runs the shared-memory Stockham
- * FFT of pfb_channelizer.cuh on them and writes out[t][k][r], again C
- * consecutive elements per output channel.
+ * Pass 2 for N = 128 ... 1024: pfb_columns_register_fft_kernel
+ * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
+ * tiles of columns. For other N, pfb_columns_fft_kernel: one block per C
+ * consecutive columns loads them (C consecutive elements of each row), runs
+ * the shared-memory Stockham FFT of pfb_channelizer.cuh on them and writes
+ * out[t][k][r], again C consecutive elements per output channel.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
@@ -33,11 +35,6 @@ namespace gr {
 namespace beamform {
 namespace BF_GPU_NS {
 
-/*!
- * Pass 1 over the chunk of \p n_steps steps that starts at local step
- * \p t_first. Grid: x covers N R threads, y = runs of \p steps_per_run steps.
- * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX.
- */
 //! One receiver's samples: pfb_stream::load with the receiver's offset and
 //! the row stride folded into two pointers (fewer live 64-bit registers).
 template <typename Tin>
@@ -63,13 +60,28 @@ struct pfb_receiver_column {
             return pfb_stream<Tin>::load_sample(history_end + s * row);
         return make_float2(0.0f, 0.0f);
     }
+
+    //! load(s) before its conversion to fc32.
+    __device__ __forceinline__ typename pfb_raw_sample<Tin>::type load_raw(long long s) const
+    {
+        if (s >= 0)
+            return pfb_raw_sample<Tin>::load(input + s * row);
+        if (s >= -history_len)
+            return pfb_raw_sample<Tin>::load(history_end + s * row);
+        return {};
+    }
 };
 
 //! Pass 1's block size, and two blocks per SM (at most 128 registers).
 constexpr int pfb_two_pass_threads = 256;
 
+/*!
+ * Pass 1 over the chunk of \p n_steps steps that starts at local step
+ * \p t_first. Grid: x covers N R threads, y = runs of \p steps_per_run steps.
+ * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX.
+ */
 template <typename Tin, int TMAX, int O>
-__global__ void __launch_bounds__(pfb_two_pass_threads, O == 1 ? 3 : 2) pfb_fir_columns_kernel(pfb_stream<Tin> in,
+__global__ void __launch_bounds__(pfb_two_pass_threads, 2) pfb_fir_columns_kernel(pfb_stream<Tin> in,
                                        const float* __restrict__ taps, // N * T
                                        float2* __restrict__ columns,
                                        pfb_geometry g,
@@ -99,43 +111,83 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, O == 1 ? 3 : 2) pfb_fir_
         tap[k] = k < g.taps_per_branch ? taps[p + k * n] : 0.0f;
 
     // Ring: at ring step u (mod W) z_j sits in slot (u - j) mod W; slot 0 is
-    // filled by the first step. The new samples of B consecutive steps are
-    // loaded together (B loads in flight per thread, not one).
-    constexpr int B = W < 8 ? W : 8;
+    // filled by the first step. The new samples come in batches of B steps,
+    // loaded raw (unconverted) one batch ahead of the batch being filtered,
+    // so that 2 B loads per thread are in flight while it multiplies. B = 8,
+    // but at most 64 / O bytes (fc32 at O = 2: 4, the 32-sample ring leaves
+    // no registers for more). Measured (H200, apps/channelizer_bench.md
+    // version 11): sc16 with 16 loads at O = 1 was 8 % slower than with 8,
+    // and with 4 at O = 2 19 % slower than with 8.
+    using raw_t = typename pfb_raw_sample<Tin>::type;
+    constexpr int B_bytes = int(64 / (sizeof(raw_t) * O));
+    constexpr int B_most = B_bytes < 8 ? B_bytes : 8;
+    constexpr int B = W < B_most ? W : B_most;
     float2 window[W];
     const long long newest_first = (t_first + u_begin + 1) * m - 1 - p;
+    // The W - 1 older samples, loaded raw in groups of B and converted after
+    // the group's last load, so that sc16 and sc8 do not wait for each load
+    // in turn at a run's start (H200: 1024x16 sc16 at O = 2 3 % faster, the
+    // other rows level; apps/channelizer_bench.md version 11).
 #pragma unroll
-    for (int j = 1; j < W; j++)
-        window[W - j] = x.load(newest_first - (long long)j * m);
+    for (int j0 = 1; j0 < W; j0 += B) {
+        raw_t older[B];
+#pragma unroll
+        for (int i = 0; i < B; i++)
+            if (j0 + i < W)
+                older[i] = x.load_raw(newest_first - (long long)(j0 + i) * m);
+#pragma unroll
+        for (int i = 0; i < B; i++)
+            if (j0 + i < W)
+                window[W - j0 - i] = pfb_raw_sample<Tin>::value(older[i]);
+    }
+
+    // Fresh sample of run step v (0, 1, ...): newest_first + v M. Every one
+    // is in this call's input when the first is (the usual case): plain
+    // loads from a pointer that moves by M rows.
+    const bool in_input = newest_first >= 0;
+    const long long fresh_stride = (long long)m * x.row;
+    const long long run_steps = u_end - u_begin;
+    const auto fetch = [&](raw_t* batch, long long v0) {
+        const Tin* q = x.input + (in_input ? newest_first + v0 * m : 0) * x.row;
+#pragma unroll
+        for (int i = 0; i < B; i++, q += fresh_stride) {
+            const long long v = v0 + i;
+            batch[i] = v >= run_steps ? raw_t{}
+                       : in_input     ? pfb_raw_sample<Tin>::load(q)
+                                      : x.load_raw(newest_first + v * m);
+        }
+    };
 
     const long long column_stride = n_steps * g.n_receivers;
-    for (long long u0 = u_begin; u0 < u_end; u0 += W) {
+    float2* column = columns + u_begin * g.n_receivers + r;
+    raw_t current[B];
+    fetch(current, 0);
+    for (long long v0 = 0; v0 < run_steps; v0 += W) {
 #pragma unroll
         for (int b0 = 0; b0 < W; b0 += B) {
-            float2 fresh[B];
-#pragma unroll
-            for (int i = 0; i < B; i++)
-                fresh[i] = u0 + b0 + i < u_end
-                               ? x.load(newest_first + (u0 + b0 + i - u_begin) * m)
-                               : make_float2(0.f, 0.f);
+            raw_t next[B];
+            fetch(next, v0 + b0 + B);
 #pragma unroll
             for (int i = 0; i < B; i++) {
-                const int s = b0 + i; // ring slot of step u
-                const long long u = u0 + s;
-                if (u < u_end) {
-                    // Slots above s still hold the previous group's samples.
-                    window[s] = fresh[i];
+                const int slot = b0 + i; // ring slot of run step v
+                const long long v = v0 + slot;
+                if (v < run_steps) {
+                    // Slots above `slot` still hold the previous group's samples.
+                    window[slot] = pfb_raw_sample<Tin>::value(current[i]);
                     float2 acc = make_float2(0.f, 0.f);
 #pragma unroll
                     for (int k = 0; k < TMAX; k++) {
-                        const float2 z = window[(s - k * O + 2 * W) % W];
+                        const float2 z = window[(slot - k * O + 2 * W) % W];
                         acc.x = fmaf(tap[k], z.x, acc.x);
                         acc.y = fmaf(tap[k], z.y, acc.y);
                     }
-                    const int pos = pfb_fft_position<O>(p, t_first + u, g);
-                    columns[pos * column_stride + u * g.n_receivers + r] = acc;
+                    const int pos = pfb_fft_position<O>(p, t_first + u_begin + v, g);
+                    column[pos * column_stride + v * g.n_receivers] = acc;
                 }
             }
+#pragma unroll
+            for (int i = 0; i < B; i++)
+                current[i] = next[i];
         }
     }
 }

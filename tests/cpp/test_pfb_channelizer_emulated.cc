@@ -21,6 +21,7 @@
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "engines/pfb_channelizer/pfb_channelizer_plan.h"
 #include "engines/pfb_channelizer/pfb_tiled_kernels.cuh"
+#include "engines/pfb_channelizer/pfb_two_pass_kernels.cuh"
 #include "pfb_test_input.h"
 #include "test_util.h"
 #include <cstdlib>
@@ -171,6 +172,22 @@ private:
                                l.steps_per_run);
                        });
             });
+            if (l.register_fft) {
+                // Fewer blocks than tiles, as on the GPU: blocks loop.
+                const auto pass2 = pfb_columns_register_fft_kernel_of(g.log2_n);
+                launch(dim3(unsigned(std::min<long long>(l.fft_blocks, d_sm_count))),
+                       dim3(pfb_plan::two_pass_fft_threads),
+                       l.fft_shared_bytes,
+                       [&] {
+                           pass2(columns.data(),
+                                 d_twiddle.data(),
+                                 out,
+                                 g,
+                                 (long long)t0,
+                                 (long long)steps);
+                       });
+                continue;
+            }
             launch(dim3(unsigned(l.fft_blocks)),
                    dim3(pfb_plan::two_pass_threads),
                    l.fft_shared_bytes,
@@ -415,6 +432,18 @@ TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
                two_pass);
     check_path({ 4096, 2, 2, sample_format::sc16, 1, true, { 2, 3 }, 2, 1 << 30 }, seed++,
                two_pass);
+    // The register-FFT pass 2 (N = 128 .. 1024): receivers that fill no group
+    // of 8 (13, 3), chunks that end in partial tiles, fewer blocks than tiles.
+    check_path({ 256, 16, 1, sample_format::sc16, 13, false, { 20, 1, 30 }, 3, 7 }, seed++,
+               two_pass);
+    check_path({ 128, 16, 2, sample_format::fc32, 3, true, { 9, 40 }, 2, 5 }, seed++,
+               two_pass);
+    check_path({ 512, 9, 2, sample_format::sc8, 9, false, { 7, 12 }, 3, 1 << 30 }, seed++,
+               two_pass);
+    check_path({ 1024, 16, 1, sample_format::sc16, 11, true, { 5, 18 }, 3, 4 }, seed++,
+               two_pass);
+    check_path({ 1024, 16, 2, sample_format::fc32, 3, false, { 40 }, 2, 1 << 30 }, seed++,
+               two_pass);
 }
 
 TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
@@ -537,18 +566,18 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     for (size_t i : pfb_plan::tiled_shape_indices(1024))
         EXPECT_LE(pfb_plan::tiled_shared_bytes(1024, tiled_shapes[i]),
                   pfb_plan::tiled_shared_limit);
-    // The tiled path is the default up to N = 1024 (T <= 16), two_pass above.
+    // The tiled path is the default up to N = 512 (T <= 16), two_pass above.
     const char* forced_path = std::getenv("BEAMFORM_PFB_PATH");
     const std::string saved_path = forced_path ? forced_path : "";
     unsetenv("BEAMFORM_PFB_PATH");
-    for (size_t n : { size_t(256), size_t(1024), size_t(2048) }) {
+    for (size_t n : { size_t(256), size_t(512), size_t(1024), size_t(2048) }) {
         pfb_channelizer_config c;
         c.n_channels = n;
         c.taps_per_branch = 16;
         for (unsigned o : { 1u, 2u }) {
             c.oversample = o;
             EXPECT_EQ(pfb_plan::path_for(c),
-                      n <= 1024 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
+                      n <= 512 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
                 << "N=" << n << " O=" << o;
         }
     }

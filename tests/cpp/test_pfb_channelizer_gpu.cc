@@ -289,9 +289,13 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
             for (unsigned o : { 1u, 2u })
                 compare_gpu_with_cpu(
                     gpu, { 256, 16, o, f, r, r == 7, { 50, 29 } }, seed++);
-    // Receivers that do not fill the last block of 1024-channel launches.
-    compare_gpu_with_cpu(
-        gpu, { 1024, 16, 1, sample_format::sc16, 3, true, { 20, 13 } }, seed++);
+    // N = 1024 (the two-pass path's default): every format and O, receivers
+    // that fill no group of 8 in its pass 2 nor the last block of pass 1.
+    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (size_t r : { 3, 33 })
+            for (unsigned o : { 1u, 2u })
+                compare_gpu_with_cpu(
+                    gpu, { 1024, 16, o, f, r, r == 3, { 20, 13 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, EveryTiledShape)

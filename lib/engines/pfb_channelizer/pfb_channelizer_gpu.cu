@@ -11,6 +11,7 @@
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_channelizer.cuh>
 #include "pfb_tiled_kernels.cuh"
+#include "pfb_two_pass_kernels.cuh"
 #include <gpu/pfb_two_pass.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
@@ -31,6 +32,7 @@ constexpr size_t workspace_budget = size_t(64) << 20;
 
 // The plan (host only) and the kernel's launch bound name the same block size.
 static_assert(two_pass_threads == pfb_two_pass_threads, "pass 1's block size");
+static_assert(two_pass_fft_threads == pfb_columns_register_fft_threads, "pass 2's block size");
 
 //! Column workspace of one two-pass chunk (BEAMFORM_PFB_CHUNK_MB overrides it,
 //! for apps/channelizer_bench). Chunks that stay in L2 (8, 24 MB) measured
@@ -99,9 +101,17 @@ public:
             prepare_tiled();
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
-            BF_GPU_CHECK(gpuFuncSetAttribute(pfb_columns_fft_kernel,
-                                             gpuFuncAttributeMaxDynamicSharedMemorySize,
-                                             int(l.fft_shared_bytes)));
+            const auto prepare = [&](auto pass2) {
+                BF_GPU_CHECK(gpuFuncSetAttribute(pass2,
+                                                 gpuFuncAttributeMaxDynamicSharedMemorySize,
+                                                 int(l.fft_shared_bytes)));
+                BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &d_fft_blocks_per_sm, pass2, two_pass_fft_threads, l.fft_shared_bytes));
+            };
+            if (l.register_fft)
+                prepare(pfb_columns_register_fft_kernel_of(log2_exact(c.n_channels)));
+            else
+                prepare(pfb_columns_fft_kernel);
         }
         if (d_path == path::fir_smem_fft) {
             BF_GPU_CHECK(gpuFuncSetAttribute(pfb_fft_kernel,
@@ -284,6 +294,22 @@ private:
                             l.steps_per_run);
             });
             BF_GPU_CHECK_LAUNCH("pfb_fir_columns_kernel");
+            if (l.register_fft) {
+                const long long resident =
+                    (long long)d_sm_count * std::max(1, d_fft_blocks_per_sm);
+                const auto pass2 = pfb_columns_register_fft_kernel_of(g.log2_n);
+                pass2<<<unsigned(std::min(l.fft_blocks, resident)),
+                    two_pass_fft_threads,
+                    l.fft_shared_bytes,
+                    s>>>(d_workspace.as<float2>(),
+                         d_twiddle.as<float2>(),
+                         out,
+                         g,
+                         (long long)t0,
+                         (long long)steps);
+                BF_GPU_CHECK_LAUNCH("pfb_columns_register_fft_kernel");
+                continue;
+            }
             pfb_columns_fft_kernel<<<unsigned(l.fft_blocks),
                                      two_pass_threads,
                                      l.fft_shared_bytes,
@@ -385,6 +411,7 @@ private:
     path d_path;
     int d_sm_count = 1;
     int d_max_log2_cols = two_pass_max_log2_cols();
+    int d_fft_blocks_per_sm = 1; //!< occupancy of the register-FFT pass 2
     size_t d_tiled_shape = 0;      //!< index in tiled_shapes
     int d_tiled_blocks_per_sm = 1; //!< occupancy of the tiled kernel
     size_t d_steps_done = 0;

@@ -31,10 +31,12 @@ constexpr int fused_max_channels = 1024; //!< register windows of one block
 constexpr int fft_kernel_max_channels = 4096;
 constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
 //! Up to this the tiled path is the default, above it the two-pass path. At
-//! N = 1024 the in-place tiles (entry 0: S = 4) measured no faster than
-//! two_pass; the register-FFT tiles of N = 1024 (entries 10-13, 24 rows of
-//! 8 KB, apps/channelizer_bench.md version 6) are predicted to be.
-constexpr int tiled_default_max_channels = 1024;
+//! N = 1024 the tiled kernel reads each sample 3.5 times from L2 (its tiles
+//! hold 24 rows of 8 KB) and two_pass with its register-FFT pass 2 measured
+//! faster in every row (H200: 1.06-1.15 x at sc16, 1.4-1.75 x at fc32,
+//! apps/channelizer_bench.md version 11); N = 512 was not measured and stays
+//! tiled.
+constexpr int tiled_default_max_channels = 512;
 
 inline bool is_power_of_two(size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
@@ -85,7 +87,7 @@ inline const char* path_name(path p)
 
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
- * (1024), else
+ * (512), else
  * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
  * in apps/channelizer_bench.md). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
  * fir_smem_fft | fir_library_fft forces one where it applies (for measuring
@@ -164,10 +166,11 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // N = 1024 = 32 x 32 (apps/channelizer_bench.md, version 6): one warp per
     // row, one block per SM; a row is 8 KB, so a tile holds at most 27 rows
     // (24 here: 200 KiB). 384 threads (168 registers: no spill; 24 rows are
-    // two whole FFT passes of 12 warps). 10 (the N = 1024 default, but for sc16
-    // at O = 2): S = 6,
+    // two whole FFT passes of 12 warps). The tiled path at N = 1024 runs only
+    // when forced (BEAMFORM_PFB_PATH=tiled): two_pass is the default there.
+    // 10 (the tiled choice, but for sc16 at O = 2): S = 6,
     // RB = 4, branches p and p + N/2 per thread; 11: whole sc16 sectors
-    // (RB = 8, S = 3; the default for sc16 at O = 2: 17 % faster than 10 there,
+    // (RB = 8, S = 3; the choice for sc16 at O = 2: 17 % faster than 10 there,
     // 2 % slower at O = 1, apps/channelizer_bench.md version 10); 12: fewest
     // re-reads (S = 12, RB = 2; spills at O = 2);
     // 13: entry 10 without branch_halves (what the pairing gains at O = 2);
@@ -423,14 +426,33 @@ struct two_pass_launch {
     long long fir_blocks;    //!< grid.x of pass 1 (threads: two_pass_threads)
     long long runs;          //!< grid.y of pass 1
     long long steps_per_run; //!< steps of one pass-1 thread
-    int cols_per_block;      //!< C of pass 2, a power of two
+    bool register_fft;       //!< pass 2 is pfb_columns_register_fft_kernel
+    int cols_per_block;      //!< C of pfb_columns_fft_kernel, a power of two
     int log2_cols;
-    long long fft_blocks;    //!< grid of pass 2
-    size_t fft_shared_bytes; //!< twiddles + 2 C rows + C output offsets
+    long long fft_blocks;    //!< grid of pass 2 (register FFT: its tiles)
+    size_t fft_shared_bytes; //!< twiddles + the rows (Stockham: + C output offsets)
 };
 
 constexpr int two_pass_threads = 256; //!< pfb_two_pass_threads of the kernels
 constexpr size_t two_pass_fft_shared_budget = 96 * 1024;
+//! Register-FFT pass 2 (kernels/gpu/pfb_columns_register_fft.cuh): its block
+//! size (pfb_columns_register_fft_threads) and receivers per tile (runs of
+//! 64 bytes from each column).
+constexpr int two_pass_fft_threads = 256;
+constexpr int two_pass_fft_receivers = 8;
+
+//! Whether pass 2 runs the FFT in registers: N = A B with A <= 32 points per
+//! thread (pfb_register_fft_rows), from 128 on (smaller N keep the Stockham pass).
+inline bool two_pass_register_fft(const pfb_channelizer_config& c)
+{
+    return is_power_of_two(c.n_channels) && c.n_channels >= 128 && c.n_channels <= 1024;
+}
+
+//! Rows of one register-FFT pass-2 tile (one pass of B-thread rows over the block).
+inline int two_pass_fft_rows(size_t n_channels)
+{
+    return two_pass_fft_threads / pfb_fft::register_fft_b(log2_exact(n_channels));
+}
 
 //! T_MAX of pass 1's register ring for T taps per branch: 8 or 16.
 inline int two_pass_max_taps(size_t taps_per_branch) { return taps_per_branch <= 8 ? 8 : 16; }
@@ -465,6 +487,18 @@ inline two_pass_launch plan_two_pass(const pfb_channelizer_config& c,
     l.runs = ((long long)steps + l.steps_per_run - 1) / l.steps_per_run;
 
     const size_t row_bytes = size_t(pfb_fft::row_stride(int(c.n_channels))) * 2 * sizeof(float);
+    l.register_fft = two_pass_register_fft(c);
+    if (l.register_fft) {
+        const int rows = two_pass_fft_rows(c.n_channels);
+        const long long steps_per_tile = rows / two_pass_fft_receivers;
+        const long long groups =
+            (long long)(c.n_receivers + two_pass_fft_receivers - 1) / two_pass_fft_receivers;
+        l.cols_per_block = 0;
+        l.log2_cols = 0;
+        l.fft_blocks = groups * (((long long)steps + steps_per_tile - 1) / steps_per_tile);
+        l.fft_shared_bytes = size_t(rows) * row_bytes + c.n_channels * 2 * sizeof(float);
+        return l;
+    }
     const auto shared = [&](int cols) {
         return 2 * size_t(cols) * row_bytes + c.n_channels * 2 * sizeof(float) +
                size_t(cols) * sizeof(long long);

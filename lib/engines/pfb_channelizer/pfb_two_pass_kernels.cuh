@@ -1,0 +1,45 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Which pass-2 kernel the two-pass path runs for N: one choice for the GPU
+ * engine (pfb_channelizer_gpu.cu) and the host emulation test
+ * (tests/cpp/test_pfb_channelizer_emulated.cc).
+ */
+#ifndef INCLUDED_BEAMFORM_ENGINES_PFB_TWO_PASS_KERNELS_CUH
+#define INCLUDED_BEAMFORM_ENGINES_PFB_TWO_PASS_KERNELS_CUH
+
+#include "pfb_channelizer_plan.h"
+#include <gpu/pfb_columns_register_fft.cuh>
+
+namespace gr {
+namespace beamform {
+namespace BF_GPU_NS {
+
+using pfb_columns_fft_kernel_ptr =
+    void (*)(const float2*, const float2*, float2*, pfb_geometry, long long, long long);
+
+//! The register-FFT pass 2 for N = 2^log2_n (pfb_plan::two_pass_register_fft
+//! says which N have one).
+inline pfb_columns_fft_kernel_ptr pfb_columns_register_fft_kernel_of(int log2_n)
+{
+    constexpr int RB = pfb_plan::two_pass_fft_receivers;
+    switch (log2_n) {
+    case 7:
+        return pfb_columns_register_fft_kernel<7, RB>;
+    case 8:
+        return pfb_columns_register_fft_kernel<8, RB>;
+    case 9:
+        return pfb_columns_register_fft_kernel<9, RB>;
+    case 10:
+        return pfb_columns_register_fft_kernel<10, RB>;
+    }
+    return nullptr;
+}
+
+} // namespace BF_GPU_NS
+} // namespace beamform
+} // namespace gr
+
+#endif
