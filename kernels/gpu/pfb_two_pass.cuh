@@ -52,16 +52,8 @@ struct pfb_receiver_column {
     {
     }
 
-    __device__ __forceinline__ float2 load(long long s) const
-    {
-        if (s >= 0)
-            return pfb_stream<Tin>::load_sample(input + s * row);
-        if (s >= -history_len)
-            return pfb_stream<Tin>::load_sample(history_end + s * row);
-        return make_float2(0.0f, 0.0f);
-    }
-
-    //! load(s) before its conversion to fc32.
+    //! Sample s (negative: history) as loaded, before its conversion to fc32;
+    //! zero before the history.
     __device__ __forceinline__ typename pfb_raw_sample<Tin>::type load_raw(long long s) const
     {
         if (s >= 0)
@@ -69,6 +61,11 @@ struct pfb_receiver_column {
         if (s >= -history_len)
             return pfb_raw_sample<Tin>::load(history_end + s * row);
         return {};
+    }
+
+    __device__ __forceinline__ float2 load(long long s) const
+    {
+        return pfb_raw_sample<Tin>::value(load_raw(s));
     }
 };
 

@@ -101,17 +101,18 @@ public:
             prepare_tiled();
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
-            const auto prepare = [&](auto pass2) {
+            if (l.register_fft) {
+                const auto pass2 = pfb_columns_register_fft_kernel_of(log2_exact(c.n_channels));
                 BF_GPU_CHECK(gpuFuncSetAttribute(pass2,
                                                  gpuFuncAttributeMaxDynamicSharedMemorySize,
                                                  int(l.fft_shared_bytes)));
                 BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
                     &d_fft_blocks_per_sm, pass2, two_pass_fft_threads, l.fft_shared_bytes));
-            };
-            if (l.register_fft)
-                prepare(pfb_columns_register_fft_kernel_of(log2_exact(c.n_channels)));
-            else
-                prepare(pfb_columns_fft_kernel);
+            } else {
+                BF_GPU_CHECK(gpuFuncSetAttribute(pfb_columns_fft_kernel,
+                                                 gpuFuncAttributeMaxDynamicSharedMemorySize,
+                                                 int(l.fft_shared_bytes)));
+            }
         }
         if (d_path == path::fir_smem_fft) {
             BF_GPU_CHECK(gpuFuncSetAttribute(pfb_fft_kernel,

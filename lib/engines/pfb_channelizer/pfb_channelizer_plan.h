@@ -33,7 +33,7 @@ constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memor
 //! Up to this the tiled path is the default, above it the two-pass path. At
 //! N = 1024 the tiled kernel reads each sample 3.5 times from L2 (its tiles
 //! hold 24 rows of 8 KB) and two_pass with its register-FFT pass 2 measured
-//! faster in every row (H200: 1.06-1.15 x at sc16, 1.4-1.75 x at fc32,
+//! faster in every row (H200: 1.14-1.25x at sc16, 1.40-1.74x at fc32,
 //! apps/channelizer_bench.md version 11); N = 512 was not measured and stays
 //! tiled.
 constexpr int tiled_default_max_channels = 512;
