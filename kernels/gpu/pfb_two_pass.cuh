@@ -17,7 +17,8 @@
  * z_j = x[m_t - p - j M], j < O T_MAX, in a register ring (one new sample per
  * step, as the fused kernel does) and writes y_p at its FFT input position
  * pos into columns[pos][t][r]: the FFT input of (step t, receiver r) is the
- * column t R + r, read with stride S R (S steps in the chunk).
+ * column t R + r, read with stride S R (S steps in the chunk). At sc16 and sc8
+ * neighbouring lanes may share their loads (lane pairs, pfb_raw_pair).
  *
  * Pass 2 for N = 128 ... 1024: pfb_columns_register_fft_kernel
  * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
@@ -30,6 +31,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
 
 #include <gpu/pfb_channelizer.cuh>
+#include <cstring>
 
 namespace gr {
 namespace beamform {
@@ -73,25 +75,105 @@ struct pfb_receiver_column {
 constexpr int pfb_two_pass_threads = 256;
 
 /*!
+ * Raw samples of two neighbouring receivers (r even, r + 1) at one step, as
+ * one load: 8 bytes at sc16, 4 at sc8. Pass 1's lane pairs load these so that
+ * a warp's request covers two rows of 32 receivers (fc32's 256 bytes at sc16)
+ * with half the load instructions. Little-endian: receiver r in the low half.
+ */
+template <typename Tin>
+struct pfb_raw_pair {
+    using raw_t = typename pfb_raw_sample<Tin>::type;
+    static_assert(sizeof(raw_t) <= 4, "a pair of fc32 samples is not one load");
+    using bits_t =
+        typename std::conditional<sizeof(raw_t) == 4, unsigned long long, unsigned>::type;
+    static constexpr int half_bits = 8 * int(sizeof(raw_t));
+
+    __device__ __forceinline__ static bits_t load(const Tin* p)
+    {
+        return *reinterpret_cast<const bits_t*>(p);
+    }
+    __device__ __forceinline__ static bits_t join(raw_t even, raw_t odd)
+    {
+        return bits_t(bits(even)) | (bits_t(bits(odd)) << half_bits);
+    }
+    __device__ __forceinline__ static unsigned low(bits_t v)
+    {
+        return unsigned(v & ((bits_t(1) << half_bits) - 1));
+    }
+    __device__ __forceinline__ static unsigned high(bits_t v)
+    {
+        return unsigned(v >> half_bits);
+    }
+    __device__ __forceinline__ static unsigned bits(raw_t v)
+    {
+        unsigned b = 0;
+        memcpy(&b, &v, sizeof v);
+        return b;
+    }
+    __device__ __forceinline__ static raw_t raw(unsigned b)
+    {
+        raw_t v;
+        memcpy(&v, &b, sizeof v);
+        return v;
+    }
+};
+
+//! The value that lane ^ 1 passes; both lanes of the pair call it.
+__device__ __forceinline__ unsigned pfb_pair_exchange(unsigned v)
+{
+#if defined(BF_GPU_EMULATION) || defined(BF_BACKEND_CUDA)
+    return __shfl_xor_sync(0xffffffffu, v, 1);
+#else
+    return __shfl_xor(v, 1);
+#endif
+}
+
+/*!
+ * Whether pass 1 with a ring of W = O T_MAX samples loads lane pairs
+ * (LANE_PAIRS): sc16 or sc8, an even receiver count (pairs never straddle a
+ * branch, and every warp is whole pairs), pair-aligned input and history, and
+ * W <= 16: at W = 32 the pairs kernel spills (sc16 32 bytes, sc8 60) and
+ * measured 2 % slower than single loads (H200, apps/channelizer_bench.md
+ * version 12), where at W = 16 it is 11 % faster.
+ */
+template <typename Tin, int W>
+inline bool pfb_lane_pairs(const pfb_stream<Tin>& in)
+{
+    constexpr size_t pair_bytes = 2 * sizeof(typename pfb_raw_sample<Tin>::type);
+    return pair_bytes <= 8 && W <= 16 && in.n_receivers % 2 == 0 &&
+           reinterpret_cast<uintptr_t>(in.input) % pair_bytes == 0 &&
+           reinterpret_cast<uintptr_t>(in.history) % pair_bytes == 0;
+}
+
+/*!
  * Pass 1 over the chunk of \p n_steps steps that starts at local step
  * \p t_first. Grid: x covers N R threads, y = runs of \p steps_per_run steps.
  * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX.
  */
-template <typename Tin, int TMAX, int O>
-__global__ void __launch_bounds__(pfb_two_pass_threads, 2) pfb_fir_columns_kernel(pfb_stream<Tin> in,
-                                       const float* __restrict__ taps, // N * T
-                                       float2* __restrict__ columns,
-                                       pfb_geometry g,
-                                       long long t_first,
-                                       long long n_steps,
-                                       long long steps_per_run)
+template <typename Tin, int TMAX, int O, bool LANE_PAIRS>
+__global__ void __launch_bounds__(pfb_two_pass_threads, 2)
+    pfb_fir_columns_kernel(pfb_stream<Tin> in,
+                           const float* __restrict__ taps, // N * T
+                           float2* __restrict__ columns,
+                           pfb_geometry g,
+                           long long t_first,
+                           long long n_steps,
+                           long long steps_per_run)
 {
     constexpr int W = O * TMAX; // ring length
     const int n = g.n_channels;
     const int m = g.step;
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= (long long)n * g.n_receivers)
-        return; // no barrier in this kernel
+    const long long n_threads = (long long)n * g.n_receivers;
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    // Lane pairs exchange samples, so every lane of a warp stays to the end:
+    // one past the last (branch, receiver) works on the last pair and stores
+    // nothing (n_threads is even there).
+    const bool stores = idx < n_threads;
+    if (!stores) {
+        if (!LANE_PAIRS)
+            return; // no barrier or lane exchange in this kernel
+        idx = n_threads - 2 + (idx & 1);
+    }
     const int r = int(idx % g.n_receivers);
     const int p = int(idx / g.n_receivers);
     const long long u_begin = (long long)blockIdx.y * steps_per_run; // chunk-local
@@ -145,13 +227,39 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2) pfb_fir_columns_kerne
     const long long fresh_stride = (long long)m * x.row;
     const long long run_steps = u_end - u_begin;
     const auto fetch = [&](raw_t* batch, long long v0) {
-        const Tin* q = x.input + (in_input ? newest_first + v0 * m : 0) * x.row;
+        if constexpr (LANE_PAIRS) {
+            // The even lane loads receivers (r, r + 1) at the batch's even
+            // steps, the odd lane at its odd steps, and each hands the other
+            // the sample that is its partner's.
+            static_assert(B % 2 == 0, "lane pairs load batches of whole pairs");
+            using pair = pfb_raw_pair<Tin>;
+            const int odd = r & 1;
+            const pfb_receiver_column<Tin> even(in, r - odd), next(in, r - odd + 1);
+            const Tin* q =
+                even.input + (in_input ? newest_first + (v0 + odd) * m : 0) * even.row;
 #pragma unroll
-        for (int i = 0; i < B; i++, q += fresh_stride) {
-            const long long v = v0 + i;
-            batch[i] = v >= run_steps ? raw_t{}
-                       : in_input     ? pfb_raw_sample<Tin>::load(q)
-                                      : x.load_raw(newest_first + v * m);
+            for (int i = 0; i < B / 2; i++, q += 2 * fresh_stride) {
+                const long long v = v0 + 2 * i + odd;
+                const long long s = newest_first + v * m;
+                const typename pair::bits_t both =
+                    v >= run_steps ? 0
+                    : in_input     ? pair::load(q)
+                                   : pair::join(even.load_raw(s), next.load_raw(s));
+                const unsigned mine = odd ? pair::high(both) : pair::low(both);
+                const unsigned given =
+                    pfb_pair_exchange(odd ? pair::low(both) : pair::high(both));
+                batch[2 * i] = pair::raw(odd ? given : mine);
+                batch[2 * i + 1] = pair::raw(odd ? mine : given);
+            }
+        } else {
+            const Tin* q = x.input + (in_input ? newest_first + v0 * m : 0) * x.row;
+#pragma unroll
+            for (int i = 0; i < B; i++, q += fresh_stride) {
+                const long long v = v0 + i;
+                batch[i] = v >= run_steps ? raw_t{}
+                           : in_input     ? pfb_raw_sample<Tin>::load(q)
+                                          : x.load_raw(newest_first + v * m);
+            }
         }
     };
 
@@ -168,7 +276,7 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2) pfb_fir_columns_kerne
             for (int i = 0; i < B; i++) {
                 const int slot = b0 + i; // ring slot of run step v
                 const long long v = v0 + slot;
-                if (v < run_steps) {
+                if (v < run_steps && stores) {
                     // Slots above `slot` still hold the previous group's samples.
                     window[slot] = pfb_raw_sample<Tin>::value(current[i]);
                     float2 acc = make_float2(0.f, 0.f);

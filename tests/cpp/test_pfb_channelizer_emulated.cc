@@ -156,13 +156,15 @@ private:
             const auto l = pfb_plan::plan_two_pass(d_config, steps, d_sm_count);
             std::vector<float2> columns(steps * n * r, make_float2(NAN, NAN));
             pfb_plan::with_two_pass_shape(d_config, [&](auto tmax, auto o) {
+                constexpr int ring = decltype(tmax)::value * decltype(o)::value;
+                d_lane_pair_calls += t0 == 0 && pfb_lane_pairs<Tin, ring>(st);
                 launch(dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
                        dim3(pfb_plan::two_pass_threads),
                        0,
                        [&] {
-                           pfb_fir_columns_kernel<Tin,
-                                                  decltype(tmax)::value,
-                                                  decltype(o)::value>(
+                           pfb_fir_columns_kernel_of<Tin,
+                                                     decltype(tmax)::value,
+                                                     decltype(o)::value>(st)(
                                st,
                                d_taps.data(),
                                columns.data(),
@@ -208,6 +210,8 @@ public:
     size_t d_chunk = 1 << 30;
     //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
     size_t d_tiled_shape = 0;
+    //! Two-pass calls whose pass 1 loaded lane pairs (pfb_lane_pairs).
+    size_t d_lane_pair_calls = 0;
 
 private:
     template <typename Tin>
@@ -283,10 +287,12 @@ struct emulated_case {
     size_t chunk = 1 << 30; // two-pass steps per chunk
 };
 
-void check_path(const emulated_case& k,
-                unsigned seed,
-                pfb_plan::path path,
-                size_t tiled_shape = 0)
+//! Checks one path against the CPU engine; returns the calls whose pass 1
+//! loaded lane pairs (two_pass only).
+size_t check_path(const emulated_case& k,
+                  unsigned seed,
+                  pfb_plan::path path,
+                  size_t tiled_shape = 0)
 {
     pfb_channelizer_config c;
     c.n_channels = k.n;
@@ -338,7 +344,8 @@ void check_path(const emulated_case& k,
     }
     if (path == pfb_plan::path::two_pass)
         what << " runs_of_first_chunk="
-             << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs;
+             << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs
+             << " lane_pair_calls=" << emu.d_lane_pair_calls;
     what
          << " calls=[";
     for (size_t i = 0; i < k.calls.size(); i++)
@@ -346,6 +353,7 @@ void check_path(const emulated_case& k,
     what << "]";
     std::cout << what.str() << " rel_err=" << err << "\n";
     EXPECT_LT(err, 1e-5) << what.str(); // NaN (an unwritten output) fails too
+    return emu.d_lane_pair_calls;
 }
 
 //! Every path of a shared-memory FFT that applies to the case (the direct-DFT
@@ -444,6 +452,39 @@ TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
                two_pass);
     check_path({ 1024, 16, 2, sample_format::fc32, 3, false, { 40 }, 2, 1 << 30 }, seed++,
                two_pass);
+}
+
+TEST(PfbChannelizerEmulated, TwoPassLanePairs)
+{
+    // sc16 and sc8 with an even receiver count and a ring of at most 16
+    // samples: pass 1's lane pairs load two receivers' samples at once and
+    // exchange them. Every call must take them (the inputs are pair-aligned),
+    // so the count is exact. Cases: history loads (short first calls), runs of
+    // steps, chunks, both O (T <= 8 at O = 2), and lanes past the last
+    // (branch, receiver) that only exchange (N R = 24, 80: no whole block, and
+    // a partial warp).
+    unsigned seed = 140;
+    const auto two_pass = pfb_plan::path::two_pass;
+    const std::vector<emulated_case> pairs = {
+        { 16, 16, 1, sample_format::sc16, 6, false, { 20, 1, 30 }, 64, 7 },
+        { 16, 8, 2, sample_format::sc8, 4, true, { 3, 90 }, 64, 1 << 30 },
+        { 4, 5, 1, sample_format::sc16, 6, false, { 2, 41 }, 8, 1 << 30 },
+        { 8, 7, 2, sample_format::sc16, 10, true, { 1, 50 }, 64, 9 },
+        { 256, 16, 1, sample_format::sc16, 14, false, { 20, 1, 30 }, 3, 7 },
+        { 1024, 8, 2, sample_format::sc16, 2, true, { 5, 18 }, 3, 4 },
+        { 1024, 7, 1, sample_format::sc8, 2, false, { 40 }, 2, 1 << 30 },
+    };
+    for (const auto& k : pairs)
+        EXPECT_EQ(check_path(k, seed++, two_pass), k.calls.size());
+    // Odd receiver counts, fc32 and the 32-sample ring (O = 2, T > 8) keep
+    // the single-sample loads.
+    const std::vector<emulated_case> singles = {
+        { 16, 16, 1, sample_format::sc16, 5, false, { 9, 30 }, 64, 7 },
+        { 16, 16, 1, sample_format::fc32, 6, false, { 9, 30 }, 64, 7 },
+        { 16, 16, 2, sample_format::sc16, 6, true, { 9, 30 }, 64, 7 },
+    };
+    for (const auto& k : singles)
+        EXPECT_EQ(check_path(k, seed++, two_pass), 0u);
 }
 
 TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)

@@ -280,7 +280,7 @@ TEST(PfbChannelizerGpu, FusedKernelMatchesCpuForEveryShape)
                 gpu, { n, 16, o, f32, 5, false, { 37, 3, 1, 40 } }, seed++);
 }
 
-TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
+TEST(PfbChannelizerGpu, EveryInputFormatAndReceiverCount)
 {
     REQUIRE_GPU(gpu);
     unsigned seed = 200;
@@ -290,9 +290,10 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndOddReceiverCounts)
                 compare_gpu_with_cpu(
                     gpu, { 256, 16, o, f, r, r == 7, { 50, 29 } }, seed++);
     // N = 1024 (the two-pass path's default): every format and O, receivers
-    // that fill no group of 8 in its pass 2 nor the last block of pass 1.
+    // that fill no group of 8 in its pass 2 nor the last block of pass 1, and
+    // the station's 96 (pass 1 loads lane pairs at sc8 and sc16).
     for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
-        for (size_t r : { 3, 33 })
+        for (size_t r : { 3, 33, 96 })
             for (unsigned o : { 1u, 2u })
                 compare_gpu_with_cpu(
                     gpu, { 1024, 16, o, f, r, r == 3, { 20, 13 } }, seed++);

@@ -6,13 +6,12 @@
  * pfb_channelizer on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h).
  * Kernels and their data flow: kernels/gpu/pfb_channelizer.cuh.
  */
-#include <gnuradio/beamform/runtime/gpu_memory.h>
-#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include "pfb_channelizer_plan.h"
-#include <gpu/pfb_channelizer.cuh>
 #include "pfb_tiled_kernels.cuh"
 #include "pfb_two_pass_kernels.cuh"
-#include <gpu/pfb_two_pass.cuh>
+#include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
+#include <gpu/pfb_channelizer.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
 #endif
@@ -282,17 +281,19 @@ private:
             const two_pass_launch l =
                 plan_two_pass(d_config, steps, d_sm_count, d_max_log2_cols);
             with_two_pass_shape(d_config, [&](auto tmax, auto o) {
-                pfb_fir_columns_kernel<Tin, decltype(tmax)::value, decltype(o)::value>
-                    <<<dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
-                       two_pass_threads,
-                       0,
-                       s>>>(st,
-                            d_taps.as<float>(),
-                            d_workspace.as<float2>(),
-                            g,
-                            (long long)t0,
-                            (long long)steps,
-                            l.steps_per_run);
+                const auto pass1 = pfb_fir_columns_kernel_of<Tin,
+                                                             decltype(tmax)::value,
+                                                             decltype(o)::value>(st);
+                pass1<<<dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
+                        two_pass_threads,
+                        0,
+                        s>>>(st,
+                             d_taps.as<float>(),
+                             d_workspace.as<float2>(),
+                             g,
+                             (long long)t0,
+                             (long long)steps,
+                             l.steps_per_run);
             });
             BF_GPU_CHECK_LAUNCH("pfb_fir_columns_kernel");
             if (l.register_fft) {

@@ -3,19 +3,40 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Which pass-2 kernel the two-pass path runs for N: one choice for the GPU
- * engine (pfb_channelizer_gpu.cu) and the host emulation test
- * (tests/cpp/test_pfb_channelizer_emulated.cc).
+ * Which kernels the two-pass path runs: pass 1 with or without lane pairs,
+ * pass 2 for N. One choice for the GPU engine (pfb_channelizer_gpu.cu) and the
+ * host emulation test (tests/cpp/test_pfb_channelizer_emulated.cc).
  */
 #ifndef INCLUDED_BEAMFORM_ENGINES_PFB_TWO_PASS_KERNELS_CUH
 #define INCLUDED_BEAMFORM_ENGINES_PFB_TWO_PASS_KERNELS_CUH
 
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_columns_register_fft.cuh>
+#include <gpu/pfb_two_pass.cuh>
 
 namespace gr {
 namespace beamform {
 namespace BF_GPU_NS {
+
+template <typename Tin>
+using pfb_fir_columns_kernel_ptr = void (*)(pfb_stream<Tin>,
+                                            const float*,
+                                            float2*,
+                                            pfb_geometry,
+                                            long long,
+                                            long long,
+                                            long long);
+
+//! Pass 1 for T_MAX and O, with lane pairs where pfb_lane_pairs says so.
+template <typename Tin, int TMAX, int O>
+pfb_fir_columns_kernel_ptr<Tin> pfb_fir_columns_kernel_of(const pfb_stream<Tin>& in)
+{
+    if constexpr (sizeof(typename pfb_raw_sample<Tin>::type) <= 4 && O * TMAX <= 16) {
+        if (pfb_lane_pairs<Tin, O * TMAX>(in))
+            return pfb_fir_columns_kernel<Tin, TMAX, O, true>;
+    }
+    return pfb_fir_columns_kernel<Tin, TMAX, O, false>;
+}
 
 using pfb_columns_fft_kernel_ptr =
     void (*)(const float2*, const float2*, float2*, pfb_geometry, long long, long long);
