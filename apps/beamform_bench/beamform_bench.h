@@ -77,8 +77,12 @@ size_t out_floats(const tensor_beamformer_config& c, size_t T);
 #ifdef __CUDACC__
 __global__ void convert_fc32_to_fp16(const float4* in, uint2* out, size_t n_pairs);
 #endif
-double
-relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B);
+//! ||ours - route|| / ||route|| over the outputs of T samples of \p c (the
+//! route's voltage X/Y pairs are grouped per polarization, ours per beam).
+double relative_error(const void* ours,
+                      const void* route,
+                      const tensor_beamformer_config& c,
+                      size_t T);
 void fill_random(void* dst, size_t n_floats, unsigned long long seed);
 std::vector<std::complex<float>> random_weights(size_t n, unsigned seed);
 std::unique_ptr<device_array> make_input(const bench_config& b);

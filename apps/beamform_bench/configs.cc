@@ -53,6 +53,20 @@ std::vector<bench_config> all_configs(bool quick)
           false,
           0,
           "report; vs 552-672 GFLOP/s GTX580" });
+    // The same survey shape with power out, the integrated Stokes data a
+    // station records (Stokes I, and IQUV), over 16 samples.
+    for (const auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
+        auto c = make_cfg(
+            quick ? 16 : 256, 128, 155, f16, pow_, polarization_layout::xy_pairs, 16);
+        c.stokes = stokes;
+        v.push_back({ stokes == stokes_mode::I ? "2/I" : "2/IQUV",
+                      "LOFAR survey (xy, power n_int 16)",
+                      c,
+                      768,
+                      false,
+                      0,
+                      "report" });
+    }
     for (size_t rx : { 64, 128, 512 })
         v.push_back({ "3/rx" + std::to_string(rx),
                       "fc32 in, voltage out",

@@ -44,6 +44,35 @@ __global__ void detect_power(const float2* v, float* out, int T, int C, int B, i
     }
 }
 
+/*!
+ * Detect X/Y pairs: voltage [T][C][2 pol][B] complex fp32 -> power
+ * [T/n_int][S][B][C], Stokes I (S = 1) or I, Q, U, V (S = 4) as the CPU
+ * engine defines them.
+ */
+__global__ void
+detect_power_xy(const float2* v, float* out, int T, int C, int B, int n_int, int n_stokes)
+{
+    const size_t n = size_t(T / n_int) * C * B;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x) {
+        const int b = int(i % B);
+        const int c = int((i / B) % C);
+        const int w = int(i / (size_t(B) * C));
+        float s[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        for (int t = w * n_int; t < (w + 1) * n_int; t++) {
+            const float2 x = v[((size_t(t) * C + c) * 2 + 0) * B + b];
+            const float2 y = v[((size_t(t) * C + c) * 2 + 1) * B + b];
+            const float xx = x.x * x.x + x.y * x.y, yy = y.x * y.x + y.y * y.y;
+            s[0] += xx + yy;
+            s[1] += xx - yy;
+            s[2] += 2.0f * (x.x * y.x + x.y * y.y);
+            s[3] += 2.0f * (x.y * y.x - x.x * y.y);
+        }
+        for (int k = 0; k < n_stokes; k++)
+            out[((size_t(w) * n_stokes + k) * B + b) * C + c] = s[k];
+    }
+}
+
 //! cuBLAS HGEMM 8192^3 (fp16 in and out, fp32 accumulate), TFLOP/s.
 double hgemm_ceiling(cublasHandle_t h, cudaStream_t s, size_t n)
 {
@@ -140,7 +169,7 @@ double time_cublas_route(const context& ctx,
     std::unique_ptr<device_array> d_volt;
     const bool power = c.output == beam_output::power;
     if (power)
-        d_volt = std::make_unique<device_array>(T * C * B * 8);
+        d_volt = std::make_unique<device_array>(T * C * npol * B * 8);
     void* volt = power ? d_volt->get() : route_out.get();
 
     const int M = int(2 * B), N = int(T), K = int(2 * per_pol);
@@ -183,7 +212,17 @@ double time_cublas_route(const context& ctx,
                                                 int(C * npol),
                                                 CUBLAS_COMPUTE_32F,
                                                 CUBLAS_GEMM_DEFAULT));
-        if (power) {
+        if (power && xy) {
+            detect_power_xy<<<4096, 256, 0, ctx.stream>>>(
+                static_cast<const float2*>(volt),
+                route_out.as<float>(),
+                int(T),
+                int(C),
+                int(B),
+                int(c.n_int),
+                int(c.n_stokes()));
+            BF_GPU_CHECK_LAUNCH("detect_power_xy");
+        } else if (power) {
             detect_power<<<4096, 256, 0, ctx.stream>>>(static_cast<const float2*>(volt),
                                                        route_out.as<float>(),
                                                        int(T),

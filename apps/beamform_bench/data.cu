@@ -52,17 +52,24 @@ error_sums(const float* a, const float* b, size_t n, int map, int C, int B, doub
     }
 }
 
-double
-relative_error(const void* ours, const void* ref, size_t n_floats, int map, int C, int B)
+double relative_error(const void* ours,
+                      const void* route,
+                      const tensor_beamformer_config& c,
+                      size_t T)
 {
+    const size_t n_floats = out_floats(c, T);
+    const int map = c.polarization == polarization_layout::xy_pairs &&
+                            c.output == beam_output::voltage
+                        ? 1
+                        : 0;
     device_array sums(2 * sizeof(double));
     BF_GPU_CHECK(cudaMemset(sums.get(), 0, sums.size()));
     error_sums<<<1024, 256>>>(static_cast<const float*>(ours),
-                              static_cast<const float*>(ref),
+                              static_cast<const float*>(route),
                               n_floats,
                               map,
-                              C,
-                              B,
+                              int(c.n_channels),
+                              int(c.n_beams),
                               sums.as<double>());
     BF_GPU_CHECK_LAUNCH("error_sums");
     double h[2];

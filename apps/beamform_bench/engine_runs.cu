@@ -170,7 +170,6 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
     ours.tops = ops / (ours.ms * 1e-3) / 1e12;
 
-    const bool xy = c.polarization == polarization_layout::xy_pairs;
     device_array route_out(out_floats(c, b.n_times) * 4);
     result route;
     route.id = b.id;
@@ -184,12 +183,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     route.ratio_hgemm = route.tops / ctx.hgemm_tflops;
     rows.push_back(route);
 
-    ours.err = relative_error(d_out.get(),
-                              route_out.get(),
-                              out_floats(c, b.n_times),
-                              xy ? 1 : 0,
-                              int(c.n_channels),
-                              int(c.n_beams));
+    ours.err = relative_error(d_out.get(), route_out.get(), c, b.n_times);
     ours.ratio_route = route.ms / ours.ms;
     ours.ratio_hgemm = ours.tops / ctx.hgemm_tflops;
     if (!(ours.err < 1e-3))
@@ -215,12 +209,7 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         r.tile = tile;
         r.ms = time_engine(ctx, *e, b, d_in->get(), d_out, ctx.runs);
         r.tops = ops / (r.ms * 1e-3) / 1e12;
-        r.err = relative_error(d_out.get(),
-                               route_out.get(),
-                               out_floats(c, b.n_times),
-                               xy ? 1 : 0,
-                               int(c.n_channels),
-                               int(c.n_beams));
+        r.err = relative_error(d_out.get(), route_out.get(), c, b.n_times);
         r.ratio_route = route.ms / r.ms;
         r.ratio_hgemm = r.tops / ctx.hgemm_tflops;
         if (!(r.err < 1e-3))

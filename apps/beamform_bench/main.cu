@@ -17,7 +17,8 @@
  *
  * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
  *   1  GEMM core: 1 ch x 8192 beams x 8192 samples x 8192 receivers, fp16 in
- *   2  LOFAR survey: 256 ch, 64 dual-pol stations (128 rx), 155 beams, 768 samples
+ *   2  LOFAR survey: 256 ch, 64 dual-pol stations (128 rx), 155 beams, 768 samples,
+ *      voltage out; 2/I and 2/IQUV the same with power out (n_int 16)
  *   3  256 ch x 1024 beams x 1024 samples, 64/128/512 rx, fc32 in, voltage out
  *   4  the same, power out (n_int 16)
  *   5  int1: 1 ch x 8192 beams x 8192 samples x 262144 receivers

@@ -28,7 +28,6 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
     std::map<std::string, double> ms;
     const auto& c = b.cfg;
     const bool int1 = c.precision == beam_precision::int1;
-    const bool xy = c.polarization == polarization_layout::xy_pairs;
     auto d_in = make_input(b);
     device_array d_out(out_floats(c, b.n_times) * 4);
     const auto w =
@@ -54,13 +53,9 @@ std::map<std::string, double> tune_config(const context& ctx, const bench_config
             BF_GPU_CHECK(cudaMemset(d_out.get(), 0xff, d_out.size()));
             const double t = time_engine(
                 ctx, *engine, b, d_in->get(), d_out, std::max(5, ctx.runs / 3));
-            const double err = int1 ? double(check_int1_samples(b, *d_in, d_out, seed))
-                                    : relative_error(d_out.get(),
-                                                     route_out->get(),
-                                                     out_floats(c, b.n_times),
-                                                     xy ? 1 : 0,
-                                                     int(c.n_channels),
-                                                     int(c.n_beams));
+            const double err =
+                int1 ? double(check_int1_samples(b, *d_in, d_out, seed))
+                     : relative_error(d_out.get(), route_out->get(), c, b.n_times);
             const bool ok = int1 ? err == 0.0 : err < 1e-3;
             std::cout << "  tune " << b.id << " " << std::setw(22) << tile << " "
                       << std::fixed << std::setprecision(3) << t << " ms  "

@@ -357,10 +357,10 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     check(c, 300, gpu, 16);
     unsetenv("BEAMFORM_TB_VARIANT");
 
-    // xy pairs, voltage, LOFAR's 155 beams: the resident-samples kernel on
-    // Hopper, elsewhere the least padded (310 rows: 384 in 128-row tiles, 320
-    // in 64-row ones); 20 beams the same; power output, the least padded
-    // everywhere.
+    // xy pairs, LOFAR's 155 beams: the resident-samples kernel on Hopper,
+    // elsewhere the least padded (310 rows: 384 in 128-row tiles, 320 in
+    // 64-row ones); 20 beams the same; power output (Stokes I and IQUV) the
+    // same.
     auto xy = tb_reference::make_config(3,
                                         46,
                                         155,
@@ -380,7 +380,12 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     xy.n_beams = 155;
     xy.output = beam_output::power;
     xy.n_int = 4;
-    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
+    for (auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
+        xy.stokes = stokes;
+        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+                  hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
+        check(xy, 4 * 53, gpu, 18 + int(stokes));
+    }
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)

@@ -201,14 +201,14 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool xy_two_blocks = input == tb_input::fc32_xy && c.precision == beam_precision::float16 &&
                         c.output == beam_output::voltage &&
                         (rows + 127) / 128 * 128 * 4 <= (rows + 63) / 64 * 64 * 5;
-    // float16 xy pairs, voltage, up to 160 antennas: the resident-samples
-    // kernel, its samples read and converted once per time tile for all row
-    // tiles (LOFAR, config 2, H100: 0.346-0.349 ms against 0.500 for the +2b
-    // tile above; apps/beamform_bench.md, "X/Y pairs on the resident samples").
-    // xy power output keeps the least padded mma.sync tile (not timed with +rs).
-    const bool xy_resident = input == tb_input::fc32_xy &&
-                             c.precision == beam_precision::float16 &&
-                             c.output == beam_output::voltage;
+    // float16 xy pairs up to 160 antennas: the resident-samples kernel, its
+    // samples read and converted once per time tile for all row tiles. Voltage
+    // (LOFAR, config 2, H100: 0.346-0.349 ms against 0.500 for the +2b tile
+    // above) and power (configs 2/I and 2/IQUV, H200: 0.234 and 0.299 ms
+    // against 0.505 and 0.573 for the least padded mma.sync tile, 2.40x and
+    // 2.05x the cuBLAS route; apps/beamform_bench.md).
+    const bool xy_resident =
+        input == tb_input::fc32_xy && c.precision == beam_precision::float16;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 ? "128x256x128/ws/6+rs+pp" : "",
