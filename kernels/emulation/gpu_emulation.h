@@ -89,6 +89,9 @@ struct float4 {
 struct uint2 {
     uint32_t x, y;
 };
+struct uint4 {
+    uint32_t x, y, z, w;
+};
 struct __half2 {
     uint16_t x, y;
 };

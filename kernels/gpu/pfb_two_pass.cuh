@@ -18,7 +18,7 @@
  * step, as the fused kernel does) and writes y_p at its FFT input position
  * pos into columns[pos][t][r]: the FFT input of (step t, receiver r) is the
  * column t R + r, read with stride S R (S steps in the chunk). At sc16 and sc8
- * neighbouring lanes may share their loads (lane pairs, pfb_raw_pair).
+ * neighbouring lanes may share their loads (lane groups, pfb_raw_group).
  *
  * Pass 2 for N = 128 ... 1024: pfb_columns_register_fft_kernel
  * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
@@ -75,34 +75,31 @@ struct pfb_receiver_column {
 constexpr int pfb_two_pass_threads = 256;
 
 /*!
- * Raw samples of two neighbouring receivers (r even, r + 1) at one step, as
- * one load: 8 bytes at sc16, 4 at sc8. Pass 1's lane pairs load these so that
- * a warp's request covers two rows of 32 receivers (fc32's 256 bytes at sc16)
- * with half the load instructions. Little-endian: receiver r in the low half.
+ * Raw samples of G neighbouring receivers (r0 = r - r mod G ... r0 + G - 1) at
+ * one step, as one load: G x 4 bytes at sc16, G x 2 at sc8. Pass 1's lane
+ * groups load these so that a warp's request covers its 32 receivers in G
+ * rows with 1/G of the load instructions. Each sample is handled as 32 bits
+ * (sc8: the low 16). Little-endian: receiver r0 first.
  */
-template <typename Tin>
-struct pfb_raw_pair {
+template <typename Tin, int G>
+struct pfb_raw_group {
     using raw_t = typename pfb_raw_sample<Tin>::type;
-    static_assert(sizeof(raw_t) <= 4, "a pair of fc32 samples is not one load");
-    using bits_t =
-        typename std::conditional<sizeof(raw_t) == 4, unsigned long long, unsigned>::type;
-    static constexpr int half_bits = 8 * int(sizeof(raw_t));
+    static_assert(sizeof(raw_t) <= 4, "a group of fc32 samples is not one load");
+    static_assert(G == 2 || G == 4, "groups of 2 or 4 lanes");
+    static constexpr int bytes = G * int(sizeof(raw_t)); // 4, 8 or 16
+    using load_t = typename std::conditional<
+        bytes == 16,
+        uint4,
+        typename std::conditional<bytes == 8, uint2, unsigned>::type>::type;
 
-    __device__ __forceinline__ static bits_t load(const Tin* p)
+    __device__ __forceinline__ static void load(const Tin* p, unsigned (&s)[G])
     {
-        return *reinterpret_cast<const bits_t*>(p);
-    }
-    __device__ __forceinline__ static bits_t join(raw_t even, raw_t odd)
-    {
-        return bits_t(bits(even)) | (bits_t(bits(odd)) << half_bits);
-    }
-    __device__ __forceinline__ static unsigned low(bits_t v)
-    {
-        return unsigned(v & ((bits_t(1) << half_bits) - 1));
-    }
-    __device__ __forceinline__ static unsigned high(bits_t v)
-    {
-        return unsigned(v >> half_bits);
+        const load_t v = *reinterpret_cast<const load_t*>(p);
+        unsigned w[bytes / 4];
+        memcpy(w, &v, bytes);
+#pragma unroll
+        for (int k = 0; k < G; k++)
+            s[k] = sizeof(raw_t) == 4 ? w[k] : (w[k / 2] >> (16 * (k % 2))) & 0xffffu;
     }
     __device__ __forceinline__ static unsigned bits(raw_t v)
     {
@@ -118,31 +115,37 @@ struct pfb_raw_pair {
     }
 };
 
-//! The value that lane ^ 1 passes; both lanes of the pair call it.
-__device__ __forceinline__ unsigned pfb_pair_exchange(unsigned v)
+//! The value that lane ^ \p mask passes; both lanes call it.
+__device__ __forceinline__ unsigned pfb_lane_exchange(unsigned v, int mask)
 {
 #if defined(BF_GPU_EMULATION) || defined(BF_BACKEND_CUDA)
-    return __shfl_xor_sync(0xffffffffu, v, 1);
+    return __shfl_xor_sync(0xffffffffu, v, mask);
 #else
-    return __shfl_xor(v, 1);
+    return __shfl_xor(v, mask);
 #endif
 }
 
 /*!
- * Whether pass 1 with a ring of W = O T_MAX samples loads lane pairs
- * (LANE_PAIRS): sc16 or sc8, an even receiver count (pairs never straddle a
- * branch, and every warp is whole pairs), pair-aligned input and history, and
- * W <= 16: at W = 32 the pairs kernel spills (sc16 32 bytes, sc8 60) and
- * measured 2 % slower than single loads (H200, apps/channelizer_bench.md
- * version 12), where at W = 16 it is 11 % faster.
+ * The lanes that pass 1 groups for its loads (pfb_raw_group; 1: none): sc16
+ * or sc8, a receiver count that G divides (groups never straddle a branch, and
+ * every warp is whole groups), and input and history aligned to a group's
+ * load. H200, 1024 x 16 sc16 (apps/channelizer_bench.md version 12): groups
+ * of 4 1.34x faster than single loads at O = 1, 1.09x at O = 2 (where the
+ * kernel spills 52 bytes); groups of 2 1.16x at O = 1.
  */
-template <typename Tin, int W>
-inline bool pfb_lane_pairs(const pfb_stream<Tin>& in)
+template <typename Tin>
+inline int pfb_lane_group(const pfb_stream<Tin>& in)
 {
-    constexpr size_t pair_bytes = 2 * sizeof(typename pfb_raw_sample<Tin>::type);
-    return pair_bytes <= 8 && W <= 16 && in.n_receivers % 2 == 0 &&
-           reinterpret_cast<uintptr_t>(in.input) % pair_bytes == 0 &&
-           reinterpret_cast<uintptr_t>(in.history) % pair_bytes == 0;
+    constexpr size_t raw_bytes = sizeof(typename pfb_raw_sample<Tin>::type);
+    const auto fits = [&](int g) {
+        const size_t load = g * raw_bytes;
+        return in.n_receivers % g == 0 &&
+               reinterpret_cast<uintptr_t>(in.input) % load == 0 &&
+               reinterpret_cast<uintptr_t>(in.history) % load == 0;
+    };
+    if (raw_bytes > 4)
+        return 1;
+    return fits(4) ? 4 : fits(2) ? 2 : 1;
 }
 
 /*!
@@ -150,7 +153,7 @@ inline bool pfb_lane_pairs(const pfb_stream<Tin>& in)
  * \p t_first. Grid: x covers N R threads, y = runs of \p steps_per_run steps.
  * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX.
  */
-template <typename Tin, int TMAX, int O, bool LANE_PAIRS>
+template <typename Tin, int TMAX, int O, int LANES>
 __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
     pfb_fir_columns_kernel(pfb_stream<Tin> in,
                            const float* __restrict__ taps, // N * T
@@ -165,14 +168,14 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
     const int m = g.step;
     const long long n_threads = (long long)n * g.n_receivers;
     long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    // Lane pairs exchange samples, so every lane of a warp stays to the end:
-    // one past the last (branch, receiver) works on the last pair and stores
-    // nothing (n_threads is even there).
+    // Lane groups exchange samples, so every lane of a warp stays to the end:
+    // one past the last (branch, receiver) works on the last group and stores
+    // nothing (LANES divides n_threads there).
     const bool stores = idx < n_threads;
     if (!stores) {
-        if (!LANE_PAIRS)
+        if (LANES == 1)
             return; // no barrier or lane exchange in this kernel
-        idx = n_threads - 2 + (idx & 1);
+        idx = n_threads - LANES + idx % LANES;
     }
     const int r = int(idx % g.n_receivers);
     const int p = int(idx / g.n_receivers);
@@ -227,29 +230,44 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
     const long long fresh_stride = (long long)m * x.row;
     const long long run_steps = u_end - u_begin;
     const auto fetch = [&](raw_t* batch, long long v0) {
-        if constexpr (LANE_PAIRS) {
-            // The even lane loads receivers (r, r + 1) at the batch's even
-            // steps, the odd lane at its odd steps, and each hands the other
-            // the sample that is its partner's.
-            static_assert(B % 2 == 0, "lane pairs load batches of whole pairs");
-            using pair = pfb_raw_pair<Tin>;
-            const int odd = r & 1;
-            const pfb_receiver_column<Tin> even(in, r - odd), next(in, r - odd + 1);
-            const Tin* q =
-                even.input + (in_input ? newest_first + (v0 + odd) * m : 0) * even.row;
+        if constexpr (LANES > 1) {
+            // Lane q of a group loads the group's receivers at the batch's
+            // steps q, q + G, ...; a transpose across the group's lanes (log2
+            // G rounds of exchanges) gives each lane its own receiver's.
+            constexpr int G = LANES;
+            static_assert(B % G == 0, "lane groups load batches of whole groups");
+            using group = pfb_raw_group<Tin, G>;
+            const int q = r % G;
+            const pfb_receiver_column<Tin> first(in, r - q);
+            const Tin* ptr =
+                first.input + (in_input ? newest_first + (v0 + q) * m : 0) * first.row;
 #pragma unroll
-            for (int i = 0; i < B / 2; i++, q += 2 * fresh_stride) {
-                const long long v = v0 + 2 * i + odd;
-                const long long s = newest_first + v * m;
-                const typename pair::bits_t both =
-                    v >= run_steps ? 0
-                    : in_input     ? pair::load(q)
-                                   : pair::join(even.load_raw(s), next.load_raw(s));
-                const unsigned mine = odd ? pair::high(both) : pair::low(both);
-                const unsigned given =
-                    pfb_pair_exchange(odd ? pair::low(both) : pair::high(both));
-                batch[2 * i] = pair::raw(odd ? given : mine);
-                batch[2 * i + 1] = pair::raw(odd ? mine : given);
+            for (int i = 0; i < B / G; i++, ptr += G * fresh_stride) {
+                const long long v = v0 + G * i + q;
+                unsigned a[G] = {}; // a[k]: receiver r - q + k at step G i + q
+                if (v < run_steps && in_input) {
+                    group::load(ptr, a);
+                } else if (v < run_steps) {
+#pragma unroll
+                    for (int k = 0; k < G; k++)
+                        a[k] = group::bits(pfb_receiver_column<Tin>(in, r - q + k)
+                                               .load_raw(newest_first + v * m));
+                }
+#pragma unroll
+                for (int bit = 1; bit < G; bit <<= 1)
+#pragma unroll
+                    for (int k = 0; k < G; k++)
+                        if ((k & bit) == 0) {
+                            const bool upper = q & bit;
+                            const unsigned got =
+                                pfb_lane_exchange(upper ? a[k] : a[k ^ bit], bit);
+                            a[k] = upper ? got : a[k];
+                            a[k ^ bit] = upper ? a[k ^ bit] : got;
+                        }
+                        // Now a[k]: receiver r at step G i + k.
+#pragma unroll
+                for (int k = 0; k < G; k++)
+                    batch[G * i + k] = group::raw(a[k]);
             }
         } else {
             const Tin* q = x.input + (in_input ? newest_first + v0 * m : 0) * x.row;

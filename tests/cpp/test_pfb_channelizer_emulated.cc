@@ -156,8 +156,7 @@ private:
             const auto l = pfb_plan::plan_two_pass(d_config, steps, d_sm_count);
             std::vector<float2> columns(steps * n * r, make_float2(NAN, NAN));
             pfb_plan::with_two_pass_shape(d_config, [&](auto tmax, auto o) {
-                constexpr int ring = decltype(tmax)::value * decltype(o)::value;
-                d_lane_pair_calls += t0 == 0 && pfb_lane_pairs<Tin, ring>(st);
+                d_lane_group = pfb_lane_group(st);
                 launch(dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
                        dim3(pfb_plan::two_pass_threads),
                        0,
@@ -210,8 +209,8 @@ public:
     size_t d_chunk = 1 << 30;
     //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
     size_t d_tiled_shape = 0;
-    //! Two-pass calls whose pass 1 loaded lane pairs (pfb_lane_pairs).
-    size_t d_lane_pair_calls = 0;
+    //! Lanes per load group of the last two-pass pass 1 (pfb_lane_group).
+    int d_lane_group = 0;
 
 private:
     template <typename Tin>
@@ -287,12 +286,12 @@ struct emulated_case {
     size_t chunk = 1 << 30; // two-pass steps per chunk
 };
 
-//! Checks one path against the CPU engine; returns the calls whose pass 1
-//! loaded lane pairs (two_pass only).
-size_t check_path(const emulated_case& k,
-                  unsigned seed,
-                  pfb_plan::path path,
-                  size_t tiled_shape = 0)
+//! Checks one path against the CPU engine; returns the lanes per load group
+//! of the last call's pass 1 (two_pass only).
+int check_path(const emulated_case& k,
+               unsigned seed,
+               pfb_plan::path path,
+               size_t tiled_shape = 0)
 {
     pfb_channelizer_config c;
     c.n_channels = k.n;
@@ -345,7 +344,7 @@ size_t check_path(const emulated_case& k,
     if (path == pfb_plan::path::two_pass)
         what << " runs_of_first_chunk="
              << pfb_plan::plan_two_pass(c, std::min(k.chunk, k.calls[0]), k.sm_count).runs
-             << " lane_pair_calls=" << emu.d_lane_pair_calls;
+             << " lane_group=" << emu.d_lane_group;
     what
          << " calls=[";
     for (size_t i = 0; i < k.calls.size(); i++)
@@ -353,7 +352,7 @@ size_t check_path(const emulated_case& k,
     what << "]";
     std::cout << what.str() << " rel_err=" << err << "\n";
     EXPECT_LT(err, 1e-5) << what.str(); // NaN (an unwritten output) fails too
-    return emu.d_lane_pair_calls;
+    return emu.d_lane_group;
 }
 
 //! Every path of a shared-memory FFT that applies to the case (the direct-DFT
@@ -454,37 +453,42 @@ TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
                two_pass);
 }
 
-TEST(PfbChannelizerEmulated, TwoPassLanePairs)
+TEST(PfbChannelizerEmulated, TwoPassLaneGroups)
 {
-    // sc16 and sc8 with an even receiver count and a ring of at most 16
-    // samples: pass 1's lane pairs load two receivers' samples at once and
-    // exchange them. Every call must take them (the inputs are pair-aligned),
-    // so the count is exact. Cases: history loads (short first calls), runs of
-    // steps, chunks, both O (T <= 8 at O = 2), and lanes past the last
-    // (branch, receiver) that only exchange (N R = 24, 80: no whole block, and
-    // a partial warp).
+    // sc16 and sc8: pass 1's lanes load 4 (receivers a multiple of 4) or 2
+    // (even) receivers' samples at once and exchange them. The inputs are
+    // aligned, so the group is exact. Cases: history loads (short first
+    // calls), runs of steps, chunks, both O and both rings (T_MAX 8 and 16),
+    // and lanes past the last (branch, receiver) that only exchange (N R =
+    // 16, 24, 80: no whole block, and a partial warp).
     unsigned seed = 140;
     const auto two_pass = pfb_plan::path::two_pass;
-    const std::vector<emulated_case> pairs = {
-        { 16, 16, 1, sample_format::sc16, 6, false, { 20, 1, 30 }, 64, 7 },
-        { 16, 8, 2, sample_format::sc8, 4, true, { 3, 90 }, 64, 1 << 30 },
-        { 4, 5, 1, sample_format::sc16, 6, false, { 2, 41 }, 8, 1 << 30 },
-        { 8, 7, 2, sample_format::sc16, 10, true, { 1, 50 }, 64, 9 },
-        { 256, 16, 1, sample_format::sc16, 14, false, { 20, 1, 30 }, 3, 7 },
-        { 1024, 8, 2, sample_format::sc16, 2, true, { 5, 18 }, 3, 4 },
-        { 1024, 7, 1, sample_format::sc8, 2, false, { 40 }, 2, 1 << 30 },
+    const std::vector<std::pair<emulated_case, int>> grouped = {
+        { { 16, 16, 1, sample_format::sc16, 6, false, { 20, 1, 30 }, 64, 7 }, 2 },
+        { { 16, 8, 2, sample_format::sc8, 4, true, { 3, 90 }, 64, 1 << 30 }, 4 },
+        { { 4, 5, 1, sample_format::sc16, 6, false, { 2, 41 }, 8, 1 << 30 }, 2 },
+        { { 4, 16, 1, sample_format::sc8, 4, true, { 3, 37 }, 8, 1 << 30 }, 4 },
+        { { 8, 7, 2, sample_format::sc16, 10, true, { 1, 50 }, 64, 9 }, 2 },
+        { { 64, 16, 1, sample_format::sc16, 12, false, { 2, 1, 60 }, 64, 11 }, 4 },
+        { { 256, 16, 1, sample_format::sc16, 14, false, { 20, 1, 30 }, 3, 7 }, 2 },
+        { { 256, 16, 1, sample_format::sc16, 8, true, { 20, 1, 30 }, 3, 7 }, 4 },
+        { { 1024, 8, 2, sample_format::sc16, 2, true, { 5, 18 }, 3, 4 }, 2 },
+        { { 1024, 7, 1, sample_format::sc8, 2, false, { 40 }, 2, 1 << 30 }, 2 },
+        { { 1024, 16, 1, sample_format::sc16, 4, false, { 5, 18 }, 3, 4 }, 4 },
+        { { 16, 16, 2, sample_format::sc16, 8, true, { 9, 30 }, 64, 7 }, 4 },
+        { { 128, 16, 2, sample_format::sc8, 6, false, { 3, 40 }, 4, 9 }, 2 },
+        { { 1024, 16, 2, sample_format::sc16, 12, true, { 5, 18 }, 3, 4 }, 4 },
     };
-    for (const auto& k : pairs)
-        EXPECT_EQ(check_path(k, seed++, two_pass), k.calls.size());
-    // Odd receiver counts, fc32 and the 32-sample ring (O = 2, T > 8) keep
-    // the single-sample loads.
+    for (const auto& [k, lanes] : grouped)
+        EXPECT_EQ(check_path(k, seed++, two_pass), lanes);
+    // Odd receiver counts and fc32 keep the single-sample loads.
     const std::vector<emulated_case> singles = {
         { 16, 16, 1, sample_format::sc16, 5, false, { 9, 30 }, 64, 7 },
-        { 16, 16, 1, sample_format::fc32, 6, false, { 9, 30 }, 64, 7 },
-        { 16, 16, 2, sample_format::sc16, 6, true, { 9, 30 }, 64, 7 },
+        { 16, 16, 1, sample_format::fc32, 8, false, { 9, 30 }, 64, 7 },
+        { 16, 16, 2, sample_format::sc8, 3, true, { 9, 30 }, 64, 7 },
     };
     for (const auto& k : singles)
-        EXPECT_EQ(check_path(k, seed++, two_pass), 0u);
+        EXPECT_EQ(check_path(k, seed++, two_pass), 1);
 }
 
 TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)

@@ -3,7 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Which kernels the two-pass path runs: pass 1 with or without lane pairs,
+ * Which kernels the two-pass path runs: pass 1 with or without lane groups,
  * pass 2 for N. One choice for the GPU engine (pfb_channelizer_gpu.cu) and the
  * host emulation test (tests/cpp/test_pfb_channelizer_emulated.cc).
  */
@@ -27,15 +27,19 @@ using pfb_fir_columns_kernel_ptr = void (*)(pfb_stream<Tin>,
                                             long long,
                                             long long);
 
-//! Pass 1 for T_MAX and O, with lane pairs where pfb_lane_pairs says so.
+//! Pass 1 for T_MAX and O, with the lane groups that pfb_lane_group picks.
 template <typename Tin, int TMAX, int O>
 pfb_fir_columns_kernel_ptr<Tin> pfb_fir_columns_kernel_of(const pfb_stream<Tin>& in)
 {
-    if constexpr (sizeof(typename pfb_raw_sample<Tin>::type) <= 4 && O * TMAX <= 16) {
-        if (pfb_lane_pairs<Tin, O * TMAX>(in))
-            return pfb_fir_columns_kernel<Tin, TMAX, O, true>;
+    if constexpr (sizeof(typename pfb_raw_sample<Tin>::type) <= 4) {
+        switch (pfb_lane_group(in)) {
+        case 4:
+            return pfb_fir_columns_kernel<Tin, TMAX, O, 4>;
+        case 2:
+            return pfb_fir_columns_kernel<Tin, TMAX, O, 2>;
+        }
     }
-    return pfb_fir_columns_kernel<Tin, TMAX, O, false>;
+    return pfb_fir_columns_kernel<Tin, TMAX, O, 1>;
 }
 
 using pfb_columns_fft_kernel_ptr =
