@@ -321,9 +321,9 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
         GTEST_SKIP() << "CUDA kernel choice";
     // Power output with short k (64 and 96 receivers), beams a multiple of
     // 128. Built in: the warp-specialised tile with resident samples where
-    // the GPU runs the sm_90a image, else the pipelined mma.sync tile;
-    // BEAMFORM_TB_VARIANT=resident forces the resident-weights kernel,
-    // =pipelined the mma.sync one.
+    // the GPU runs the sm_90a image (without ping-pong up to 64 receivers),
+    // else the pipelined mma.sync tile; BEAMFORM_TB_VARIANT=resident forces
+    // the resident-weights kernel, =pipelined the mma.sync one.
     auto c = tb_reference::make_config(3,
                                        64,
                                        256,
@@ -332,10 +332,15 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                                        polarization_layout::single,
                                        16);
     const std::string builtin = tb_testing::builtin_tile(c, gpu.index);
-    if (tb_testing::wgmma_available(gpu.index))
-        EXPECT_EQ(builtin, "128x256x128/ws/6+rs+pp");
+    const bool sm90a = tb_testing::wgmma_available(gpu.index);
+    if (sm90a)
+        EXPECT_EQ(builtin, "128x256x128/ws/3+rs");
     else
         EXPECT_EQ(builtin, tb_testing::default_tile(c));
+    c.n_receivers = 96;
+    EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index),
+              sm90a ? "128x256x128/ws/6+rs+pp" : tb_testing::default_tile(c));
+    c.n_receivers = 64;
     EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
     check(c, 16 * 41, gpu, 12); // the built-in choice
 

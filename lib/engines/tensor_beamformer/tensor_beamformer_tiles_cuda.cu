@@ -189,8 +189,13 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // with the four-windows epilogue: 96 receivers 0.675 ms against 0.727
     // for +rs without ping-pong and 0.827 for +pass; 64: 0.604 against 0.601
     // / 0.707; 128: 0.787 against 0.867 / 0.938; apps/beamform_bench.md).
+    // Power output of at most 64 receivers: the same kernel without ping-pong
+    // (beamform_bench 4/rx64: H100 0.55 ms against 0.57, H200 0.531-0.535
+    // against 0.546-0.550, 2.54x the route; the station's 96 receivers and
+    // voltage output keep ping-pong).
     const bool fc32 = c.precision == beam_precision::float16 &&
                       (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
+    const bool ping_pong = c.output == beam_output::voltage || c.n_receivers > 64;
     const bool pass = fc32 && c.n_receivers >= 128;
     // float16 xy pairs, voltage, where "+rs" (next) does not cover k: 128x64
     // with two blocks per SM where its beam padding is within 25% of the 64-row
@@ -210,12 +215,14 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool xy_resident =
         input == tb_input::fc32_xy && c.precision == beam_precision::float16;
     const auto cands = tb_candidates(c, input);
-    for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
-                                         fc32 ? "128x256x128/ws/6+rs+pp" : "",
-                                         pass ? "128x256x128/ws/4+pass" : "",
-                                         xy_resident ? "128x128x128/ws/4+rs" : "",
-                                         xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
-                                         "256x128x128/wgmma/4" })
+    for (const std::string preferred :
+         { tma_samples ? "128x256x128/ws/4" : "",
+           fc32 && ping_pong ? "128x256x128/ws/6+rs+pp" : "",
+           fc32 ? "128x256x128/ws/3+rs" : "",
+           pass ? "128x256x128/ws/4+pass" : "",
+           xy_resident ? "128x128x128/ws/4+rs" : "",
+           xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
+           "256x128x128/wgmma/4" })
         for (const auto* v : cands)
             if (v->tile == preferred)
                 return preferred;
