@@ -254,17 +254,19 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
                                                .load_raw(newest_first + v * m));
                 }
 #pragma unroll
-                for (int bit = 1; bit < G; bit <<= 1)
+                for (int bit = 1; bit < G; bit <<= 1) {
 #pragma unroll
-                    for (int k = 0; k < G; k++)
-                        if ((k & bit) == 0) {
-                            const bool upper = q & bit;
-                            const unsigned got =
-                                pfb_lane_exchange(upper ? a[k] : a[k ^ bit], bit);
-                            a[k] = upper ? got : a[k];
-                            a[k ^ bit] = upper ? a[k ^ bit] : got;
-                        }
-                        // Now a[k]: receiver r at step G i + k.
+                    for (int k = 0; k < G; k++) {
+                        if ((k & bit) != 0)
+                            continue;
+                        const bool upper = q & bit;
+                        const unsigned got =
+                            pfb_lane_exchange(upper ? a[k] : a[k ^ bit], bit);
+                        a[k] = upper ? got : a[k];
+                        a[k ^ bit] = upper ? a[k ^ bit] : got;
+                    }
+                }
+                // Now a[k]: receiver r at step G i + k.
 #pragma unroll
                 for (int k = 0; k < G; k++)
                     batch[G * i + k] = group::raw(a[k]);
