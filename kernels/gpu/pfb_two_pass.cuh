@@ -31,6 +31,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
 
 #include <gpu/pfb_channelizer.cuh>
+#include <gpu/warp_shuffle.cuh>
 #include <cstring>
 
 namespace gr {
@@ -114,16 +115,6 @@ struct pfb_raw_group {
         return v;
     }
 };
-
-//! The value that lane ^ \p mask passes; both lanes call it.
-__device__ __forceinline__ unsigned pfb_lane_exchange(unsigned v, int mask)
-{
-#if defined(BF_GPU_EMULATION) || defined(BF_BACKEND_CUDA)
-    return __shfl_xor_sync(0xffffffffu, v, mask);
-#else
-    return __shfl_xor(v, mask);
-#endif
-}
 
 /*!
  * The lanes that pass 1 groups for its loads (pfb_raw_group; 1: none): sc16
@@ -261,7 +252,7 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
                             continue;
                         const bool upper = q & bit;
                         const unsigned got =
-                            pfb_lane_exchange(upper ? a[k] : a[k ^ bit], bit);
+                            lane_xor_shuffle(upper ? a[k] : a[k ^ bit], bit);
                         a[k] = upper ? got : a[k];
                         a[k ^ bit] = upper ? a[k ^ bit] : got;
                     }

@@ -12,6 +12,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_RCA_DAS_COMMON_CUH
 
 #include <common/gpu_portable.h>
+#include <gpu/warp_shuffle.cuh>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -110,15 +111,10 @@ __device__ __forceinline__ unsigned warp_or(unsigned v)
 {
 #if defined(BF_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_or_sync(0xffffffffu, v);
-#elif defined(BF_GPU_EMULATION) || defined(BF_BACKEND_CUDA)
-#pragma unroll
-    for (int m = 16; m > 0; m >>= 1)
-        v |= __shfl_xor_sync(0xffffffffu, v, m);
-    return v;
 #else
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1)
-        v |= __shfl_xor(v, m, 32);
+        v |= lane_xor_shuffle(v, m);
     return v;
 #endif
 }
