@@ -19,6 +19,7 @@
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_COLUMNS_REGISTER_FFT_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_COLUMNS_REGISTER_FFT_CUH
 
+#include <gpu/async_copy.cuh>
 #include <gpu/pfb_tiled_register_fft.cuh>
 
 namespace gr {
@@ -55,8 +56,7 @@ __global__ void __launch_bounds__(pfb_columns_register_fft_threads, 2)
     static_assert(S >= 1 && S * RB == rows_per_tile, "RB divides the tile's rows");
     static_assert((RB & (RB - 1)) == 0 && threads % RB == 0, "RB a power of two");
     constexpr int per_thread = n * rows_per_tile / threads; // loads per thread and tile
-    static_assert(per_thread * threads == n * rows_per_tile && (per_thread < 8 || per_thread % 8 == 0),
-                  "whole batches of loads per thread");
+    static_assert(per_thread * threads == n * rows_per_tile, "whole loads per thread");
     extern __shared__ float2 pfb_smem[];
 #ifdef BF_GPU_EMULATION
     if (g.log2_n != LOG2_N)
@@ -77,28 +77,22 @@ __global__ void __launch_bounds__(pfb_columns_register_fft_threads, 2)
         const long long u0 = (w / groups) * S; // chunk-local step of row 0
         const int steps = int(min((long long)S, n_steps - u0));
         // Element e = (pos, s, rr), rr fastest: a warp reads runs of RB
-        // consecutive receivers. Batches of 8 loads, then their shared
-        // stores (a whole tile's 32 loads at N = 1024 spill).
-        constexpr int batch = per_thread < 8 ? per_thread : 8;
-#pragma unroll 1
-        for (int i0 = 0; i0 < per_thread; i0 += batch) {
-            float2 v[batch];
-#pragma unroll
-            for (int i = 0; i < batch; i++) {
-                const int e = int(threadIdx.x) + (i0 + i) * threads;
-                const int rr = e % RB;
-                const int s = (e / RB) % S;
-                const int pos = e / rows_per_tile;
-                const bool live = s < steps && r_first + rr < n_receivers;
-                v[i] = live ? columns[pos * column_stride + (u0 + s) * n_receivers + r_first + rr]
-                            : make_float2(0.f, 0.f);
-            }
-#pragma unroll
-            for (int i = 0; i < batch; i++) {
-                const int e = int(threadIdx.x) + (i0 + i) * threads;
-                rows[(e % rows_per_tile) * ld + e / rows_per_tile] = v[i];
-            }
+        // consecutive receivers. All of a tile's copies are in flight at
+        // once: batches of 8 loads through registers were 3 % slower at N =
+        // 1024 (apps/channelizer_bench.md, version 13).
+#pragma unroll 8
+        for (int i = 0; i < per_thread; i++) {
+            const int e = int(threadIdx.x) + i * threads;
+            const int rr = e % RB;
+            const int s = (e / RB) % S;
+            const int pos = e / rows_per_tile;
+            const bool live = s < steps && r_first + rr < n_receivers;
+            const float2* src =
+                live ? columns + pos * column_stride + (u0 + s) * n_receivers + r_first + rr
+                     : columns;
+            async_copy8(rows + (e % rows_per_tile) * ld + pos, src, live);
         }
+        async_copy_wait_all();
         __syncthreads(); // and the twiddles, on the first tile
         pfb_register_fft_rows<LOG2_N>(rows, twiddle, rows_per_tile, ld, int(threadIdx.x), threads);
         __syncthreads();
