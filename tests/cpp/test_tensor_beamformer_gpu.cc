@@ -542,9 +542,11 @@ TEST(tensor_beamformer_gpu, library_voltage_path)
 }
 
 /*!
- * The float16 range counts of one execute() with \p tile: values that round
- * to inf and to 0 in the first, a middle and the last time step, against the
- * host's count_float16_range.
+ * The float16 range counts of execute() with \p tile: values that round to
+ * inf and to 0 in the first, a middle and the last time step, against the
+ * host's count_float16_range. Four calls, so that the engine's three host
+ * slots wrap: after each, input_range(false) holds all but the latest two
+ * calls, and input_range(true) all four at the end.
  */
 void expect_range_counted(const tensor_beamformer_config& c,
                           size_t T,
@@ -559,13 +561,23 @@ void expect_range_counted(const tensor_beamformer_config& c,
     const auto expected = count_float16_range(x.data(), x.size());
     auto engine = tb_testing::make_gpu_tiled(
         c, tb_reference::random_complex(c.weight_count(), 42), gpu, tile);
-    run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
+    const uint64_t calls = 4;
+    for (uint64_t n = 1; n <= calls; n++) {
+        run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
+        const auto lagging = engine->input_range(false);
+        const uint64_t known = n > 2 ? n - 2 : 0;
+        EXPECT_EQ(lagging.overflow, known * expected.overflow)
+            << tile << " after call " << n;
+        EXPECT_EQ(lagging.underflow, known * expected.underflow)
+            << tile << " after call " << n;
+    }
     const auto got = engine->input_range(true);
-    std::cout << tile << " range counts: " << got.overflow << " overflows, "
-              << got.underflow << " underflows (host: " << expected.overflow << ", "
+    std::cout << tile << " range counts of " << calls << " calls: " << got.overflow
+              << " overflows, " << got.underflow
+              << " underflows (host, one call: " << expected.overflow << ", "
               << expected.underflow << ")\n";
-    EXPECT_EQ(got.overflow, expected.overflow) << tile;
-    EXPECT_EQ(got.underflow, expected.underflow) << tile;
+    EXPECT_EQ(got.overflow, calls * expected.overflow) << tile;
+    EXPECT_EQ(got.underflow, calls * expected.underflow) << tile;
     EXPECT_GE(got.overflow, 1u);
 }
 

@@ -112,9 +112,8 @@ void tensor_beamformer_cublas::execute(const void* in,
                              n_rows,
                              unsigned(c.n_receivers),
                              unsigned(d_gemm.k_padded / 2),
-                             d_input_range->device_counts(),
+                             d_input_range->device_counts(s),
                              s);
-    d_input_range->publish(s);
 
     // cublasSetStream resets the workspace to cuBLAS's pool: set ours after it.
     check_cublas(cublasSetStream(d_cublas, s), "cublasSetStream");
@@ -146,6 +145,7 @@ void tensor_beamformer_cublas::execute(const void* in,
                                             CUBLAS_COMPUTE_32F,
                                             CUBLAS_GEMM_DEFAULT),
                  "cublasGemmStridedBatchedEx");
+    d_input_range->publish(s);
     d_w.record_use(s);
 }
 

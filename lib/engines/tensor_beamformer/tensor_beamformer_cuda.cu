@@ -143,14 +143,14 @@ void tensor_beamformer_cuda::run(
                                  n_rows,
                                  unsigned(c.n_receivers),
                                  unsigned(layout.row_bytes / 4),
-                                 d_input_range->device_counts(), // float16: always made
+                                 d_input_range->device_counts(s), // float16: always made
                                  s);
         d_input_range->publish(s);
         args.input = d_x16.get();
         args.n_receivers = int(layout.row_bytes / 4);
     }
     if (v.counts_range)
-        args.range_counts = d_input_range->device_counts(); // float16: always made
+        args.range_counts = d_input_range->device_counts(s); // float16: always made
     if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
         BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
     size_t blocks = plan.blocks;

@@ -101,8 +101,10 @@ public:
     /*!
      * float16 precision on a GPU: the fc32 input values that float16 rounded
      * to inf and to 0, summed over the execute() calls known complete without
-     * waiting: all but the latest, or all with \p include_latest once the
-     * caller has synchronized the stream. The CPU engine returns zeros (its
+     * waiting once the caller has waited for the call before the latest: all
+     * but the latest two (their counts may still be on their way to the host),
+     * or all with \p include_latest once the caller has synchronized the
+     * stream. The CPU engine returns zeros (its
      * input is in host memory, where the block counts it).
      */
     virtual float16_range_counts input_range(bool include_latest) const
