@@ -87,9 +87,9 @@ __global__ void __launch_bounds__(pfb_columns_register_fft_threads, 2)
             const int s = (e / RB) % S;
             const int pos = e / rows_per_tile;
             const bool live = s < steps && r_first + rr < n_receivers;
-            const float2* src =
-                live ? columns + pos * column_stride + (u0 + s) * n_receivers + r_first + rr
-                     : columns;
+            const float2* src = live ? columns + pos * column_stride +
+                                           (u0 + s) * n_receivers + r_first + rr
+                                     : columns;
             async_copy8(rows + (e % rows_per_tile) * ld + pos, src, live);
         }
         async_copy_wait_all();
