@@ -379,13 +379,15 @@ inline void land(const async_copy& c)
     std::memset(c.dst + c.src_bytes, 0, size_t(c.bytes - c.src_bytes));
 }
 
-inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
+//! A cp.async copy to \p dst, a pointer into the block's shared memory (the
+//! portable kernels' arrays); cp_async below takes a shared-memory address.
+inline void cp_async_to(void* dst, const void* src, int bytes, bool valid)
 {
-    if (dst % unsigned(bytes) != 0)
+    if (reinterpret_cast<uintptr_t>(dst) % unsigned(bytes) != 0)
         throw std::logic_error("emulation: cp.async destination misaligned");
     if (valid && reinterpret_cast<uintptr_t>(src) % unsigned(bytes) != 0)
         throw std::logic_error("emulation: cp.async source misaligned");
-    const async_copy c{ smem_at(dst, unsigned(bytes)),
+    const async_copy c{ static_cast<unsigned char*>(dst),
                         static_cast<const unsigned char*>(src),
                         bytes,
                         valid ? bytes : 0 };
@@ -396,6 +398,12 @@ inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
     if (state().blk->landing() & 1u)
         land(c);
     me().open.push_back(c);
+}
+inline void cp_async(uint32_t dst, const void* src, int bytes, bool valid)
+{
+    if (dst % unsigned(bytes) != 0)
+        throw std::logic_error("emulation: cp.async destination misaligned");
+    cp_async_to(smem_at(dst, unsigned(bytes)), src, bytes, valid);
 }
 inline void cp_async16(uint32_t dst, const void* src, bool valid)
 {

@@ -6,7 +6,9 @@
  * Global -> shared copies that do not pass through registers, for the
  * portable kernels. CUDA: cp.async (sm_80 and later), so that a thread can
  * have all of a tile's loads in flight at once instead of a batch that fits in
- * its registers. HIP and the host emulation: a plain copy, complete at once.
+ * its registers. The host emulation models cp.async (each copy lands at
+ * random when issued or only at the wait), so that a missing wait shows in
+ * the emulated tests. HIP: a plain copy, complete at once.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_ASYNC_COPY_CUH
 #define INCLUDED_BEAMFORM_KERNELS_ASYNC_COPY_CUH
@@ -32,6 +34,8 @@ __device__ __forceinline__ void async_copy8(float2* dst, const float2* src, bool
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d),
                  "l"(src),
                  "r"(valid ? 8 : 0));
+#elif defined(BF_GPU_EMULATION)
+    emu::cp_async_to(dst, src, 8, valid);
 #else
     *dst = valid ? *src : make_float2(0.f, 0.f);
 #endif
@@ -42,6 +46,9 @@ __device__ __forceinline__ void async_copy_wait_all()
 {
 #ifdef BF_ASYNC_COPY_IS_CP_ASYNC
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+#elif defined(BF_GPU_EMULATION)
+    emu::cp_async_commit();
+    emu::cp_async_wait<0>();
 #endif
 }
 
