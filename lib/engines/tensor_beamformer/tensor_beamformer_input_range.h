@@ -9,7 +9,7 @@
  * memory, into one of three slots in turn, so that the caller reads them
  * without waiting for the GPU. The copy runs on a stream of its own, behind an
  * event of the caller's stream: in stream order on the caller's stream it sat
- * between one call's kernel and the next (4-10 us a call,
+ * between one call's kernel and the next (3-10 us a call,
  * apps/beamform_bench.md).
  */
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_INPUT_RANGE_H
