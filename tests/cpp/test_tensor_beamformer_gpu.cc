@@ -561,9 +561,10 @@ void expect_range_counted(const tensor_beamformer_config& c,
     const auto expected = count_float16_range(x.data(), x.size());
     auto engine = tb_testing::make_gpu_tiled(
         c, tb_reference::random_complex(c.weight_count(), 42), gpu, tile);
+    const auto in = input_bytes(c, x, T);
     const uint64_t calls = 4;
     for (uint64_t n = 1; n <= calls; n++) {
-        run_gpu(*engine, gpu, input_bytes(c, x, T), T); // synchronizes
+        run_gpu(*engine, gpu, in, T); // synchronizes
         const auto lagging = engine->input_range(false);
         const uint64_t known = n > 2 ? n - 2 : 0;
         EXPECT_EQ(lagging.overflow, known * expected.overflow)
