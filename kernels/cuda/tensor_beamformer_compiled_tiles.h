@@ -99,6 +99,11 @@
 #define BF_TB_WS_RESIDENT_XY_TILES(X) \
     X(128, 128, 4, 104)
 
+// The same with two sample sets ("+db", at most 64 antennas), filled from
+// TMA-staged fc32 while the consumers multiply; a ring of 2 stages leaves
+// room for them (3 measured the same on LOFAR's voltage shape, H200).
+#define BF_TB_WS_RESIDENT_XY_DB_TILES(X) X(128, 128, 2, 104)
+
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \
     X(256, 128, 4)                \

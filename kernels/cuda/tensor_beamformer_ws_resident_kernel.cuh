@@ -35,6 +35,12 @@
  *     the two drift only as far as the ring allows (H100, the station: 0.675
  *     ms against 0.727, apps/beamform_bench.md).
  *
+ * Two sample sets ("+db", X/Y pairs of at most 64 antennas): the producer
+ * warpgroup fills item i + 1's set while the consumers multiply item i's,
+ * so no warp stops for a fill: its warp 0 issues the weights, its warp 1
+ * copies the fc32 input by TMA into a small ring of raw stages, its warps
+ * 2-3 convert them (tensor_beamformer_ws_resident_kernel below).
+ *
  * X/Y pairs (Samples::npol == 2, fc32 receivers 2a, 2a + 1 = X, Y of
  * antenna a): the samples are split at load time into X k tiles then Y k
  * tiles; a row tile's weights come as polarization 0's k tiles then
@@ -48,7 +54,8 @@
  *
  * Shared memory (k_tiles = row_bytes / 128 per polarization, at most
  * MAX_K_TILES):
- *   samples [npol][k_tiles][BN][128]   ring [STAGES][ROWS][128]   barriers   power sums
+ *   samples [sets][npol][k_tiles][BN][128]   ring [STAGES][ROWS][128]
+ *   ("+db": raw stages)   barriers   power sums
  *   (one half per consumer warpgroup in ping-pong)
  * Compiled for sm_90a only (the wgmma object library).
  */
@@ -119,28 +126,101 @@ struct ws_samples_fc32_xy {
                 const int off = kt * W::B_STAGE + swizzle_offset(row, (q % Q) * 4, W::BKB);
                 store_as(samples + off, __floats2half2_rn(v[i].x, v[i].y));
                 store_as(y_half + off, __floats2half2_rn(v[i].z, v[i].w));
-                tally.add(v[i].x, v[i].y);
-                tally.add(v[i].z, v[i].w);
+                tally.add4(v[i]);
             }
+        }
+    }
+
+    /*!
+     * The same conversion by THREADS threads from ROWS time steps staged by
+     * TMA (rows \p row0 ... of the item): box j of \p stage holds antennas
+     * 8 j ... 8 j + 7 of each row (128 bytes, 128-byte swizzle), as
+     * ws_raw_xy_box cuts them. Thread t keeps one antenna (k tiles <= 2:
+     * 32 or 64 per row, padded) and takes every (THREADS / that)-th row.
+     */
+    template <int ROWS, int THREADS>
+    __device__ static void convert_staged(const unsigned char* stage,
+                                          int k_tiles,
+                                          int row0,
+                                          unsigned char* samples,
+                                          int tid,
+                                          range_tally& tally)
+    {
+        static_assert(Q == 32 && THREADS % 64 == 0, "32 antennas per k tile");
+#ifdef BF_GPU_EMULATION
+        if (k_tiles > 2)
+            throw std::logic_error("convert_staged: at most 2 k tiles");
+#endif
+        const int shift = k_tiles == 1 ? 5 : 6; // log2 of the antennas per row
+        const int ant = tid & ((1 << shift) - 1);
+        const unsigned char* const src = stage + (ant >> 3) * (ROWS * 128);
+        unsigned char* const x_half = samples + (ant >> 5) * W::B_STAGE;
+        unsigned char* const y_half = x_half + size_t(k_tiles) * W::B_STAGE;
+#pragma unroll 4
+        for (int r = tid >> shift; r < ROWS; r += THREADS >> shift) {
+            const float4 v =
+                load_as<float4>(src + swizzle_offset(r, (ant & 7) * 16, 128));
+            const int off = swizzle_offset(row0 + r, (ant & 31) * 4, W::BKB);
+            store_as(x_half + off, __floats2half2_rn(v.x, v.y));
+            store_as(y_half + off, __floats2half2_rn(v.z, v.w));
+            tally.add4(v);
         }
     }
 };
 
-//! mbarriers: the ring's full and empty, the samples' full, the block's gate,
-//! and in ping-pong the two consumer warpgroups' turns.
-template <class W>
-constexpr int ws_resident_barriers()
+//! The most k tiles per polarization with two sample sets ("+db"): 2 sets x
+//! 2 polarizations x 2 k tiles x 16 KB of X/Y samples at BN = 128 (64
+//! antennas, LOFAR's) beside the raw stages and a ring of 2 x 16 KB.
+constexpr int ws_resident_double_max_k_tiles = 2;
+
+//! "+db": the fc32 input reaches shared memory by TMA, in stages of
+//! ws_raw_rows time steps of an item (k tiles x 8 KB each), ws_raw_stages of
+//! them in flight. Why: a fill through registers by the producer's spare
+//! warps keeps too few loads in flight (96 threads x 8 x 16 bytes: slower
+//! than the fill by every warp that it was to hide, apps/beamform_bench.md).
+constexpr int ws_raw_rows = 16;
+constexpr int ws_raw_stages = 3;
+//! Producer threads that convert the staged rows (its warps 2 and 3).
+constexpr int ws_raw_converters = 64;
+
+/*!
+ * The fc32 X/Y input [T][C][R] as bytes: boxes of 128 bytes (8 antennas' X
+ * and Y) x one channel x ws_raw_rows time steps; TMA fills zeros past the
+ * receivers and the times. Its rows (8 R bytes) are 16-byte multiples, R
+ * being even for X/Y pairs.
+ */
+inline tma_box_3d ws_raw_xy_box(const kernel_args& a)
 {
-    return 2 * W::STAGES + 2 + (W::PINGPONG ? 2 : 0);
+    const auto rb = (unsigned long long)a.n_receivers * 8ull;
+    return tma_box_3d{
+        a.input,
+        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
+        { rb, rb * (unsigned long long)a.n_channels },
+        { 128u, 1u, unsigned(ws_raw_rows) }
+    };
 }
 
-//! Dynamic shared memory of the resident samples (sample_tiles = npol x k
-//! tiles), the ring and the barriers.
-template <class W>
+//! mbarriers: the ring's full and empty; per sample set its "full" and, with
+//! one set, the block's gate, with two, the set's "empty", and the raw
+//! stages' full and empty; in ping-pong the two consumer warpgroups' turns.
+template <class W, int BUFFERS>
+constexpr int ws_resident_barriers()
+{
+    return 2 * W::STAGES + 2 * BUFFERS + (BUFFERS == 2 ? 2 * ws_raw_stages : 0) +
+           (W::PINGPONG ? 2 : 0);
+}
+
+//! Dynamic shared memory of BUFFERS sets of resident samples (sample_tiles
+//! = npol x k tiles each), with two sets the raw stages (each ws_raw_rows x
+//! 2 x the fp16 bytes of a set's row), the ring and the barriers.
+template <class W, int BUFFERS = 1>
 constexpr size_t ws_resident_smem_bytes(int sample_tiles)
 {
-    return size_t(sample_tiles) * W::B_STAGE + size_t(W::STAGES) * W::A_STAGE +
-           size_t(ws_resident_barriers<W>()) * 8 + 1024;
+    return size_t(BUFFERS) * size_t(sample_tiles) * W::B_STAGE +
+           (BUFFERS == 2 ? size_t(ws_raw_stages) * ws_raw_rows * 2 * 128 * sample_tiles
+                         : 0) +
+           size_t(W::STAGES) * W::A_STAGE +
+           size_t(ws_resident_barriers<W, BUFFERS>()) * 8 + 1024;
 }
 
 /*!
@@ -199,7 +279,17 @@ __device__ __forceinline__ void ws_resident_load_samples(const kernel_args& args
 #endif
 }
 
-template <class W, class Op, class Samples>
+/*!
+ * BUFFERS = 2 ("+db", X/Y pairs of at most ws_resident_double_max_k_tiles k
+ * tiles): two sets of samples, filled by the producer warpgroup while the
+ * consumers multiply the other: its warp 1 copies the fc32 input by TMA into
+ * ws_raw_stages stages, its warps 2-3 convert each stage into item i's set
+ * i % 2 once the consumers are done with item i - 2's. Why: with one set
+ * every warp stops for each item's fill; on LOFAR's shape (H200) the kernel
+ * took 0.30 ms with its fills and 0.23 ms with them left out
+ * (apps/beamform_bench.md, "Two sample sets").
+ */
+template <class W, class Op, class Samples, int BUFFERS = 1>
 __global__ void __launch_bounds__(W::threads, 1)
     tensor_beamformer_ws_resident_kernel(const kernel_args args,
                                          const BF_GRID_CONSTANT ws_maps maps)
@@ -208,21 +298,36 @@ __global__ void __launch_bounds__(W::threads, 1)
     static_assert(W::consumers == 2, "three warpgroups share the conversion");
     constexpr int NPOL = Samples::npol;
     static_assert(NPOL == 1 || !W::PINGPONG, "X/Y pairs without ping-pong");
+    constexpr bool PREFETCH = BUFFERS == 2;
+    static_assert(BUFFERS == 1 || (PREFETCH && NPOL == 2 && !Samples::by_tma),
+                  "two sample sets: X/Y pairs from fc32");
     using acc_t = typename Op::acc_t;
     const int k_tiles = args.k_tiles; // per polarization
+    const uint32_t sample_set = uint32_t(NPOL * k_tiles * W::B_STAGE); // one item's
     unsigned char* const raw = dynamic_smem();
     unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
     unsigned char* const samples = smem;
     const uint32_t smem_b = smem_u32(samples);
-    const uint32_t smem_a = smem_b + uint32_t(NPOL * k_tiles * W::B_STAGE);
-    const uint32_t bars = smem_a + W::STAGES * W::A_STAGE;
+    const uint32_t smem_a = smem_b + uint32_t(BUFFERS) * sample_set;
+    // "+db": the raw stages after the ring, each 2 x a set's bytes / BN x rows.
+    const uint32_t raw_stage = PREFETCH ? 2u * sample_set / W::BN * ws_raw_rows : 0u;
+    const uint32_t smem_raw = smem_a + W::STAGES * W::A_STAGE;
+    const uint32_t bars = smem_raw + (PREFETCH ? ws_raw_stages : 0) * raw_stage;
     auto full = [&](int s) { return bars + 8u * unsigned(s); };
     auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
+    // Sample set b's "full" barrier: samples_full + 8 b. One set: the block's
+    // gate; two: set b's "empty" barrier, gate + 8 b.
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
-    const uint32_t gate = samples_full + 8u;
-    const uint32_t turn = gate + 8u; // ping-pong: warpgroup w waits on turn + 8 w
-    unsigned char* const red = smem + size_t(NPOL * k_tiles) * W::B_STAGE +
-                               W::STAGES * W::A_STAGE + ws_resident_barriers<W>() * 8;
+    const uint32_t gate = samples_full + 8u * unsigned(BUFFERS);
+    // Ping-pong: warpgroup w waits on turn + 8 w.
+    const uint32_t turn = gate + 8u * unsigned(BUFFERS);
+    // "+db": raw stage s's full and empty barriers.
+    auto raw_full = [&](int s) { return gate + 8u * unsigned(BUFFERS + s); };
+    auto raw_empty = [&](int s) {
+        return gate + 8u * unsigned(BUFFERS + ws_raw_stages + s);
+    };
+    unsigned char* const red =
+        smem + (bars - smem_b) + ws_resident_barriers<W, BUFFERS>() * 8;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -239,8 +344,17 @@ __global__ void __launch_bounds__(W::threads, 1)
             // a stage is consumed by both warpgroups, or in ping-pong by one
             mbar_init(empty(s), unsigned(W::PINGPONG ? 128 : W::consumer_threads));
         }
-        mbar_init(samples_full, 1u);
-        mbar_init(gate, unsigned(W::threads));
+        for (int b = 0; b < BUFFERS; b++) {
+            mbar_init(samples_full + 8u * unsigned(b),
+                      PREFETCH ? unsigned(ws_raw_converters) : 1u);
+            mbar_init(gate + 8u * unsigned(b),
+                      unsigned(PREFETCH ? W::consumer_threads : W::threads));
+        }
+        if constexpr (PREFETCH)
+            for (int s = 0; s < ws_raw_stages; s++) {
+                mbar_init(raw_full(s), 1u);
+                mbar_init(raw_empty(s), unsigned(ws_raw_converters));
+            }
         if constexpr (W::PINGPONG) {
             mbar_init(turn, 128u);
             mbar_init(turn + 8u, 128u);
@@ -286,6 +400,56 @@ __global__ void __launch_bounds__(W::threads, 1)
     if (wg == W::consumers) {
         // Producer: the weights of every (item, row tile, k tile) in order.
         setmaxnreg_dec<W::PRODUCER_REGS>();
+        if constexpr (PREFETCH) {
+            // Warp 0's first thread issues the weights, warp 1's the raw
+            // stages (g of item i: u = i G + g, stage u % ws_raw_stages);
+            // warps 2-3 convert them into item i's set i % 2 once the
+            // consumers are done with item i - 2's. A fresh mbarrier passes a
+            // wait for parity 1 (the phase "before" its first).
+            constexpr int G = W::BN / ws_raw_rows; // raw stages per item
+            const int p = int(threadIdx.x) - W::consumer_threads;
+            if (p == 0) {
+                for (int it = 0; it < total; it++)
+                    issue_weights(it);
+            } else if (p == 32) {
+                const int boxes = int(raw_stage / (ws_raw_rows * 128));
+                for (int u = 0; u < my_items * G; u++) {
+                    const int s = u % ws_raw_stages;
+                    const int item = item_of(u / G);
+                    mbar_wait(raw_empty(s), uint32_t((u / ws_raw_stages) & 1) ^ 1u);
+                    mbar_arrive_expect_tx(raw_full(s), raw_stage);
+                    for (int j = 0; j < boxes; j++)
+                        tma_load_3d(smem_raw + s * raw_stage + j * (ws_raw_rows * 128),
+                                    &maps.b,
+                                    j * 128,
+                                    item / args.n_tiles,
+                                    item % args.n_tiles * W::BN + u % G * ws_raw_rows,
+                                    raw_full(s));
+                }
+            } else if (p >= 64) {
+                for (int i = 0; i < my_items; i++) {
+                    const uint32_t b = uint32_t(i & 1);
+                    mbar_wait(gate + 8u * b, uint32_t((i >> 1) & 1) ^ 1u);
+                    for (int g = 0; g < G; g++) {
+                        const int u = i * G + g;
+                        const int s = u % ws_raw_stages;
+                        mbar_wait(raw_full(s), uint32_t((u / ws_raw_stages) & 1));
+                        Samples::template convert_staged<ws_raw_rows, ws_raw_converters>(
+                            smem + (smem_raw - smem_b) + s * raw_stage,
+                            k_tiles,
+                            g * ws_raw_rows,
+                            samples + b * sample_set,
+                            p - 64,
+                            tally);
+                        mbar_arrive(raw_empty(s));
+                    }
+                    fence_proxy_async(); // st.shared -> the tensor cores
+                    mbar_arrive(samples_full + 8u * b);
+                }
+            }
+            tally.flush(args.range_counts);
+            return;
+        }
         int it = 0; // weight loads issued (the consumers count the same)
         for (int i = 0; i < my_items; i++) {
             load(i);
@@ -309,9 +473,13 @@ __global__ void __launch_bounds__(W::threads, 1)
     setmaxnreg_inc<W::CONSUMER_REGS>();
     acc_t acc[NPOL][1][W::NT][4];
     auto start_item = [&](int i, int& c, int& n0) {
-        load(i);
-        if constexpr (Samples::by_tma)
-            mbar_wait(samples_full, uint32_t(i & 1));
+        if constexpr (PREFETCH) {
+            mbar_wait(samples_full + 8u * uint32_t(i & 1), uint32_t((i >> 1) & 1));
+        } else {
+            load(i);
+            if constexpr (Samples::by_tma)
+                mbar_wait(samples_full, uint32_t(i & 1));
+        }
         const int item = item_of(i);
         c = item / args.n_tiles;
         n0 = item % args.n_tiles * W::BN;
@@ -357,6 +525,7 @@ __global__ void __launch_bounds__(W::threads, 1)
     for (int i = 0; i < my_items; i++) {
         int c, n0;
         start_item(i, c, n0);
+        const uint32_t set_b = smem_b + (PREFETCH ? uint32_t(i & 1) * sample_set : 0u);
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
             // The weights from the ring, the samples resident (polarization
@@ -365,8 +534,11 @@ __global__ void __launch_bounds__(W::threads, 1)
             for (int p = 0; p < NPOL; p++)
                 ws_consume_tile<W, Op>(
                     acc[p][0], k_tiles, it, smem_a, wg, full, empty, [&](int kt, int) {
-                        return smem_b + (p * k_tiles + kt) * W::B_STAGE;
+                        return set_b + (p * k_tiles + kt) * W::B_STAGE;
                     });
+            // The item's last multiplies have completed: its set may be refilled.
+            if (PREFETCH && mt == m_tiles - 1)
+                mbar_arrive(gate + 8u * uint32_t(i & 1));
             // (c, n0) made opaque per row tile: hoisted out of this loop, the
             // epilogue's per-window output addresses would not fit beside the
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).

@@ -179,11 +179,11 @@ emu::tensor_map emu_map(const k::tma_box_3d& b)
 
 /*!
  * One emulated execute() with a warp-specialised tile W (RESIDENT: its
- * resident-samples kernel): \p blocks persistent blocks (fewer than the
- * tiles or items, so that each loops over several and the ring's phases run
- * on across them).
+ * resident-samples kernel, with BUFFERS sets of samples): \p blocks
+ * persistent blocks (fewer than the tiles or items, so that each loops over
+ * several and the ring's phases run on across them).
  */
-template <class W, class Op, class Samples, bool RESIDENT = false>
+template <class W, class Op, class Samples, bool RESIDENT = false, int BUFFERS = 1>
 std::vector<float> run_ws(const tensor_beamformer_config& c,
                           const std::vector<cfloat>& w,
                           const void* input,
@@ -198,6 +198,8 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
     maps.a = emu_map(k::ws_weights_box(args, W::ROWS, Samples::npol));
     if constexpr (Samples::by_tma)
         maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+    if constexpr (BUFFERS == 2)
+        maps.b = emu_map(k::ws_raw_xy_box(args));
     const size_t sums = power_reduce_smem_bytes(c, W::BM, W::BN);
     if constexpr (RESIDENT) {
         const long long items = (long long)args.n_channels * args.n_tiles;
@@ -205,8 +207,11 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
             unsigned(std::min<long long>(blocks, items)),
             1,
             W::threads,
-            k::ws_resident_smem_bytes<W>(Samples::npol * args.k_tiles) + sums,
-            [&] { k::tensor_beamformer_ws_resident_kernel<W, Op, Samples>(args, maps); });
+            k::ws_resident_smem_bytes<W, BUFFERS>(Samples::npol * args.k_tiles) + sums,
+            [&] {
+                k::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>(args,
+                                                                                 maps);
+            });
     } else {
         const long long tiles = (long long)r->plan.blocks;
         emu::launch(
@@ -679,8 +684,10 @@ TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)
     BF_TB_WS_RESIDENT_TILES(BF_EMU_WS_RESIDENT)
 }
 
-//! The resident-samples kernel on float16 X/Y pairs from fc32 (tile W).
-template <class W>
+//! The resident-samples kernel on float16 X/Y pairs from fc32 (tile W) with
+//! BUFFERS sets of samples ("+db": two); k past what the tile covers is
+//! skipped.
+template <class W, int BUFFERS = 1>
 void check_ws_resident_xy(size_t C,
                           size_t R,
                           size_t B,
@@ -690,39 +697,54 @@ void check_ws_resident_xy(size_t C,
                           stokes_mode st,
                           unsigned blocks)
 {
+    const int max_k_tiles =
+        BUFFERS == 2 ? k::ws_resident_double_max_k_tiles : k::ws_resident_max_k_tiles;
+    if (R / 2 > size_t(max_k_tiles) * W::BKB / 4)
+        return;
     const auto c = make_config(
         C, R, B, beam_precision::float16, o, polarization_layout::xy_pairs, n_int, st);
     const auto w = random_complex(c.weight_count(), unsigned(R * 3 + B + 5));
     const auto x = random_complex(T * C * R, unsigned(T * 7 + C + 4));
-    const auto got =
-        run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W>, true>(c, w, x.data(), T, blocks);
-    const std::string tile = "ws+rs xy " + std::to_string(W::BM) + "x" +
-                             std::to_string(W::BN) + "/" + std::to_string(W::STAGES) +
-                             ", " + std::to_string(blocks) + " blocks";
+    const auto got = run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W>, true, BUFFERS>(
+        c, w, x.data(), T, blocks);
+    const std::string tile = "ws+rs" + std::string(BUFFERS == 2 ? "+db" : "") + " xy " +
+                             std::to_string(W::BM) + "x" + std::to_string(W::BN) + "/" +
+                             std::to_string(W::STAGES) + ", " + std::to_string(blocks) +
+                             " blocks";
     expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
 // X/Y pairs: 155 beams x 23 antennas x 3 channels (3 row tiles, 1 k tile per
 // polarization, time not a multiple of the tile), 1 beam x 1 antenna, the
-// most k (160 antennas: 5 k tiles per polarization), Stokes IQUV and I with
-// windows inside and across time tiles, blocks that loop over several items.
-#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS)                            \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
-        3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2);       \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
-        2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3);     \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
-        2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1);          \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
-        1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2);         \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
-        2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3);     \
-    check_ws_resident_xy<k::ws_shape<BM, BN, ST, PREGS>>(                   \
+// most k (160 antennas: 5 k tiles per polarization; "+db": 64, 2 k tiles),
+// Stokes IQUV and I with windows inside and across time tiles, blocks that
+// loop over several items (more items per block than raw stages: their
+// phases wrap).
+template <class W, int BUFFERS>
+void check_ws_resident_xy_cases()
+{
+    check_ws_resident_xy<W, BUFFERS>(
+        3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2);
+    check_ws_resident_xy<W, BUFFERS>(
+        2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3);
+    check_ws_resident_xy<W, BUFFERS>(
+        2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1);
+    check_ws_resident_xy<W, BUFFERS>(
+        1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2);
+    check_ws_resident_xy<W, BUFFERS>(
+        2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3);
+    check_ws_resident_xy<W, BUFFERS>(
         3, 128, 155, 1000, beam_output::voltage, 1, stokes_mode::I, 4);
+}
+#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS) \
+    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 1>();
+#define BF_EMU_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS) \
+    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 2>();
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
 {
     BF_TB_WS_RESIDENT_XY_TILES(BF_EMU_WS_RESIDENT_XY)
+    BF_TB_WS_RESIDENT_XY_DB_TILES(BF_EMU_WS_RESIDENT_XY_DB)
 }
 
 /*!
@@ -731,7 +753,7 @@ TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
  * that round to inf and to 0 placed in the first, a middle and the last time
  * tile, counted against the host's count_float16_range.
  */
-template <class W, class Samples>
+template <class W, class Samples, int BUFFERS = 1>
 void check_resident_range_count(polarization_layout pol, size_t R)
 {
     const size_t T = 2 * W::BN + 5;
@@ -744,11 +766,13 @@ void check_resident_range_count(polarization_layout pol, size_t R)
     x.back() = cfloat(2e-8f, 65520.0f);          // both, the last value
     const auto want = count_float16_range(x.data(), x.size());
     unsigned long long counts[2] = { 0, 0 };
-    run_ws<W, k::op_fp16, Samples, true>(
+    run_ws<W, k::op_fp16, Samples, true, BUFFERS>(
         c, random_complex(c.weight_count(), 78), x.data(), T, 2, counts);
-    std::cout << "range count, R=" << R << (pol == polarization_layout::xy_pairs ? " xy" : "")
-              << ": " << counts[0] << " overflows, " << counts[1] << " underflows (host "
-              << want.overflow << ", " << want.underflow << ")\n";
+    std::cout << "range count, R=" << R
+              << (pol == polarization_layout::xy_pairs ? " xy" : "")
+              << (BUFFERS == 2 ? " +db" : "") << ": " << counts[0] << " overflows, "
+              << counts[1] << " underflows (host " << want.overflow << ", "
+              << want.underflow << ")\n";
     EXPECT_EQ(counts[0], want.overflow);
     EXPECT_EQ(counts[1], want.underflow);
 }
@@ -757,11 +781,14 @@ TEST(tensor_beamformer_emulated, resident_samples_count_the_float16_range)
 {
     using Wsingle = k::ws_shape<128, 256, 3, 104>;
     using Wxy = k::ws_shape<128, 128, 4, 104>;
+    using Wdb = k::ws_shape<128, 128, 2, 104>;
     check_resident_range_count<Wsingle, k::ws_samples_fc32<Wsingle, 2>>(
         polarization_layout::single, 46);
     check_resident_range_count<Wsingle, k::ws_samples_fc32<Wsingle, 1>>(
         polarization_layout::single, 33);
     check_resident_range_count<Wxy, k::ws_samples_fc32_xy<Wxy>>(
+        polarization_layout::xy_pairs, 46);
+    check_resident_range_count<Wdb, k::ws_samples_fc32_xy<Wdb>, 2>(
         polarization_layout::xy_pairs, 46);
 }
 

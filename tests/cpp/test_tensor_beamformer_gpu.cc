@@ -363,9 +363,9 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     unsetenv("BEAMFORM_TB_VARIANT");
 
     // xy pairs, LOFAR's 155 beams: the resident-samples kernel on Hopper,
-    // elsewhere the least padded (310 rows: 384 in 128-row tiles, 320 in
-    // 64-row ones); 20 beams the same; power output (Stokes I and IQUV) the
-    // same.
+    // with two sample sets up to 64 antennas, elsewhere the least padded (310
+    // rows: 384 in 128-row tiles, 320 in 64-row ones); 20 beams the same;
+    // power output (Stokes I and IQUV) the same; 80 antennas one sample set.
     auto xy = tb_reference::make_config(3,
                                         46,
                                         155,
@@ -375,22 +375,35 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     const std::string xy_tile = tb_testing::builtin_tile(xy, gpu.index);
     const bool hopper = tb_testing::wgmma_available(gpu.index);
     if (hopper)
-        EXPECT_EQ(xy_tile, "128x128x128/ws/4+rs");
+        EXPECT_EQ(xy_tile, "128x128x128/ws/2+rs+db");
     else
         EXPECT_EQ(xy_tile, tb_testing::default_tile(xy));
     check(xy, 211, gpu, 17);
-    xy.n_beams = 20;
+    xy.n_receivers = 160;
     EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
               hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
+    check(xy, 211, gpu, 21);
+    xy.n_receivers = 46;
+    xy.n_beams = 20;
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+              hopper ? "128x128x128/ws/2+rs+db" : tb_testing::default_tile(xy));
     xy.n_beams = 155;
     xy.output = beam_output::power;
     xy.n_int = 4;
     for (auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
         xy.stokes = stokes;
         EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-                  hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
+                  hopper ? "128x128x128/ws/2+rs+db" : tb_testing::default_tile(xy));
         check(xy, 4 * 53, gpu, 18 + int(stokes));
     }
+    // At 64 antennas, power sums of 128 windows per tile (n_int 1) leave no
+    // room for two sample sets: one set.
+    xy.stokes = stokes_mode::I;
+    xy.n_int = 1;
+    xy.n_receivers = 128;
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+              hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
+    check(xy, 130, gpu, 22);
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)

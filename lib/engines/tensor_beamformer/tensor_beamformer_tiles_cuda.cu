@@ -42,6 +42,10 @@ tb_input tb_input_kind(const tensor_beamformer_config& c)
 }
 
 namespace {
+//! Shared memory per block of an H100/H200 (227 KB, opt-in): what the
+//! Hopper rule and the resident-weights choice require of a tile.
+constexpr size_t hopper_smem_bytes = 227 * 1024;
+
 //! Bytes of one padded weight row of this configuration for variant v.
 size_t row_bytes_for(const tb_variant& v, const tensor_beamformer_config& c)
 {
@@ -79,7 +83,10 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
     if (v.warp_specialised) {
         const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
         return size_t(v.pipeline_smem_bytes) +
-               (v.samples_resident ? npol * v.block_n * row_bytes_for(v, c) : 0) +
+               (v.samples_resident ? (size_t(v.sample_buffers) * v.block_n +
+                                      2 * size_t(v.raw_stage_rows)) *
+                                         npol * row_bytes_for(v, c)
+                                   : 0) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
     }
     return std::max(size_t(v.pipeline_smem_bytes),
@@ -220,11 +227,12 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
            fc32 && ping_pong ? "128x256x128/ws/6+rs+pp" : "",
            fc32 ? "128x256x128/ws/3+rs" : "",
            pass ? "128x256x128/ws/4+pass" : "",
+           xy_resident ? "128x128x128/ws/2+rs+db" : "",
            xy_resident ? "128x128x128/ws/4+rs" : "",
            xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
            "256x128x128/wgmma/4" })
         for (const auto* v : cands)
-            if (v->tile == preferred)
+            if (v->tile == preferred && tb_smem_for(*v, c) <= hopper_smem_bytes)
                 return preferred;
     return "";
 }
@@ -286,14 +294,13 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& c,
     // measured no faster than the pipelined kernel (apps/beamform_bench.md,
     // "Version: short-K resident weights").
     const kernel_family forced = parse_variant(variant);
-    const size_t hopper_smem = 227 * 1024;
     if (forced == kernel_family::resident) {
         for (const auto* v : cands)
             if (v->blocks_per_sm && !v->opt_in && waste(v) <= best * 1.1 &&
-                tb_smem_for(*v, c) <= hopper_smem)
+                tb_smem_for(*v, c) <= hopper_smem_bytes)
                 return v->tile;
         for (const auto* v : cands) // covered, but more beam padding
-            if (v->blocks_per_sm && !v->opt_in && tb_smem_for(*v, c) <= hopper_smem)
+            if (v->blocks_per_sm && !v->opt_in && tb_smem_for(*v, c) <= hopper_smem_bytes)
                 return v->tile;
     }
     // The other lists are in order of preference for large products; take the

@@ -79,6 +79,12 @@ struct tb_variant {
      * block_n x the padded row bytes per polarization (tb_smem_for).
      */
     bool samples_resident = false;
+    //! Sets of resident samples: 2 where the producer fills the next item's
+    //! while the consumers multiply ("+db").
+    int sample_buffers = 1;
+    //! Time steps of raw fc32 staged beside them ("+db"; each 2 x the fp16
+    //! row bytes per polarization).
+    int raw_stage_rows = 0;
     /*!
      * The kernel counts the float16 range of its fc32 input as it converts it
      * (kernel_args::range_counts; each value converted once): no separate

@@ -10,7 +10,9 @@
  * streaming pass before the kernel, tb_variant::fp16_pass; "+rs": the samples
  * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident,
  * single polarization or X/Y pairs;
- * "+rs+pp": that kernel with its consumer warpgroups in ping-pong).
+ * "+rs+pp": that kernel with its consumer warpgroups in ping-pong; "+rs+db":
+ * X/Y pairs with two sample sets, filled from TMA-staged fc32 while the
+ * consumers multiply).
  * Each launch encodes the TMA tensor maps of its
  * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
  * so that nothing links libcuda) and runs persistent blocks: one per SM, each
@@ -110,7 +112,7 @@ void ws_allow_smem(int bytes)
 }
 
 //! Resident samples: one block per SM, looping over (channel, time tile) items.
-template <class W, class Op, class Samples>
+template <class W, class Op, class Samples, int BUFFERS>
 void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* stream)
 {
     const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
@@ -119,18 +121,20 @@ void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* strea
     if constexpr (Samples::by_tma)
         maps.b =
             encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+    if constexpr (BUFFERS == 2)
+        maps.b = encode(tb_kernels::ws_raw_xy_box(args));
     const long long items = (long long)args.n_channels * args.n_tiles;
     const unsigned grid = unsigned(std::min<long long>(items, sm_count()));
-    tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>
+    tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>
         <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(args, maps);
     BF_GPU_CHECK_LAUNCH("tensor_beamformer_ws_resident_kernel");
 }
 
-template <class W, class Op, class Samples>
+template <class W, class Op, class Samples, int BUFFERS>
 void ws_resident_allow_smem(int bytes)
 {
     BF_GPU_CHECK(cudaFuncSetAttribute(
-        tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples>,
+        tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>,
         cudaFuncAttributeMaxDynamicSharedMemorySize,
         bytes));
 }
@@ -170,18 +174,26 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
 }
 
 //! A resident-samples variant: "BMxBNx128/ws/STAGES+rs" ("+rs+pp" in
-//! ping-pong), k of at most 5 tiles per polarization.
-template <class W, class Op, class Samples>
+//! ping-pong, "+rs+db" with two sample sets), k of at most 5 tiles per
+//! polarization (2 with two buffers).
+template <class W, class Op, class Samples, int BUFFERS = 1>
 tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 {
     tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
     if (Samples::npol == 2)
         v.polarization = polarization_layout::xy_pairs;
     v.tile += W::PINGPONG ? "+rs+pp" : "+rs";
-    v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W>(0));
-    v.launch = &ws_resident_launch<W, Op, Samples>;
-    v.allow_smem = &ws_resident_allow_smem<W, Op, Samples>;
-    v.max_k_bytes = size_t(tb_kernels::ws_resident_max_k_tiles) * W::BKB;
+    if (BUFFERS == 2)
+        v.tile += "+db";
+    v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W, BUFFERS>(0));
+    v.launch = &ws_resident_launch<W, Op, Samples, BUFFERS>;
+    v.allow_smem = &ws_resident_allow_smem<W, Op, Samples, BUFFERS>;
+    v.max_k_bytes = size_t(BUFFERS == 2 ? tb_kernels::ws_resident_double_max_k_tiles
+                                        : tb_kernels::ws_resident_max_k_tiles) *
+                    W::BKB;
+    v.sample_buffers = BUFFERS;
+    v.raw_stage_rows =
+        BUFFERS == 2 ? tb_kernels::ws_raw_stages * tb_kernels::ws_raw_rows : 0;
     v.samples_resident = true;
     v.counts_range = !Samples::by_tma; // fc32: each value converted once
     return v;
@@ -228,14 +240,22 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>>( \
             beam_precision::float16, tb_input::fc32_xy));                 \
     }
+#define BF_TB_ADD_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS)                         \
+    {                                                                          \
+        using W = ws_shape<BM, BN, ST, PREGS>;                                 \
+        v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>, 2>( \
+            beam_precision::float16, tb_input::fc32_xy));                      \
+    }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
     BF_TB_WS_RESIDENT_TILES(BF_TB_ADD_WS_RESIDENT)
     BF_TB_WS_RESIDENT_XY_TILES(BF_TB_ADD_WS_RESIDENT_XY)
+    BF_TB_WS_RESIDENT_XY_DB_TILES(BF_TB_ADD_WS_RESIDENT_XY_DB)
 #undef BF_TB_ADD_WS_FP16
 #undef BF_TB_ADD_WS_INT1
 #undef BF_TB_ADD_WS_RESIDENT
 #undef BF_TB_ADD_WS_RESIDENT_XY
+#undef BF_TB_ADD_WS_RESIDENT_XY_DB
 }
 
 } // namespace cuda
