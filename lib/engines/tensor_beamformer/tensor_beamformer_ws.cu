@@ -175,7 +175,7 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
 
 //! A resident-samples variant: "BMxBNx128/ws/STAGES+rs" ("+rs+pp" in
 //! ping-pong, "+rs+db" with two sample sets), k of at most 5 tiles per
-//! polarization (2 with two buffers).
+//! polarization (2 with two sets).
 template <class W, class Op, class Samples, int BUFFERS = 1>
 tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 {
