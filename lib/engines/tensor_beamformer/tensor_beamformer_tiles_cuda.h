@@ -79,12 +79,10 @@ struct tb_variant {
      * block_n x the padded row bytes per polarization (tb_smem_for).
      */
     bool samples_resident = false;
-    //! Sets of resident samples: 2 where the producer fills the next item's
-    //! while the consumers multiply ("+db").
-    int sample_buffers = 1;
-    //! Time steps of raw fc32 staged beside them ("+db"; each 2 x the fp16
-    //! row bytes per polarization).
-    int raw_stage_rows = 0;
+    //! Its dynamic shared memory for npol x k tiles of resident samples (the
+    //! kernel's own count: sample sets, "+db"'s raw stages, ring, barriers;
+    //! the power sums come on top).
+    size_t (*resident_smem_bytes)(int sample_tiles) = nullptr;
     /*!
      * The kernel counts the float16 range of its fc32 input as it converts it
      * (kernel_args::range_counts; each value converted once): no separate

@@ -185,15 +185,13 @@ tb_variant ws_resident_variant(beam_precision precision, tb_input input)
     v.tile += W::PINGPONG ? "+rs+pp" : "+rs";
     if (BUFFERS == 2)
         v.tile += "+db";
-    v.pipeline_smem_bytes = int(tb_kernels::ws_resident_smem_bytes<W, BUFFERS>(0));
+    v.pipeline_smem_bytes = 0; // depends on k: resident_smem_bytes
+    v.resident_smem_bytes = &tb_kernels::ws_resident_smem_bytes<W, BUFFERS>;
     v.launch = &ws_resident_launch<W, Op, Samples, BUFFERS>;
     v.allow_smem = &ws_resident_allow_smem<W, Op, Samples, BUFFERS>;
     v.max_k_bytes = size_t(BUFFERS == 2 ? tb_kernels::ws_resident_double_max_k_tiles
                                         : tb_kernels::ws_resident_max_k_tiles) *
                     W::BKB;
-    v.sample_buffers = BUFFERS;
-    v.raw_stage_rows =
-        BUFFERS == 2 ? tb_kernels::ws_raw_stages * tb_kernels::ws_raw_rows : 0;
     v.samples_resident = true;
     v.counts_range = !Samples::by_tma; // fc32: each value converted once
     return v;
