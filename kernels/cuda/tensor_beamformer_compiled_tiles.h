@@ -100,9 +100,13 @@
     X(128, 128, 4, 104)
 
 // The same with two sample sets ("+db", at most 64 antennas), filled from
-// TMA-staged fc32 while the consumers multiply; a ring of 2 stages leaves
-// room for them (3 measured the same on LOFAR's voltage shape, H200).
-#define BF_TB_WS_RESIDENT_XY_DB_TILES(X) X(128, 128, 2, 104)
+// TMA-staged fc32 while the consumers multiply (BM, BN, STAGES, producer
+// registers, ping-pong): a ring of 2 stages of 128 rows leaves room for them
+// (3 measured the same on LOFAR's voltage shape, H200); in ping-pong 4
+// stages of 64 rows, the same bytes.
+#define BF_TB_WS_RESIDENT_XY_DB_TILES(X) \
+    X(128, 128, 2, 104, false)           \
+    X(128, 128, 4, 104, true)
 
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \

@@ -39,7 +39,10 @@
  * warpgroup fills item i + 1's set while the consumers multiply item i's,
  * so no warp stops for a fill: its warp 0 issues the weights, its warp 1
  * copies the fc32 input by TMA into a small ring of raw stages, its warps
- * 2-3 convert them (tensor_beamformer_ws_resident_kernel below).
+ * 2-3 convert them (tensor_beamformer_ws_resident_kernel below). With
+ * two sets X/Y pairs may also run in ping-pong ("+rs+pp+db"): a warpgroup's
+ * 64-row tile then holds both polarizations' accumulators, and each
+ * warpgroup releases the item's set after its own last multiply of it.
  *
  * X/Y pairs (Samples::npol == 2, fc32 receivers 2a, 2a + 1 = X, Y of
  * antenna a): the samples are split at load time into X k tiles then Y k
@@ -297,8 +300,9 @@ __global__ void __launch_bounds__(W::threads, 1)
 #ifdef BF_TB_HAVE_WGMMA
     static_assert(W::consumers == 2, "three warpgroups share the conversion");
     constexpr int NPOL = Samples::npol;
-    static_assert(NPOL == 1 || !W::PINGPONG, "X/Y pairs without ping-pong");
     constexpr bool PREFETCH = BUFFERS == 2;
+    static_assert(NPOL == 1 || !W::PINGPONG || PREFETCH,
+                  "X/Y pairs in ping-pong with two sample sets only");
     static_assert(BUFFERS == 1 || (PREFETCH && NPOL == 2 && !Samples::by_tma),
                   "two sample sets: X/Y pairs from fc32");
     using acc_t = typename Op::acc_t;
@@ -319,13 +323,14 @@ __global__ void __launch_bounds__(W::threads, 1)
     // gate; two: set b's "empty" barrier, gate + 8 b.
     const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
     const uint32_t gate = samples_full + 8u * unsigned(BUFFERS);
-    // Ping-pong: warpgroup w waits on turn + 8 w.
-    const uint32_t turn = gate + 8u * unsigned(BUFFERS);
     // "+db": raw stage s's full and empty barriers.
     auto raw_full = [&](int s) { return gate + 8u * unsigned(BUFFERS + s); };
     auto raw_empty = [&](int s) {
         return gate + 8u * unsigned(BUFFERS + ws_raw_stages + s);
     };
+    // Ping-pong: warpgroup w waits on turn + 8 w (after the raw stages').
+    const uint32_t turn =
+        gate + 8u * unsigned(BUFFERS + (PREFETCH ? 2 * ws_raw_stages : 0));
     unsigned char* const red =
         smem + (bars - smem_b) + ws_resident_barriers<W, BUFFERS>() * 8;
 
@@ -485,13 +490,23 @@ __global__ void __launch_bounds__(W::threads, 1)
         n0 = item % args.n_tiles * W::BN;
     };
     if constexpr (W::PINGPONG) {
-        // The power sums: one half of the block's per consumer warpgroup.
-        unsigned char* const my_red =
-            red + size_t(wg) * (W::ROWS / 2) * size_t(args.windows) * sizeof(float);
+        // The power sums: one half of the block's per consumer warpgroup
+        // ([Stokes][beams of a 64-row tile][windows] each).
+        const int n_stokes = NPOL == 2 && args.iquv ? 4 : 1;
+        unsigned char* const my_red = red + size_t(wg) * n_stokes * (W::ROWS / 2) *
+                                                size_t(args.windows) * sizeof(float);
         int g = 0; // the block's row tiles so far, over all its items
         for (int i = 0; i < my_items; i++) {
             int c, n0;
             start_item(i, c, n0);
+            const uint32_t set_b =
+                smem_b + (PREFETCH ? uint32_t(i & 1) * sample_set : 0u);
+            // "+db": each warpgroup releases the item's set after its last
+            // multiply of the item (at once if the item has no tile of its).
+            const int g_end = g + m_tiles;
+            const int my_last = ((g_end - 1) & 1) == wg ? g_end - 1 : g_end - 2;
+            if (PREFETCH && my_last < g)
+                mbar_arrive(gate + 8u * uint32_t(i & 1));
             for (int mt = 0; mt < m_tiles; mt++, g++) {
                 if ((g & 1) != wg)
                     continue;
@@ -500,21 +515,33 @@ __global__ void __launch_bounds__(W::threads, 1)
                 const int j = g >> 1;
                 if (g > 0)
                     mbar_wait(turn + 8u * unsigned(wg), uint32_t((j - 1 + wg) & 1));
-                int it = g * k_tiles; // the ring's counter, as the producer's
-                ws_consume_tile<W, Op>(
-                    acc[0][0],
-                    k_tiles,
-                    it,
-                    smem_a,
-                    wg,
-                    full,
-                    empty,
-                    [&](int kt, int) { return smem_b + kt * W::B_STAGE; },
-                    [&] { mbar_arrive(turn + 8u * unsigned(1 - wg)); });
+                int it = g * NPOL * k_tiles; // the ring's counter, as the producer's
+                BF_UNROLL
+                for (int p = 0; p < NPOL; p++) {
+                    const auto samples_of = [&](int kt, int) {
+                        return set_b + (p * k_tiles + kt) * W::B_STAGE;
+                    };
+                    if (p == NPOL - 1)
+                        ws_consume_tile<W, Op>(
+                            acc[p][0],
+                            k_tiles,
+                            it,
+                            smem_a,
+                            wg,
+                            full,
+                            empty,
+                            samples_of,
+                            [&] { mbar_arrive(turn + 8u * unsigned(1 - wg)); });
+                    else
+                        ws_consume_tile<W, Op>(
+                            acc[p][0], k_tiles, it, smem_a, wg, full, empty, samples_of);
+                }
+                if (PREFETCH && g == my_last)
+                    mbar_arrive(gate + 8u * uint32_t(i & 1));
                 const int m0 = mt * W::ROWS;
                 int cc = c, nn = n0; // opaque, as below
                 asm volatile("" : "+r"(cc), "+r"(nn));
-                epilogue<Op, 1, 1, W::NT, W::ROWS, W::BN, 128, warpgroup_sync>(
+                epilogue<Op, NPOL, 1, W::NT, W::ROWS, W::BN, 128, warpgroup_sync>(
                     args, acc, my_red, cc, m0, nn, m0 + (warp & 3) * 16, nn);
             }
         }

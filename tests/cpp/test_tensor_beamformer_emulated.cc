@@ -707,7 +707,8 @@ void check_ws_resident_xy(size_t C,
     const auto x = random_complex(T * C * R, unsigned(T * 7 + C + 4));
     const auto got = run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W>, true, BUFFERS>(
         c, w, x.data(), T, blocks);
-    const std::string tile = "ws+rs" + std::string(BUFFERS == 2 ? "+db" : "") + " xy " +
+    const std::string tile = "ws+rs" + std::string(W::PINGPONG ? "+pp" : "") +
+                             std::string(BUFFERS == 2 ? "+db" : "") + " xy " +
                              std::to_string(W::BM) + "x" + std::to_string(W::BN) + "/" +
                              std::to_string(W::STAGES) + ", " + std::to_string(blocks) +
                              " blocks";
@@ -738,8 +739,8 @@ void check_ws_resident_xy_cases()
 }
 #define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS) \
     check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 1>();
-#define BF_EMU_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS) \
-    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 2>();
+#define BF_EMU_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS, PP) \
+    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS, PP>, 2>();
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
 {

@@ -365,7 +365,8 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     // xy pairs, LOFAR's 155 beams: the resident-samples kernel on Hopper,
     // with two sample sets up to 64 antennas, elsewhere the least padded (310
     // rows: 384 in 128-row tiles, 320 in 64-row ones); 20 beams the same;
-    // power output (Stokes I and IQUV) the same; 80 antennas one sample set.
+    // power output Stokes I the same, IQUV in ping-pong; 80 antennas one
+    // sample set.
     auto xy = tb_reference::make_config(3,
                                         46,
                                         155,
@@ -393,7 +394,9 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     for (auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
         xy.stokes = stokes;
         EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-                  hopper ? "128x128x128/ws/2+rs+db" : tb_testing::default_tile(xy));
+                  hopper ? (stokes == stokes_mode::IQUV ? "128x128x128/ws/4+rs+pp+db"
+                                                        : "128x128x128/ws/2+rs+db")
+                         : tb_testing::default_tile(xy));
         check(xy, 4 * 53, gpu, 18 + int(stokes));
     }
     // At 64 antennas, power sums of 128 windows per tile (n_int 1) leave no

@@ -219,12 +219,19 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // 2.05x the cuBLAS route; apps/beamform_bench.md).
     const bool xy_resident =
         input == tb_input::fc32_xy && c.precision == beam_precision::float16;
+    // Full Stokes (IQUV) from X/Y pairs: the same with two sets in
+    // ping-pong, which hides the heavier four-Stokes epilogue behind the
+    // other warpgroup's multiplies (config 2/IQUV, H200: 0.221-0.225 ms
+    // against 0.255-0.257; voltage was slower in ping-pong, 0.297-0.308
+    // against 0.283-0.285, and Stokes I level).
+    const bool full_stokes = c.output == beam_output::power && c.n_stokes() == 4;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred :
          { tma_samples ? "128x256x128/ws/4" : "",
            fc32 && ping_pong ? "128x256x128/ws/6+rs+pp" : "",
            fc32 ? "128x256x128/ws/3+rs" : "",
            pass ? "128x256x128/ws/4+pass" : "",
+           xy_resident && full_stokes ? "128x128x128/ws/4+rs+pp+db" : "",
            xy_resident ? "128x128x128/ws/2+rs+db" : "",
            xy_resident ? "128x128x128/ws/4+rs" : "",
            xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
