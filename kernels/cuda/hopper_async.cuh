@@ -28,8 +28,6 @@ namespace tb_kernels {
 
 #ifdef BF_GPU_EMULATION
 using tensor_map = emu::tensor_map;
-using emu::bulk_commit_group;
-using emu::bulk_wait_group_read;
 using emu::fence_barrier_init;
 using emu::mbar_arrive;
 using emu::mbar_arrive_expect_tx;
@@ -39,7 +37,6 @@ using emu::named_barrier_sync;
 using emu::setmaxnreg_dec;
 using emu::setmaxnreg_inc;
 using emu::tma_load_3d;
-using emu::tma_store_3d;
 #else
 using tensor_map = CUtensorMap;
 
@@ -110,35 +107,6 @@ tma_load_3d(uint32_t dst, const void* map, int x, int y, int z, uint32_t bar)
                  "r"(z),
                  "r"(bar)
                  : "memory");
-}
-/*!
- * The box of the tensor map at \p map whose corner is (x, y, z) from shared
- * memory at \p src (laid out as tma_load_3d leaves a box), in this thread's
- * open bulk group; bytes outside the tensor are not written.
- */
-__device__ __forceinline__ void
-tma_store_3d(const void* map, int x, int y, int z, uint32_t src)
-{
-    asm volatile(
-        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], "
-        "[%4];\n" ::"l"(map),
-        "r"(x),
-        "r"(y),
-        "r"(z),
-        "r"(src)
-        : "memory");
-}
-//! Closes this thread's open group of bulk stores.
-__device__ __forceinline__ void bulk_commit_group()
-{
-    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-//! Waits until the bulk stores of all but this thread's newest N groups have
-//! read their shared memory.
-template <int N>
-__device__ __forceinline__ void bulk_wait_group_read()
-{
-    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
 #endif
 #endif

@@ -143,7 +143,6 @@ inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
 struct ws_maps {
     tensor_map a;
     tensor_map b;
-    tensor_map out; //!< "+db" voltage: the output, for bulk stores
 };
 
 /*!

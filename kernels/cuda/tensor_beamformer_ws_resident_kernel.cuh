@@ -203,84 +203,6 @@ inline tma_box_3d ws_raw_xy_box(const kernel_args& a)
     };
 }
 
-/*!
- * "+db" voltage of X/Y pairs ([T][C][B][2] complex) as bytes: boxes of 8
- * beams (128 bytes) x one channel x 8 time steps, which the consumers store
- * by TMA from shared memory (ws_store_voltage_xy); TMA writes nothing past
- * the beams and the times.
- */
-inline tma_box_3d ws_voltage_xy_box(const kernel_args& a)
-{
-    const auto rb = (unsigned long long)a.n_beams * 16ull;
-    return tma_box_3d{
-        a.out,
-        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
-        { rb, rb * (unsigned long long)a.n_channels },
-        { 128u, 1u, 8u }
-    };
-}
-
-/*!
- * Shared memory that voltage output needs in place of the power sums: with
- * two sample sets (not in ping-pong) two 1 KB boxes per consumer warp for
- * ws_store_voltage_xy, and 1 KB to align them for the 128-byte swizzle.
- */
-template <class W, int BUFFERS>
-constexpr size_t ws_voltage_staging_bytes()
-{
-    return BUFFERS == 2 && !W::PINGPONG ? size_t(W::consumer_threads / 32) * 2048 + 1024
-                                        : 0;
-}
-
-/*!
- * One consumer warp's voltages of a row tile (X/Y pairs, fp16 accumulators)
- * out through shared memory: per fragment j (8 beams x 8 time steps, 1 KB),
- * the warp writes one of its two boxes at \p staging (1024-byte aligned) in
- * TMA's swizzled layout and lane 0 stores it by TMA. Why: storing from
- * registers, a warp waits on each store until the memory pipe has read its
- * registers; on LOFAR's voltage shape the consumers spent 43 % of their time
- * there (apps/beamform_bench.md, session 18). A box is rewritten only once
- * its store two fragments before has read it (bulk_wait_group_read<1>).
- */
-template <class W, class Acc>
-__device__ __forceinline__ void ws_store_voltage_xy(const Acc (&acc)[2][1][W::NT][4],
-                                                    const tensor_map* out,
-                                                    unsigned char* staging,
-                                                    int c,
-                                                    int beam0,
-                                                    int n0)
-{
-#ifdef BF_TB_HAVE_WGMMA
-    const int lane = int(threadIdx.x & 31);
-    const int g = lane >> 2;
-    const int t4 = lane & 3;
-    BF_UNROLL
-    for (int j = 0; j < W::NT; j++) {
-        unsigned char* const box = staging + (j & 1) * 1024;
-        if (lane == 0)
-            bulk_wait_group_read<1>();
-        __syncwarp();
-        BF_UNROLL
-        for (int h = 0; h < 2; h++) {
-            // Row 2 t4 + h (time step n0 + 8 j + 2 t4 + h), beam g's 16 bytes.
-            const uint32_t off =
-                uint32_t((2 * t4 + h) * 128 + ((g ^ (2 * t4 + h)) & 7) * 16);
-            store_as(box + off,
-                     make_float4(acc[0][0][j][h],
-                                 acc[0][0][j][2 + h],
-                                 acc[1][0][j][h],
-                                 acc[1][0][j][2 + h]));
-        }
-        fence_proxy_async(); // st.shared -> the TMA store
-        __syncwarp();
-        if (lane == 0) {
-            tma_store_3d(out, beam0 * 16, c, n0 + 8 * j, smem_u32(box));
-            bulk_commit_group();
-        }
-    }
-#endif
-}
-
 //! mbarriers: the ring's full and empty; per sample set its "full" and, with
 //! one set, the block's gate, with two, the set's "empty", and the raw
 //! stages' full and empty; in ping-pong the two consumer warpgroups' turns.
@@ -411,10 +333,6 @@ __global__ void __launch_bounds__(W::threads, 1)
         gate + 8u * unsigned(BUFFERS + (PREFETCH ? 2 * ws_raw_stages : 0));
     unsigned char* const red =
         smem + (bars - smem_b) + ws_resident_barriers<W, BUFFERS>() * 8;
-    // Voltage with two sets: the consumers' boxes for bulk stores, in place of
-    // the power sums (ws_voltage_staging_bytes).
-    constexpr bool BULK_STORES = ws_voltage_staging_bytes<W, BUFFERS>() > 0;
-    unsigned char* const staging = smem + ((size_t(red - smem) + 1023) & ~size_t(1023));
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -653,15 +571,6 @@ __global__ void __launch_bounds__(W::threads, 1)
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).
             int cc = c, nn = n0;
             asm volatile("" : "+r"(cc), "+r"(nn));
-            if constexpr (BULK_STORES) {
-                if (!args.power) {
-                    const int beam0 = (m0 + wg * 64 + (warp & 3) * 16) / 2;
-                    if (beam0 < args.n_beams)
-                        ws_store_voltage_xy<W>(
-                            acc, &maps.out, staging + warp * 2048, cc, beam0, nn);
-                    continue;
-                }
-            }
             epilogue<Op,
                      NPOL,
                      1,
@@ -673,9 +582,6 @@ __global__ void __launch_bounds__(W::threads, 1)
                 args, acc, red, cc, m0, nn, m0 + wg * 64 + (warp & 3) * 16, nn);
         }
     }
-    // The bulk stores have read their boxes before the block's shared memory goes.
-    if (BULK_STORES && (threadIdx.x & 31) == 0)
-        bulk_wait_group_read<0>();
     tally.flush(args.range_counts);
 #endif
 }

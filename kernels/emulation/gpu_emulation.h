@@ -213,10 +213,6 @@ struct fiber {
     std::vector<async_copy> open;
     std::deque<std::vector<wgmma_op>> wgmma_groups;
     std::vector<wgmma_op> wgmma_open;
-    //! Bulk (TMA) stores of this thread: each reads shared memory and writes
-    //! global memory when it lands.
-    std::deque<std::vector<std::function<void()>>> bulk_groups;
-    std::vector<std::function<void()>> bulk_open;
 };
 
 struct warp_state {
@@ -788,60 +784,6 @@ inline void tma_load_3d(uint32_t dst, const void* map_ptr, int x, int y, int z, 
         state().blk->tma_in_flight.push_back(pending_tma{ bar, land });
 }
 
-/*!
- * cp.async.bulk.tensor.3d.global.shared::cta.bulk_group (tile mode, 128-byte
- * swizzle): shared memory at \p src, box[1] x box[2] rows of 128 bytes laid
- * out as tma_load_3d leaves them, into the box at (x, y, z); bytes outside
- * the tensor are not written. It reads shared memory and writes global
- * memory when it lands: here at random at once or only at the
- * bulk_wait_group_read that retires its group, so that a buffer rewritten
- * before that wait shows in the output.
- */
-inline void tma_store_3d(const void* map_ptr, int x, int y, int z, uint32_t src)
-{
-    const tensor_map m = *static_cast<const tensor_map*>(map_ptr);
-    if (m.box[0] != 128)
-        throw std::logic_error("emulation: TMA boxes of 128-byte rows only");
-    if (src % 1024 != 0)
-        throw std::logic_error(
-            "emulation: TMA 128-byte swizzle source not 1024-byte aligned");
-    const uint32_t rows = m.box[1] * m.box[2];
-    (void)smem_at(src, rows * 128);
-    note_progress();
-    auto land = [m, src, x, y, z, rows]() {
-        for (uint32_t r = 0; r < rows; r++) {
-            const long long yy = y + (long long)(r % m.box[1]);
-            const long long zz = z + (long long)(r / m.box[1]);
-            for (uint32_t b = 0; b < 128; b++) {
-                const long long xx = x + (long long)b;
-                if (xx < 0 || yy < 0 || zz < 0 || (unsigned long long)xx >= m.dim[0] ||
-                    (unsigned long long)yy >= m.dim[1] ||
-                    (unsigned long long)zz >= m.dim[2])
-                    continue;
-                uint32_t a = src + r * 128 + b;
-                a ^= ((a >> 7) & 7u) << 4;
-                const_cast<unsigned char*>(m.base)[(unsigned long long)zz * m.stride[1] +
-                                                   (unsigned long long)yy * m.stride[0] +
-                                                   (unsigned long long)xx] =
-                    *smem_at(a, 1);
-            }
-        }
-    };
-    if (state().blk->landing() & 1u)
-        land();
-    else
-        me().bulk_open.push_back(land);
-}
-inline void bulk_commit_group() { commit_group(me().bulk_groups, me().bulk_open); }
-//! cp.async.bulk.wait_group.read N: the bulk stores of all but the newest N
-//! groups have read their shared memory (here: have landed).
-template <int N>
-inline void bulk_wait_group_read()
-{
-    retire_groups(
-        me().bulk_groups, size_t(N), [](const std::function<void()>& f) { f(); });
-}
-
 inline void fiber_entry()
 {
     block_state* b = state().blk;
@@ -937,8 +879,7 @@ inline void run_grid(unsigned grid_x,
         for (auto& f : b.fibers) {
             std::free(f.stack); // an aborted block's fibers are abandoned here
             unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
-                       !f.wgmma_open.empty() || !f.wgmma_groups.empty() ||
-                       !f.bulk_open.empty() || !f.bulk_groups.empty();
+                       !f.wgmma_open.empty() || !f.wgmma_groups.empty();
         }
         unwaited = unwaited || !b.tma_in_flight.empty();
         state().blk = nullptr;
@@ -947,7 +888,7 @@ inline void run_grid(unsigned grid_x,
                                      std::to_string(by) + "): " + b.error);
         if (unwaited)
             throw std::logic_error(
-                "emulation: cp.async copies, bulk stores or wgmma never waited for");
+                "emulation: cp.async copies or wgmma never waited for");
     }
 }
 

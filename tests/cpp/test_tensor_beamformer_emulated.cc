@@ -200,12 +200,7 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
         maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     if constexpr (BUFFERS == 2)
         maps.b = emu_map(k::ws_raw_xy_box(args));
-    constexpr size_t staging = k::ws_voltage_staging_bytes<W, BUFFERS>();
-    if (staging > 0 && !args.power)
-        maps.out = emu_map(k::ws_voltage_xy_box(args));
-    const size_t sums = c.output == beam_output::voltage
-                            ? staging
-                            : power_reduce_smem_bytes(c, W::BM, W::BN);
+    const size_t sums = power_reduce_smem_bytes(c, W::BM, W::BN);
     if constexpr (RESIDENT) {
         const long long items = (long long)args.n_channels * args.n_tiles;
         emu::launch(

@@ -83,13 +83,9 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
     if (v.warp_specialised) {
         const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
         const size_t k_tiles = row_bytes_for(v, c) / size_t(v.block_k_bytes);
-        const size_t after_barriers =
-            c.output == beam_output::voltage
-                ? v.voltage_staging_bytes
-                : power_reduce_smem_bytes(c, v.block_m, v.block_n);
         return (v.samples_resident ? v.resident_smem_bytes(int(npol * k_tiles))
                                    : size_t(v.pipeline_smem_bytes)) +
-               after_barriers;
+               power_reduce_smem_bytes(c, v.block_m, v.block_n);
     }
     return std::max(size_t(v.pipeline_smem_bytes),
                     power_reduce_smem_bytes(c, v.block_m, v.block_n));

@@ -83,9 +83,6 @@ struct tb_variant {
     //! kernel's own count: sample sets, "+db"'s raw stages, ring, barriers;
     //! the power sums come on top).
     size_t (*resident_smem_bytes)(int sample_tiles) = nullptr;
-    //! What voltage output needs in place of the power sums ("+db": the
-    //! boxes of its bulk stores).
-    size_t voltage_staging_bytes = 0;
     /*!
      * The kernel counts the float16 range of its fc32 input as it converts it
      * (kernel_args::range_counts; each value converted once): no separate

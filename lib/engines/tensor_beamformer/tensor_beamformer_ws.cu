@@ -123,9 +123,6 @@ void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* strea
             encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     if constexpr (BUFFERS == 2)
         maps.b = encode(tb_kernels::ws_raw_xy_box(args));
-    if constexpr (tb_kernels::ws_voltage_staging_bytes<W, BUFFERS>() > 0)
-        if (!args.power)
-            maps.out = encode(tb_kernels::ws_voltage_xy_box(args));
     const long long items = (long long)args.n_channels * args.n_tiles;
     const unsigned grid = unsigned(std::min<long long>(items, sm_count()));
     tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>
@@ -190,7 +187,6 @@ tb_variant ws_resident_variant(beam_precision precision, tb_input input)
         v.tile += "+db";
     v.pipeline_smem_bytes = 0; // depends on k: resident_smem_bytes
     v.resident_smem_bytes = &tb_kernels::ws_resident_smem_bytes<W, BUFFERS>;
-    v.voltage_staging_bytes = tb_kernels::ws_voltage_staging_bytes<W, BUFFERS>();
     v.launch = &ws_resident_launch<W, Op, Samples, BUFFERS>;
     v.allow_smem = &ws_resident_allow_smem<W, Op, Samples, BUFFERS>;
     v.max_k_bytes = size_t(BUFFERS == 2 ? tb_kernels::ws_resident_double_max_k_tiles
