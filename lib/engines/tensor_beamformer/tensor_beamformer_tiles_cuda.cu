@@ -221,7 +221,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
         input == tb_input::fc32_xy && c.precision == beam_precision::float16;
     // Full Stokes (IQUV) from X/Y pairs: the same with two sets in
     // ping-pong, which hides the heavier four-Stokes epilogue behind the
-    // other warpgroup's multiplies (config 2/IQUV, H200: 0.221-0.226 ms
+    // other warpgroup's multiplies (config 2/IQUV, H200: 0.221-0.227 ms
     // against 0.255-0.258; voltage was slower in ping-pong, 0.297-0.308
     // against 0.283-0.285, and Stokes I level).
     const bool full_stokes = c.output == beam_output::power && c.n_stokes() == 4;
