@@ -179,7 +179,8 @@ struct range_tally {
             fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
         const float lo =
             fminf(fminf(fabsf(v.x), fabsf(v.y)), fminf(fabsf(v.z), fabsf(v.w)));
-        if (hi >= 65520.0f || lo <= 2.98023223876953125e-8f) {
+        if (hi >= ::gr::beamform::BF_GPU_NS::float16_overflow_from ||
+            lo <= ::gr::beamform::BF_GPU_NS::float16_underflow_to) {
             add(v.x, v.y);
             add(v.z, v.w);
         }

@@ -203,6 +203,13 @@ inline tma_box_3d ws_raw_xy_box(const kernel_args& a)
     };
 }
 
+//! "+db": bytes of one raw stage for sample_tiles (npol x k tiles) of fp16
+//! samples: ws_raw_rows time steps of fc32, twice a set's bytes per step.
+constexpr size_t ws_raw_stage_bytes(int sample_tiles)
+{
+    return size_t(ws_raw_rows) * 2 * 128 * size_t(sample_tiles);
+}
+
 //! mbarriers: the ring's full and empty; per sample set its "full" and, with
 //! one set, the block's gate, with two, the set's "empty", and the raw
 //! stages' full and empty; in ping-pong the two consumer warpgroups' turns.
@@ -220,8 +227,7 @@ template <class W, int BUFFERS = 1>
 constexpr size_t ws_resident_smem_bytes(int sample_tiles)
 {
     return size_t(BUFFERS) * size_t(sample_tiles) * W::B_STAGE +
-           (BUFFERS == 2 ? size_t(ws_raw_stages) * ws_raw_rows * 2 * 128 * sample_tiles
-                         : 0) +
+           (BUFFERS == 2 ? size_t(ws_raw_stages) * ws_raw_stage_bytes(sample_tiles) : 0) +
            size_t(W::STAGES) * W::A_STAGE +
            size_t(ws_resident_barriers<W, BUFFERS>()) * 8 + 1024;
 }
@@ -313,8 +319,9 @@ __global__ void __launch_bounds__(W::threads, 1)
     unsigned char* const samples = smem;
     const uint32_t smem_b = smem_u32(samples);
     const uint32_t smem_a = smem_b + uint32_t(BUFFERS) * sample_set;
-    // "+db": the raw stages after the ring, each 2 x a set's bytes / BN x rows.
-    const uint32_t raw_stage = PREFETCH ? 2u * sample_set / W::BN * ws_raw_rows : 0u;
+    // "+db": the raw stages after the ring.
+    const uint32_t raw_stage =
+        PREFETCH ? uint32_t(ws_raw_stage_bytes(NPOL * k_tiles)) : 0u;
     const uint32_t smem_raw = smem_a + W::STAGES * W::A_STAGE;
     const uint32_t bars = smem_raw + (PREFETCH ? ws_raw_stages : 0) * raw_stage;
     auto full = [&](int s) { return bars + 8u * unsigned(s); };
@@ -477,6 +484,11 @@ __global__ void __launch_bounds__(W::threads, 1)
     // (channel, first time step).
     setmaxnreg_inc<W::CONSUMER_REGS>();
     acc_t acc[NPOL][1][W::NT][4];
+    // Item i's samples, and ("+db") the consumers' release of its set.
+    auto set_of = [&](int i) {
+        return smem_b + (PREFETCH ? uint32_t(i & 1) * sample_set : 0u);
+    };
+    auto release_set = [&](int i) { mbar_arrive(gate + 8u * uint32_t(i & 1)); };
     auto start_item = [&](int i, int& c, int& n0) {
         if constexpr (PREFETCH) {
             mbar_wait(samples_full + 8u * uint32_t(i & 1), uint32_t((i >> 1) & 1));
@@ -499,14 +511,13 @@ __global__ void __launch_bounds__(W::threads, 1)
         for (int i = 0; i < my_items; i++) {
             int c, n0;
             start_item(i, c, n0);
-            const uint32_t set_b =
-                smem_b + (PREFETCH ? uint32_t(i & 1) * sample_set : 0u);
+            const uint32_t set_b = set_of(i);
             // "+db": each warpgroup releases the item's set after its last
             // multiply of the item (at once if the item has no tile of its).
             const int g_end = g + m_tiles;
             const int my_last = ((g_end - 1) & 1) == wg ? g_end - 1 : g_end - 2;
             if (PREFETCH && my_last < g)
-                mbar_arrive(gate + 8u * uint32_t(i & 1));
+                release_set(i);
             for (int mt = 0; mt < m_tiles; mt++, g++) {
                 if ((g & 1) != wg)
                     continue;
@@ -517,27 +528,25 @@ __global__ void __launch_bounds__(W::threads, 1)
                     mbar_wait(turn + 8u * unsigned(wg), uint32_t((j - 1 + wg) & 1));
                 int it = g * NPOL * k_tiles; // the ring's counter, as the producer's
                 BF_UNROLL
-                for (int p = 0; p < NPOL; p++) {
-                    const auto samples_of = [&](int kt, int) {
-                        return set_b + (p * k_tiles + kt) * W::B_STAGE;
-                    };
-                    if (p == NPOL - 1)
-                        ws_consume_tile<W, Op>(
-                            acc[p][0],
-                            k_tiles,
-                            it,
-                            smem_a,
-                            wg,
-                            full,
-                            empty,
-                            samples_of,
-                            [&] { mbar_arrive(turn + 8u * unsigned(1 - wg)); });
-                    else
-                        ws_consume_tile<W, Op>(
-                            acc[p][0], k_tiles, it, smem_a, wg, full, empty, samples_of);
-                }
+                for (int p = 0; p < NPOL; p++)
+                    // The other warpgroup's turn once the last polarization is issued.
+                    ws_consume_tile<W, Op>(
+                        acc[p][0],
+                        k_tiles,
+                        it,
+                        smem_a,
+                        wg,
+                        full,
+                        empty,
+                        [&](int kt, int) {
+                            return set_b + (p * k_tiles + kt) * W::B_STAGE;
+                        },
+                        [&] {
+                            if (p == NPOL - 1)
+                                mbar_arrive(turn + 8u * unsigned(1 - wg));
+                        });
                 if (PREFETCH && g == my_last)
-                    mbar_arrive(gate + 8u * uint32_t(i & 1));
+                    release_set(i);
                 const int m0 = mt * W::ROWS;
                 int cc = c, nn = n0; // opaque, as below
                 asm volatile("" : "+r"(cc), "+r"(nn));
@@ -552,7 +561,7 @@ __global__ void __launch_bounds__(W::threads, 1)
     for (int i = 0; i < my_items; i++) {
         int c, n0;
         start_item(i, c, n0);
-        const uint32_t set_b = smem_b + (PREFETCH ? uint32_t(i & 1) * sample_set : 0u);
+        const uint32_t set_b = set_of(i);
         for (int mt = 0; mt < m_tiles; mt++) {
             const int m0 = mt * W::BM;
             // The weights from the ring, the samples resident (polarization
@@ -565,7 +574,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                     });
             // The item's last multiplies have completed: its set may be refilled.
             if (PREFETCH && mt == m_tiles - 1)
-                mbar_arrive(gate + 8u * uint32_t(i & 1));
+                release_set(i);
             // (c, n0) made opaque per row tile: hoisted out of this loop, the
             // epilogue's per-window output addresses would not fit beside the
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).

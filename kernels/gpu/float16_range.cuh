@@ -17,13 +17,19 @@ namespace gr {
 namespace beamform {
 namespace BF_GPU_NS {
 
+//! The smallest magnitude float16 rounds to inf, the largest it rounds to 0.
+constexpr float float16_overflow_from = 65520.0f;
+constexpr float float16_underflow_to = 2.98023223876953125e-8f; // 2^-25
+
 __device__ inline void float16_range_count(float x,
                                            unsigned long long& over,
                                            unsigned long long& under)
 {
     const float m = fabsf(x);
-    over += (m >= 65520.0f && m <= 3.402823466e38f) ? 1 : 0; // inf and NaN stay what they are
-    under += (m > 0.0f && m <= 2.98023223876953125e-8f) ? 1 : 0;
+    over += (m >= float16_overflow_from && m <= 3.402823466e38f)
+                ? 1
+                : 0; // inf and NaN stay what they are
+    under += (m > 0.0f && m <= float16_underflow_to) ? 1 : 0;
 }
 
 //! counts[0] += values rounded to inf, counts[1] += values rounded to 0, over

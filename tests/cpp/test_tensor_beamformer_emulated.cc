@@ -724,18 +724,24 @@ void check_ws_resident_xy(size_t C,
 template <class W, int BUFFERS>
 void check_ws_resident_xy_cases()
 {
-    check_ws_resident_xy<W, BUFFERS>(
-        3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2);
-    check_ws_resident_xy<W, BUFFERS>(
-        2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3);
-    check_ws_resident_xy<W, BUFFERS>(
-        2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1);
-    check_ws_resident_xy<W, BUFFERS>(
-        1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2);
-    check_ws_resident_xy<W, BUFFERS>(
-        2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3);
-    check_ws_resident_xy<W, BUFFERS>(
-        3, 128, 155, 1000, beam_output::voltage, 1, stokes_mode::I, 4);
+    struct xy_case {
+        size_t C, R, B, T;
+        beam_output o;
+        size_t n_int;
+        stokes_mode st;
+        unsigned blocks;
+    };
+    const xy_case cases[] = {
+        { 3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2 },
+        { 2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3 },
+        { 2, 2, 1, 131, beam_output::voltage, 1, stokes_mode::I, 1 },
+        { 1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2 },
+        { 2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3 },
+        { 3, 128, 155, 1000, beam_output::voltage, 1, stokes_mode::I, 4 },
+    };
+    for (const auto& x : cases)
+        check_ws_resident_xy<W, BUFFERS>(
+            x.C, x.R, x.B, x.T, x.o, x.n_int, x.st, x.blocks);
 }
 #define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS) \
     check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 1>();
