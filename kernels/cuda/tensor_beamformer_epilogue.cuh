@@ -169,106 +169,131 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     // short-k power tile there (apps/beamform_bench.md, "register windows").
     float* const out = static_cast<float*>(args.out);
     if (n_int % 8 == 0 && (NT * 8) % n_int == 0 && warp_n0 % n_int == 0) {
-        const int octets = n_int / 8; // n8 fragments per window
-        if constexpr (NPA == 1) {
-            // |b|^2, four windows at a time (the warp's columns hold a whole
-            // number of such groups): each thread sums its columns of each
-            // window by fused multiply-adds (two chains, one per column of a
-            // fragment), then the quad reduce-scatters: after 3 shuffles
-            // thread t4 holds window t4's total and all four store. This
-            // halves the epilogue's instructions against one window at a time
-            // (8 shuffles and 4 one-lane stores per 4 windows), and the
-            // epilogue is half of a short-k tile's time (apps/beamform_bench.md,
-            // "four windows per quad").
-            if ((NT * 8) % (4 * n_int) == 0) {
-                const unsigned all = 0xffffffffu;
-                const bool hi = (t4 & 2) != 0, odd = (t4 & 1) != 0;
-                BF_UNROLL
-                for (int i = 0; i < MT; i++) {
-                    const int beam = (warp_row0 + i * 16) / 2 + g;
-                    const bool beam_ok = beam < n_beams;
-                    float w0 = 0.0f, w1 = 0.0f, w2 = 0.0f, w3 = 0.0f; // the group's windows
-                    float c0 = 0.0f, c1 = 0.0f; // the open window, columns 2 t4 and 2 t4 + 1
-                    int in_window = 0, windows_done = 0;
-                    int w = warp_n0 / n_int; // the group's first window
+        // The window's length as a constant for the usual ones (8, 16, 32
+        // steps): with a run-time length the compiler cannot resolve which
+        // fragment closes a window, and the epilogue became a chain of
+        // branches and moves that stalled on instruction fetch
+        // (apps/beamform_bench.md, "Window length as a constant").
+        auto in_registers = [&](auto octets_of) {
+            const int octets = octets_of; // n8 fragments per window
+            if constexpr (NPA == 1) {
+                // |b|^2, four windows at a time (the warp's columns hold a whole
+                // number of such groups): each thread sums its columns of each
+                // window by fused multiply-adds (two chains, one per column of a
+                // fragment), then the quad reduce-scatters: after 3 shuffles
+                // thread t4 holds window t4's total and all four store. This
+                // halves the epilogue's instructions against one window at a time
+                // (8 shuffles and 4 one-lane stores per 4 windows), and the
+                // epilogue is half of a short-k tile's time (apps/beamform_bench.md,
+                // "four windows per quad").
+                if ((NT * 8) % (32 * octets) == 0) {
+                    const unsigned all = 0xffffffffu;
+                    const bool hi = (t4 & 2) != 0, odd = (t4 & 1) != 0;
                     BF_UNROLL
-                    for (int j = 0; j < NT; j++) {
-                        if constexpr (is_int1) {
-                            float st[2][4];
-                            stokes_of(i, j, st);
-                            c0 += st[0][0];
-                            c1 += st[1][0];
-                        } else {
-                            c0 = fmaf(acc[0][i][j][0], acc[0][i][j][0],
-                                      fmaf(acc[0][i][j][2], acc[0][i][j][2], c0));
-                            c1 = fmaf(acc[0][i][j][1], acc[0][i][j][1],
-                                      fmaf(acc[0][i][j][3], acc[0][i][j][3], c1));
+                    for (int i = 0; i < MT; i++) {
+                        const int beam = (warp_row0 + i * 16) / 2 + g;
+                        const bool beam_ok = beam < n_beams;
+                        // the group's windows; the open window's columns 2 t4, 2 t4 + 1
+                        float w0 = 0.0f, w1 = 0.0f, w2 = 0.0f, w3 = 0.0f;
+                        float c0 = 0.0f, c1 = 0.0f;
+                        int in_window = 0, windows_done = 0;
+                        int w = warp_n0 / n_int; // the group's first window
+                        BF_UNROLL
+                        for (int j = 0; j < NT; j++) {
+                            if constexpr (is_int1) {
+                                float st[2][4];
+                                stokes_of(i, j, st);
+                                c0 += st[0][0];
+                                c1 += st[1][0];
+                            } else {
+                                c0 = fmaf(acc[0][i][j][0],
+                                          acc[0][i][j][0],
+                                          fmaf(acc[0][i][j][2], acc[0][i][j][2], c0));
+                                c1 = fmaf(acc[0][i][j][1],
+                                          acc[0][i][j][1],
+                                          fmaf(acc[0][i][j][3], acc[0][i][j][3], c1));
+                            }
+                            if (++in_window < octets) // warp-uniform, as below
+                                continue;
+                            in_window = 0;
+                            w0 = w1;
+                            w1 = w2;
+                            w2 = w3;
+                            w3 = c0 + c1;
+                            c0 = c1 = 0.0f;
+                            if (++windows_done < 4)
+                                continue;
+                            windows_done = 0;
+                            // Threads t4 and t4 ^ 2 swap the halves they do not keep,
+                            // then t4 and t4 ^ 1: thread t4 keeps window t4.
+                            const float a =
+                                (hi ? w2 : w0) + __shfl_xor_sync(all, hi ? w0 : w2, 2);
+                            const float b =
+                                (hi ? w3 : w1) + __shfl_xor_sync(all, hi ? w1 : w3, 2);
+                            const float v =
+                                (odd ? b : a) + __shfl_xor_sync(all, odd ? a : b, 1);
+                            const int mine = w + t4;
+                            // n_times is a multiple of n_int: no partial window.
+                            if (beam_ok && mine * n_int < n_times)
+                                out[(size_t(mine) * n_beams + beam) * args.n_channels +
+                                    c] = v;
+                            w += 4;
                         }
-                        if (++in_window < octets) // warp-uniform, as below
-                            continue;
-                        in_window = 0;
-                        w0 = w1;
-                        w1 = w2;
-                        w2 = w3;
-                        w3 = c0 + c1;
-                        c0 = c1 = 0.0f;
-                        if (++windows_done < 4)
-                            continue;
-                        windows_done = 0;
-                        // Threads t4 and t4 ^ 2 swap the halves they do not keep,
-                        // then t4 and t4 ^ 1: thread t4 keeps window t4.
-                        const float a =
-                            (hi ? w2 : w0) + __shfl_xor_sync(all, hi ? w0 : w2, 2);
-                        const float b =
-                            (hi ? w3 : w1) + __shfl_xor_sync(all, hi ? w1 : w3, 2);
-                        const float v = (odd ? b : a) + __shfl_xor_sync(all, odd ? a : b, 1);
-                        const int mine = w + t4;
-                        // n_times is a multiple of n_int: no partial window.
-                        if (beam_ok && mine * n_int < n_times)
-                            out[(size_t(mine) * n_beams + beam) * args.n_channels + c] = v;
-                        w += 4;
                     }
+                    return;
                 }
-                return;
             }
-        }
-        // n_times is a multiple of n_int (check_tensor_beamformer_times), so a
-        // window with columns past n_times is never stored: no masking.
-        BF_UNROLL
-        for (int i = 0; i < MT; i++) {
-            const int beam = (warp_row0 + i * 16) / 2 + g;
-            const bool beam_ok = beam < n_beams;
-            float sum[MAX_STOKES];
+            // n_times is a multiple of n_int (check_tensor_beamformer_times), so a
+            // window with columns past n_times is never stored: no masking.
             BF_UNROLL
-            for (int s = 0; s < MAX_STOKES; s++)
-                sum[s] = 0.0f;
-            int in_window = 0;
-            int w = warp_n0 / n_int;
-            BF_UNROLL
-            for (int j = 0; j < NT; j++) {
-                float st[2][4];
-                stokes_of(i, j, st);
+            for (int i = 0; i < MT; i++) {
+                const int beam = (warp_row0 + i * 16) / 2 + g;
+                const bool beam_ok = beam < n_beams;
+                float sum[MAX_STOKES];
                 BF_UNROLL
                 for (int s = 0; s < MAX_STOKES; s++)
-                    sum[s] += st[0][s] + st[1][s];
-                if (++in_window < octets) // warp-uniform
-                    continue;
-                BF_UNROLL
-                for (int s = 0; s < MAX_STOKES; s++) {
-                    if (s >= n_stokes)
-                        break;
-                    float v = sum[s];
-                    v += __shfl_xor_sync(0xffffffffu, v, 1);
-                    v += __shfl_xor_sync(0xffffffffu, v, 2);
                     sum[s] = 0.0f;
-                    if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
-                        out[((size_t(w) * n_stokes + s) * n_beams + beam) *
-                                args.n_channels +
-                            c] = v;
+                int in_window = 0;
+                int w = warp_n0 / n_int;
+                BF_UNROLL
+                for (int j = 0; j < NT; j++) {
+                    float st[2][4];
+                    stokes_of(i, j, st);
+                    BF_UNROLL
+                    for (int s = 0; s < MAX_STOKES; s++)
+                        sum[s] += st[0][s] + st[1][s];
+                    if (++in_window < octets) // warp-uniform
+                        continue;
+                    BF_UNROLL
+                    for (int s = 0; s < MAX_STOKES; s++) {
+                        if (s >= n_stokes)
+                            break;
+                        float v = sum[s];
+                        v += __shfl_xor_sync(0xffffffffu, v, 1);
+                        v += __shfl_xor_sync(0xffffffffu, v, 2);
+                        sum[s] = 0.0f;
+                        if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
+                            out[((size_t(w) * n_stokes + s) * n_beams + beam) *
+                                    args.n_channels +
+                                c] = v;
+                    }
+                    in_window = 0;
+                    w++;
                 }
-                in_window = 0;
-                w++;
             }
+        };
+        switch (n_int) {
+        case 8:
+            in_registers(std::integral_constant<int, 1>{});
+            break;
+        case 16:
+            in_registers(std::integral_constant<int, 2>{});
+            break;
+        case 32:
+            in_registers(std::integral_constant<int, 4>{});
+            break;
+        default:
+            in_registers(n_int / 8);
         }
         return;
     }

@@ -12,7 +12,7 @@
  * (kernels/gpu/) into namespace gr::beamform::emulated (BF_GPU_NS).
  *
  * Each GPU thread of a block is a fiber (ucontext); fibers switch only at
- * __syncthreads and at warp-collective operations, in a shuffled order
+ * __syncthreads, at warp-collective operations and at waits, in a shuffled order
  * (fixed seed: reproducible), so that a missing barrier tends to show as a
  * wrong result. Blocks run one after the other, in a shuffled order.
  * Modelled:
@@ -31,6 +31,7 @@
  *     barriers that nobody completes is reported as a deadlock;
  *   - wgmma (sm_90a): each thread's part of the product is computed from
  *     shared memory at its wgmma.wait_group (the latest the GPU may read it),
+ *     after the other threads have run (a fiber switch there),
  *     through the matrix descriptor with the 128-byte swizzle on absolute
  *     shared-memory addresses;
  *   - dynamic shared memory is filled with garbage before each block (0xA5
@@ -41,11 +42,11 @@
  *     three;
  *   - the read-only load __ldg, the fast intrinsics __sincosf, __cosf,
  *     __fdividef, __frcp_rn, __fsqrt_rn (as the exact operations), bit casts,
- *     atomicMax, __popc, __ffs, and the packed-half operations __hmul2, __hfma2 (each half
- *     rounded once, as the hardware does), __half22float2, __float2half2_rn.
- * Not modelled: timing, bank conflicts, memory spaces, preemption between
- * sync points, register limits: a kernel that passes here can still be slow
- * or have a race that only hardware shows; the GPU tests run the real thing.
+ *     atomicMax, __popc, __ffs, and the packed-half operations __hmul2, __hfma2 (each
+ * half rounded once, as the hardware does), __half22float2, __float2half2_rn. Not
+ * modelled: timing, bank conflicts, memory spaces, preemption between sync points,
+ * register limits: a kernel that passes here can still be slow or have a race that only
+ * hardware shows; the GPU tests run the real thing.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_GPU_EMULATION_H
 #define INCLUDED_BEAMFORM_KERNELS_GPU_EMULATION_H
@@ -629,6 +630,10 @@ inline void wgmma_commit() { commit_group(me().wgmma_groups, me().wgmma_open); }
 template <int N>
 inline void wgmma_wait()
 {
+    // The GPU may read the operands until here: other threads run first, so
+    // that a stage released before this wait shows as a wrong product.
+    if (me().wgmma_groups.size() > size_t(N))
+        yield();
     retire_groups(me().wgmma_groups, size_t(N), wgmma_run);
 }
 

@@ -631,7 +631,9 @@ TEST(tensor_beamformer_emulated,
 // The warp-specialised kernel: odd sizes (155 beams x 46 receivers x 3
 // channels; 1 beam; 1 receiver), k tiles from 1 to many, persistent blocks
 // that loop over several tiles (the ring's phases run on across tiles),
-// windows that cross time tiles (n_int 3, 48), every sample source.
+// windows that cross time tiles (n_int 3, 48), windows of the lengths the
+// epilogue has as constants (16, 32) and of one it has not (48), every
+// sample source.
 #define BF_EMU_WS_FP16(BM, BN, ST, PREGS)                                           \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
         beam_precision::float16, 3, 46, 155, 70, beam_output::voltage, 1, 4);       \
@@ -643,6 +645,8 @@ TEST(tensor_beamformer_emulated,
         beam_precision::float16, 1, 300, 40, 40, beam_output::voltage, 1, 1);       \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
         beam_precision::float16, 2, 33, 40, 288, beam_output::power, 48, 3);        \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
+        beam_precision::float16, 2, 70, 40, 320, beam_output::power, 32, 3);        \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
         beam_precision::float16, 3, 36, 70, 300, beam_output::voltage, 1, 4, true); \
     check_ws<k::ws_shape<BM, BN, ST, PREGS>>(                                       \
@@ -663,20 +667,24 @@ TEST(tensor_beamformer_emulated,
 // tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), blocks
 // that loop over several items (the ring's phases and the samples' barrier
 // run on across items), windows inside and across warps' columns (n_int 16,
-// 3, 48), every sample source; with and without ping-pong consumers (an odd
-// number of 64-row tiles: 155 beams, 1 beam).
+// 3, 48; 8, 16 and 32 are the epilogue's constant lengths), every sample source; with and
+// without ping-pong consumers (an odd number of 64-row tiles: 155 beams, 1 beam).
 #define BF_EMU_WS_RESIDENT(BM, BN, ST, PREGS, PP)                              \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 3, 46, 155, 300, beam_output::voltage, 1, 2); \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 3, 96, 155, 304, beam_output::power, 16, 4);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 2, 1, 1, 300, beam_output::power, 3, 1);      \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 2, 160, 70, 288, beam_output::power, 48, 3);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
+        beam_precision::float16, 2, 40, 70, 256, beam_output::power, 32, 2);   \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
+        beam_precision::float16, 1, 24, 33, 136, beam_output::power, 8, 2);    \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 1, 33, 40, 100, beam_output::voltage, 1, 1);  \
-    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                            \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 3, 36, 70, 300, beam_output::power, 4, 2, true);
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_samples)
