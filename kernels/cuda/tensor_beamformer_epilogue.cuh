@@ -198,6 +198,11 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
                         float c0 = 0.0f, c1 = 0.0f;
                         int in_window = 0, windows_done = 0;
                         int w = warp_n0 / n_int; // the group's first window
+                        // This thread's window of the group: [w + t4][beam][c],
+                        // then 4 windows on per group.
+                        float* dst =
+                            out + (size_t(w + t4) * n_beams + beam) * args.n_channels + c;
+                        const size_t group_step = size_t(4) * n_beams * args.n_channels;
                         BF_UNROLL
                         for (int j = 0; j < NT; j++) {
                             if constexpr (is_int1) {
@@ -232,11 +237,10 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
                                 (hi ? w3 : w1) + __shfl_xor_sync(all, hi ? w1 : w3, 2);
                             const float v =
                                 (odd ? b : a) + __shfl_xor_sync(all, odd ? a : b, 1);
-                            const int mine = w + t4;
                             // n_times is a multiple of n_int: no partial window.
-                            if (beam_ok && mine * n_int < n_times)
-                                out[(size_t(mine) * n_beams + beam) * args.n_channels +
-                                    c] = v;
+                            if (beam_ok && (w + t4) * n_int < n_times)
+                                *dst = v;
+                            dst += group_step;
                             w += 4;
                         }
                     }

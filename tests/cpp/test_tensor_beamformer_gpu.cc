@@ -194,7 +194,8 @@ TEST(tensor_beamformer_gpu, float16_voltage_single)
 TEST(tensor_beamformer_gpu, float16_power_single)
 {
     REQUIRE_GPU(gpu);
-    for (size_t n_int : { 1, 3, 16 })
+    // 8, 16, 32: the epilogue's constant window lengths; 1, 3: run-time ones
+    for (size_t n_int : { 1, 3, 8, 16, 32 })
         for (const auto& s : sizes_single)
             check(tb_reference::make_config(s.channels,
                                             s.receivers,
@@ -480,6 +481,7 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         make_config(3, 46, 155, beam_precision::float16, beam_output::voltage, single),
         make_config(3, 46, 155, beam_precision::float16, beam_output::power, single, 16),
         make_config(2, 1, 1, beam_precision::float16, beam_output::power, single, 3),
+        make_config(2, 96, 70, beam_precision::float16, beam_output::power, single, 32),
         make_config(1, 1500, 70, beam_precision::float16, beam_output::voltage, single),
         make_config(2, 128, 155, beam_precision::int1, beam_output::voltage, single),
         make_config(2, 1000, 40, beam_precision::int1, beam_output::power, single, 16),
@@ -489,7 +491,7 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         make_config(2, 2, 1, f16, beam_output::voltage, xy),
         make_config(1, 320, 40, f16, beam_output::voltage, xy),
     };
-    const size_t times[] = { 70, 304, 300, 130, 130, 304, 100, 300, 304, 131, 130 };
+    const size_t times[] = { 70, 304, 300, 320, 130, 130, 304, 100, 300, 304, 131, 130 };
     size_t tested = 0;
     for (size_t i = 0; i < std::size(cases); i++)
         for (const auto& tile : usable_tiles(cases[i], gpu))
