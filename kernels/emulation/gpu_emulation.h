@@ -12,9 +12,9 @@
  * (kernels/gpu/) into namespace gr::beamform::emulated (BF_GPU_NS).
  *
  * Each GPU thread of a block is a fiber (ucontext); fibers switch only at
- * __syncthreads, at warp-collective operations and at waits, in a shuffled order
- * (fixed seed: reproducible), so that a missing barrier tends to show as a
- * wrong result. Blocks run one after the other, in a shuffled order.
+ * __syncthreads, at warp-collective operations and at waits, in a shuffled
+ * order (fixed seed: reproducible), so that a missing barrier tends to show
+ * as a wrong result. Blocks run one after the other, in a shuffled order.
  * Modelled:
  *   - __syncthreads: block barrier; __syncwarp: warp barrier (full mask only);
  *   - ldmatrix.x4, mma.sync m16n8k16 (f16 -> f32) and m16n8k256 (b1 AND
@@ -42,11 +42,12 @@
  *     three;
  *   - the read-only load __ldg, the fast intrinsics __sincosf, __cosf,
  *     __fdividef, __frcp_rn, __fsqrt_rn (as the exact operations), bit casts,
- *     atomicMax, __popc, __ffs, and the packed-half operations __hmul2, __hfma2 (each
- * half rounded once, as the hardware does), __half22float2, __float2half2_rn. Not
- * modelled: timing, bank conflicts, memory spaces, preemption between sync points,
- * register limits: a kernel that passes here can still be slow or have a race that only
- * hardware shows; the GPU tests run the real thing.
+ *     atomicMax, __popc, __ffs, and the packed-half operations __hmul2,
+ *     __hfma2 (each half rounded once, as the hardware does), __half22float2,
+ *     __float2half2_rn.
+ * Not modelled: timing, bank conflicts, memory spaces, preemption between
+ * sync points, register limits: a kernel that passes here can still be slow
+ * or have a race that only hardware shows; the GPU tests run the real thing.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_GPU_EMULATION_H
 #define INCLUDED_BEAMFORM_KERNELS_GPU_EMULATION_H
