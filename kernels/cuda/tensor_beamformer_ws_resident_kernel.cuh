@@ -210,14 +210,29 @@ constexpr size_t ws_raw_stage_bytes(int sample_tiles)
     return size_t(ws_raw_rows) * 2 * 128 * size_t(sample_tiles);
 }
 
-//! mbarriers: the ring's full and empty; per sample set its "full" and, with
-//! one set, the block's gate, with two, the set's "empty", and the raw
-//! stages' full and empty; in ping-pong the two consumer warpgroups' turns.
+/*!
+ * The mbarriers, in this order (indices of 8-byte barriers): the ring's full
+ * and empty; per sample set its "full", then per set, with one set, the
+ * block's gate, with two, the set's "empty"; with two sets the raw stages'
+ * full and empty; in ping-pong the two consumer warpgroups' turns.
+ */
+template <class W, int BUFFERS>
+struct ws_resident_barrier_layout {
+    static constexpr int raw_stages = BUFFERS == 2 ? ws_raw_stages : 0;
+    static constexpr int full = 0;
+    static constexpr int empty = full + W::STAGES;
+    static constexpr int samples_full = empty + W::STAGES;
+    static constexpr int gate = samples_full + BUFFERS;
+    static constexpr int raw_full = gate + BUFFERS;
+    static constexpr int raw_empty = raw_full + raw_stages;
+    static constexpr int turn = raw_empty + raw_stages;
+    static constexpr int count = turn + (W::PINGPONG ? 2 : 0);
+};
+
 template <class W, int BUFFERS>
 constexpr int ws_resident_barriers()
 {
-    return 2 * W::STAGES + 2 * BUFFERS + (BUFFERS == 2 ? 2 * ws_raw_stages : 0) +
-           (W::PINGPONG ? 2 : 0);
+    return ws_resident_barrier_layout<W, BUFFERS>::count;
 }
 
 //! Dynamic shared memory of BUFFERS sets of resident samples (sample_tiles
@@ -324,22 +339,26 @@ __global__ void __launch_bounds__(W::threads, 1)
         PREFETCH ? uint32_t(ws_raw_stage_bytes(NPOL * k_tiles)) : 0u;
     const uint32_t smem_raw = smem_a + W::STAGES * W::A_STAGE;
     const uint32_t bars = smem_raw + (PREFETCH ? ws_raw_stages : 0) * raw_stage;
-    auto full = [&](int s) { return bars + 8u * unsigned(s); };
-    auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
+    using bar = ws_resident_barrier_layout<W, BUFFERS>;
+    auto full = [&](int s) { return bars + 8u * unsigned(bar::full + s); };
+    auto empty = [&](int s) { return bars + 8u * unsigned(bar::empty + s); };
     // Sample set b's "full" barrier: samples_full + 8 b. One set: the block's
     // gate; two: set b's "empty" barrier, gate + 8 b.
-    const uint32_t samples_full = bars + 8u * unsigned(2 * W::STAGES);
-    const uint32_t gate = samples_full + 8u * unsigned(BUFFERS);
+    const uint32_t samples_full = bars + 8u * unsigned(bar::samples_full);
+    // The later barriers are addressed from the gate, not from bars: from
+    // bars, nvcc compiles the "+db" kernels to other machine code than the
+    // code they were measured with.
+    const uint32_t gate = samples_full + 8u * unsigned(bar::gate - bar::samples_full);
     // "+db": raw stage s's full and empty barriers.
-    auto raw_full = [&](int s) { return gate + 8u * unsigned(BUFFERS + s); };
-    auto raw_empty = [&](int s) {
-        return gate + 8u * unsigned(BUFFERS + ws_raw_stages + s);
+    auto raw_full = [&](int s) {
+        return gate + 8u * unsigned(bar::raw_full - bar::gate + s);
     };
-    // Ping-pong: warpgroup w waits on turn + 8 w (after the raw stages').
-    const uint32_t turn =
-        gate + 8u * unsigned(BUFFERS + (PREFETCH ? 2 * ws_raw_stages : 0));
-    unsigned char* const red =
-        smem + (bars - smem_b) + ws_resident_barriers<W, BUFFERS>() * 8;
+    auto raw_empty = [&](int s) {
+        return gate + 8u * unsigned(bar::raw_empty - bar::gate + s);
+    };
+    // Ping-pong: warpgroup w waits on turn + 8 w.
+    const uint32_t turn = gate + 8u * unsigned(bar::turn - bar::gate);
+    unsigned char* const red = smem + (bars - smem_b) + bar::count * 8;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
