@@ -176,48 +176,6 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
         // (apps/beamform_bench.md, "Window length as a constant").
         auto in_registers = [&](auto octets_of) {
             const int octets = octets_of; // n8 fragments per window
-            // One window at a time (X/Y pairs, or windows that do not come
-            // in groups of four). n_times is a multiple of n_int
-            // (check_tensor_beamformer_times), so a window with columns past
-            // n_times is never stored: no masking.
-            auto window_by_window = [&] {
-                BF_UNROLL
-                for (int i = 0; i < MT; i++) {
-                    const int beam = (warp_row0 + i * 16) / 2 + g;
-                    const bool beam_ok = beam < n_beams;
-                    float sum[MAX_STOKES];
-                    BF_UNROLL
-                    for (int s = 0; s < MAX_STOKES; s++)
-                        sum[s] = 0.0f;
-                    int in_window = 0;
-                    int w = warp_n0 / n_int;
-                    BF_UNROLL
-                    for (int j = 0; j < NT; j++) {
-                        float st[2][4];
-                        stokes_of(i, j, st);
-                        BF_UNROLL
-                        for (int s = 0; s < MAX_STOKES; s++)
-                            sum[s] += st[0][s] + st[1][s];
-                        if (++in_window < octets) // warp-uniform
-                            continue;
-                        BF_UNROLL
-                        for (int s = 0; s < MAX_STOKES; s++) {
-                            if (s >= n_stokes)
-                                break;
-                            float v = sum[s];
-                            v += __shfl_xor_sync(0xffffffffu, v, 1);
-                            v += __shfl_xor_sync(0xffffffffu, v, 2);
-                            sum[s] = 0.0f;
-                            if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
-                                out[((size_t(w) * n_stokes + s) * n_beams + beam) *
-                                        args.n_channels +
-                                    c] = v;
-                        }
-                        in_window = 0;
-                        w++;
-                    }
-                }
-            };
             if constexpr (NPA == 1) {
                 // |b|^2, four windows at a time (the warp's columns hold a whole
                 // number of such groups): each thread sums its columns of each
@@ -286,12 +244,55 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
                             w += 4;
                         }
                     }
-                } else {
-                    window_by_window();
+                    return;
                 }
-            } else {
-                window_by_window();
             }
+            // n_times is a multiple of n_int (check_tensor_beamformer_times), so a
+            // window with columns past n_times is never stored: no masking.
+            // Where the window length is a constant that groups by four, nvcc
+            // finds this loop unreachable (warning 128): true, and harmless.
+#ifdef __CUDACC__
+#pragma nv_diag_suppress 128
+#endif
+            BF_UNROLL
+            for (int i = 0; i < MT; i++) {
+                const int beam = (warp_row0 + i * 16) / 2 + g;
+                const bool beam_ok = beam < n_beams;
+                float sum[MAX_STOKES];
+                BF_UNROLL
+                for (int s = 0; s < MAX_STOKES; s++)
+                    sum[s] = 0.0f;
+                int in_window = 0;
+                int w = warp_n0 / n_int;
+                BF_UNROLL
+                for (int j = 0; j < NT; j++) {
+                    float st[2][4];
+                    stokes_of(i, j, st);
+                    BF_UNROLL
+                    for (int s = 0; s < MAX_STOKES; s++)
+                        sum[s] += st[0][s] + st[1][s];
+                    if (++in_window < octets) // warp-uniform
+                        continue;
+                    BF_UNROLL
+                    for (int s = 0; s < MAX_STOKES; s++) {
+                        if (s >= n_stokes)
+                            break;
+                        float v = sum[s];
+                        v += __shfl_xor_sync(0xffffffffu, v, 1);
+                        v += __shfl_xor_sync(0xffffffffu, v, 2);
+                        sum[s] = 0.0f;
+                        if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
+                            out[((size_t(w) * n_stokes + s) * n_beams + beam) *
+                                    args.n_channels +
+                                c] = v;
+                    }
+                    in_window = 0;
+                    w++;
+                }
+            }
+#ifdef __CUDACC__
+#pragma nv_diag_default 128
+#endif
         };
         switch (n_int) {
         case 8:
