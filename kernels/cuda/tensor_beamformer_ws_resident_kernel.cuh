@@ -229,12 +229,6 @@ struct ws_resident_barrier_layout {
     static constexpr int count = turn + (W::PINGPONG ? 2 : 0);
 };
 
-template <class W, int BUFFERS>
-constexpr int ws_resident_barriers()
-{
-    return ws_resident_barrier_layout<W, BUFFERS>::count;
-}
-
 //! Dynamic shared memory of BUFFERS sets of resident samples (sample_tiles
 //! = npol x k tiles each), with two sets the raw stages (each ws_raw_rows x
 //! 2 x the fp16 bytes of a set's row), the ring and the barriers.
@@ -244,7 +238,7 @@ constexpr size_t ws_resident_smem_bytes(int sample_tiles)
     return size_t(BUFFERS) * size_t(sample_tiles) * W::B_STAGE +
            (BUFFERS == 2 ? size_t(ws_raw_stages) * ws_raw_stage_bytes(sample_tiles) : 0) +
            size_t(W::STAGES) * W::A_STAGE +
-           size_t(ws_resident_barriers<W, BUFFERS>()) * 8 + 1024;
+           size_t(ws_resident_barrier_layout<W, BUFFERS>::count) * 8 + 1024;
 }
 
 /*!

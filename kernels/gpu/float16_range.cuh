@@ -26,9 +26,8 @@ __device__ inline void float16_range_count(float x,
                                            unsigned long long& under)
 {
     const float m = fabsf(x);
-    over += (m >= float16_overflow_from && m <= 3.402823466e38f)
-                ? 1
-                : 0; // inf and NaN stay what they are
+    // inf and NaN stay what they are
+    over += (m >= float16_overflow_from && m <= 3.402823466e38f) ? 1 : 0;
     under += (m > 0.0f && m <= float16_underflow_to) ? 1 : 0;
 }
 
