@@ -24,32 +24,63 @@ namespace BF_GPU_NS {
 #define BF_ASYNC_COPY_IS_CP_ASYNC 1
 #endif
 
-//! Starts copying *src to *dst (8 bytes; zeros where !valid, and src is then
-//! not read). Complete for this thread after async_copy_wait_all(), for the
-//! block after a barrier behind that.
-__device__ __forceinline__ void async_copy8(float2* dst, const float2* src, bool valid)
+//! Starts copying BYTES (4, 8 or 16) from \p src to \p dst (zeros where
+//! !valid, and src is then not read); both aligned to BYTES. Part of the
+//! thread's open group until async_copy_commit().
+template <int BYTES>
+__device__ __forceinline__ void async_copy(void* dst, const void* src, bool valid)
 {
+    static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16,
+                  "cp.async copies 4, 8 or 16 bytes");
 #ifdef BF_ASYNC_COPY_IS_CP_ASYNC
     const unsigned d = unsigned(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d),
-                 "l"(src),
-                 "r"(valid ? 8 : 0));
+    // 16 bytes may bypass L1 (.cg): the data is staged in shared memory.
+    if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                     "l"(src),
+                     "r"(valid ? 16 : 0));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d),
+                     "l"(src),
+                     "n"(BYTES),
+                     "r"(valid ? BYTES : 0));
 #elif defined(BF_GPU_EMULATION)
-    emu::cp_async_to(dst, src, 8, valid);
+    emu::cp_async_to(dst, src, BYTES, valid);
 #else
-    *dst = valid ? *src : make_float2(0.f, 0.f);
+    struct chunk {
+        unsigned char b[BYTES];
+    };
+    *static_cast<chunk*>(dst) = valid ? *static_cast<const chunk*>(src) : chunk{};
 #endif
 }
 
-//! Waits for this thread's async_copy8 copies.
-__device__ __forceinline__ void async_copy_wait_all()
+//! Closes this thread's open group of copies.
+__device__ __forceinline__ void async_copy_commit()
 {
 #ifdef BF_ASYNC_COPY_IS_CP_ASYNC
-    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
 #elif defined(BF_GPU_EMULATION)
     emu::cp_async_commit();
-    emu::cp_async_wait<0>();
 #endif
+}
+
+//! Waits until at most \p PENDING of this thread's committed groups are
+//! still in flight (the newest ones). For the block: a barrier behind it.
+template <int PENDING>
+__device__ __forceinline__ void async_copy_wait()
+{
+#ifdef BF_ASYNC_COPY_IS_CP_ASYNC
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+#elif defined(BF_GPU_EMULATION)
+    emu::cp_async_wait<PENDING>();
+#endif
+}
+
+//! Commits and waits for all of this thread's copies.
+__device__ __forceinline__ void async_copy_wait_all()
+{
+    async_copy_commit();
+    async_copy_wait<0>();
 }
 
 } // namespace BF_GPU_NS

@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(pfb_columns_register_fft_threads, 2)
             const float2* src = live ? columns + pos * column_stride +
                                            (u0 + s) * n_receivers + r_first + rr
                                      : columns;
-            async_copy8(rows + (e % rows_per_tile) * ld + pos, src, live);
+            async_copy<8>(rows + (e % rows_per_tile) * ld + pos, src, live);
         }
         async_copy_wait_all();
         __syncthreads(); // and the twiddles, on the first tile

@@ -297,6 +297,14 @@ BF_HOST_DEVICE constexpr int register_fft_mid_slot(int n2, int c1, int b)
 //! so that the rows of different receivers start in different banks.
 BF_HOST_DEVICE int row_stride(int n) { return n + 1; }
 
+//! Blocks of M samples in the input ring of pfb_tiled_ring_kernel
+//! (pfb_tiled_ring.cuh), a shared-memory layout like the rows': a tile's
+//! \p steps steps reach back O T_MAX - 1 blocks before their first.
+BF_HOST_DEVICE constexpr int ring_blocks(int steps, int taps_max, int oversample)
+{
+    return steps + taps_max * oversample - 1;
+}
+
 } // namespace pfb_fft
 } // namespace beamform
 } // namespace gr

@@ -60,6 +60,41 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
 }
 
 /*!
+ * The multiply-adds of a tile's FIR for P (branch, receiver) pairs:
+ * acc[i][s] += tap[i][k] x_i(s - k O) for s < S, k < TMAX, where
+ * load(i, j) returns pair i's sample at offset j (in units of M) from its
+ * newest sample of the tile's first step, j = -(TMAX - 1) O ... S - 1, each
+ * loaded once. CARRY (P = 2, O = 2, pairs p and p + N/2): pair 1's sample at
+ * j is pair 0's at j - 1, taken from a register instead of load(1, j).
+ */
+template <int TMAX, int O, int S, int P, bool CARRY, typename Load>
+__device__ __forceinline__ void
+pfb_tiled_accumulate(const float (&tap)[P][TMAX], float2 (&acc)[P][S], Load load)
+{
+    float2 previous = CARRY ? load(0, -(TMAX - 1) * O - 1) : make_float2(0.f, 0.f);
+#pragma unroll
+    for (int j = -(TMAX - 1) * O; j < S; j++) {
+        float2 pair0_sample = make_float2(0.f, 0.f);
+#pragma unroll
+        for (int i = 0; i < P; i++) {
+            const float2 v = CARRY && i == 1 ? previous : load(i, j);
+            if (i == 0)
+                pair0_sample = v;
+#pragma unroll
+            for (int s = 0; s < S; s++) {
+                const int d = s - j; // k O
+                if (d >= 0 && d % O == 0 && d / O < TMAX) {
+                    acc[i][s].x = fmaf(tap[i][d / O], v.x, acc[i][s].x);
+                    acc[i][s].y = fmaf(tap[i][d / O], v.y, acc[i][s].y);
+                }
+            }
+        }
+        if (CARRY)
+            previous = pair0_sample;
+    }
+}
+
+/*!
  * The FIR of one tile: y_p(t0 + s) for every branch p, the RB receivers from
  * r_first and the \p steps (<= S) steps from t0, each written to
  * rows[(s RB + rr) ld + slot(pos)] with pos its FFT input position. Threads
@@ -134,28 +169,7 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
         // register instead of loading it again: one load per j for both.
         constexpr bool carry = HALVES && O == 2;
         const auto fir = [&](auto load) {
-            float2 previous =
-                carry ? load(0, -(TMAX - 1) * O - 1) : make_float2(0.f, 0.f);
-#pragma unroll
-            for (int j = -(TMAX - 1) * O; j < S; j++) {
-                float2 pair0_sample = make_float2(0.f, 0.f);
-#pragma unroll
-                for (int i = 0; i < P; i++) {
-                    const float2 v = carry && i == 1 ? previous : load(i, j);
-                    if (i == 0)
-                        pair0_sample = v;
-#pragma unroll
-                    for (int s = 0; s < S; s++) {
-                        const int d = s - j; // k O
-                        if (d >= 0 && d % O == 0 && d / O < TMAX) {
-                            acc[i][s].x = fmaf(tap[i][d / O], v.x, acc[i][s].x);
-                            acc[i][s].y = fmaf(tap[i][d / O], v.y, acc[i][s].y);
-                        }
-                    }
-                }
-                if (carry)
-                    previous = pair0_sample;
-            }
+            pfb_tiled_accumulate<TMAX, O, S, P, carry>(tap, acc, load);
         };
         if (r < g.n_receivers) {
             const pfb_receiver_column<Tin> x(in, r);

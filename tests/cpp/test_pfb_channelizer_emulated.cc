@@ -366,8 +366,9 @@ void check_case(const emulated_case& k, unsigned seed)
     c.n_receivers = k.r;
     int ran = 0;
     if (pfb_plan::path_applies(pfb_plan::path::tiled, c)) {
-        // Every tiled shape that can run N (register-FFT entries: their N only).
-        for (size_t shape : pfb_plan::tiled_shape_indices(k.n))
+        // Every tiled shape that can run N (register-FFT entries: their N
+        // only) on this input format (ring entries: their samples fit).
+        for (size_t shape : pfb_plan::tiled_shape_indices(k.n, sample_size(k.f)))
             check_path(k, seed, pfb_plan::path::tiled, shape);
         ran++;
     }
@@ -508,6 +509,11 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
     check_case({ 256, 7, 1, fc32, 8, false, { 2, 1, 23 }, 3 }, seed++);
     check_case({ 128, 16, 1, sc16, 9, true, { 17, 6 }, 3 }, seed++);
     check_case({ 512, 16, 2, sc16, 5, false, { 13, 4 }, 2 }, seed++);
+    // Receivers a multiple of 8: the ring entry's aligned copies (16 bytes at
+    // sc16, 8 at sc8), calls of more than one range of tiles per receiver group
+    // (64 steps), and calls that end in partial tiles.
+    check_case({ 256, 16, 1, sc16, 8, false, { 30, 3, 150 }, 3 }, seed++);
+    check_case({ 256, 16, 2, sc8, 16, true, { 141, 9 }, 5 }, seed++);
 }
 
 TEST(PfbChannelizerEmulated, TiledRegisterFft1024)
@@ -605,6 +611,23 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
             EXPECT_EQ(tiled_shape_index(256, o, sample_size(f)), o == 1 ? 9u : 15u);
     EXPECT_EQ(tiled_shape_index(256, 1), 9u); // S = 12, RB = 8
     EXPECT_EQ(tiled_shape_index(256, 2), 15u); // S = 8, RB = 8, branch halves
+    // Short calls: entry 16 (the input ring) at N = 256, sc16, O = 1 only, for
+    // calls of up to tiled_short_call_steps steps.
+    using pfb_plan::tiled_shape_count;
+    using pfb_plan::tiled_shape_for_call;
+    using pfb_plan::tiled_short_call_shape;
+    EXPECT_EQ(tiled_short_call_shape(256, 1, 4), 16u);
+    EXPECT_TRUE(tiled_shapes[16].ring && tiled_shapes[16].short_calls);
+    EXPECT_FALSE(tiled_shapes[16].default_choice);
+    EXPECT_EQ(tiled_short_call_shape(256, 2, 4), tiled_shape_count);
+    EXPECT_EQ(tiled_short_call_shape(256, 1, 2), tiled_shape_count);
+    EXPECT_EQ(tiled_short_call_shape(256, 1, 8), tiled_shape_count);
+    EXPECT_EQ(tiled_short_call_shape(512, 1, 4), tiled_shape_count);
+    const size_t limit = pfb_plan::tiled_short_call_steps;
+    EXPECT_EQ(tiled_shape_for_call(9, 16, 1), 16u);
+    EXPECT_EQ(tiled_shape_for_call(9, 16, limit), 16u);
+    EXPECT_EQ(tiled_shape_for_call(9, 16, limit + 1), 9u);
+    EXPECT_EQ(tiled_shape_for_call(9, tiled_shape_count, 1), 9u);
     // Entry 0 (in place, S = 4) and the five register-FFT tiles of N = 1024;
     // every tile fits in shared memory with the twiddles.
     EXPECT_EQ(pfb_plan::tiled_shape_indices(1024), (std::vector<size_t>{ 0, 10, 11, 12, 13, 14 }));
@@ -631,6 +654,8 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     // The knob forces an entry where it can run and falls back otherwise.
     for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++) {
         setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
+        // A forced entry runs every call, short ones too.
+        EXPECT_EQ(tiled_short_call_shape(256, 1, 4), tiled_shape_count);
         for (size_t n : { size_t(64), size_t(256), size_t(1024) }) {
             const size_t got = tiled_shape_index(n, 1);
             if (pfb_plan::tiled_shape_can_run(n, tiled_shapes[i]))

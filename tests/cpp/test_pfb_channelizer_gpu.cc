@@ -285,10 +285,10 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndReceiverCount)
     REQUIRE_GPU(gpu);
     unsigned seed = 200;
     for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
-        for (size_t r : { 1, 3, 7, 33 })
+        for (size_t r : { 1, 3, 7, 33, 96 }) // 96: the ring entry's aligned copies
             for (unsigned o : { 1u, 2u })
                 compare_gpu_with_cpu(
-                    gpu, { 256, 16, o, f, r, r == 7, { 50, 29 } }, seed++);
+                    gpu, { 256, 16, o, f, r, r == 7, { 50, 29, 90 } }, seed++);
     // N = 1024 (the two-pass path's default): every format and O, receivers
     // that fill no group of 8 in its pass 2 nor the last block of pass 1, and
     // the station's 96 (pass 1 loads lane pairs at sc8 and sc16).
@@ -312,20 +312,42 @@ TEST(PfbChannelizerGpu, EveryTiledShape)
     unsigned seed = 250;
     for (size_t i = 0; i < plan::tiled_shape_count; i++) {
         setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
-        for (size_t n : { 128, 256, 512, 1024 }) {
-            if (!plan::tiled_shape_can_run(n, plan::tiled_shapes[i]))
-                continue;
-            std::cout << "tiled shape " << i << ":\n";
-            for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (size_t n : { 128, 256, 512, 1024 })
+            for (auto f :
+                 { sample_format::sc8, sample_format::sc16, sample_format::fc32 }) {
+                if (!plan::tiled_shape_can_run(n, plan::tiled_shapes[i], sample_size(f)))
+                    continue;
+                std::cout << "tiled shape " << i << ", " << sample_size(f)
+                          << "-byte samples:\n";
                 for (unsigned o : { 1u, 2u })
                     compare_gpu_with_cpu(
                         gpu, { n, 16, o, f, 13, o == 2, { 31, 2, 22 } }, seed++);
-        }
+            }
     }
     if (knob)
         setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
     else
         unsetenv("BEAMFORM_PFB_TILED_SHAPE");
+}
+
+TEST(PfbChannelizerGpu, ShortAndLongCallsOfTheTiledPath)
+{
+    REQUIRE_GPU(gpu);
+    // sc16 at N = 256, O = 1: calls of at most tiled_short_call_steps steps run
+    // the input-ring entry, longer ones the default entry; the filter state
+    // carries across the switch both ways.
+    const size_t limit = gr::beamform::pfb_plan::tiled_short_call_steps;
+    unsigned seed = 280;
+    for (size_t r : { 96, 13 })
+        compare_gpu_with_cpu(gpu,
+                             { 256,
+                               16,
+                               1,
+                               sample_format::sc16,
+                               r,
+                               r == 13,
+                               { limit + 76, 7, limit, limit + 1, 300 } },
+                             seed++);
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

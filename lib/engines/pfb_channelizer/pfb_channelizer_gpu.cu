@@ -209,40 +209,50 @@ private:
         });
     }
 
-    //! Calls launch(kernel, shape) with the tiled kernel of input Tin.
+    //! Calls launch(kernel, shape) with the tiled kernel of entry \p index
+    //! and input Tin.
     template <typename Tin, typename Launch>
-    void with_tiled_kernel(Launch&& launch) const
+    void with_tiled_kernel(size_t index, Launch&& launch) const
     {
-        auto with_shape = [&](auto index) {
-            constexpr size_t i = decltype(index)::value;
-            launch(pfb_tiled_kernel_of<Tin, i>(d_config.oversample), tiled_shapes[i]);
+        auto with_shape = [&](auto i) {
+            constexpr size_t I = decltype(i)::value;
+            launch(pfb_tiled_kernel_of<Tin, I>(d_config.oversample), tiled_shapes[I]);
         };
         with_tiled_shape_index(
-            d_tiled_shape, with_shape, std::make_index_sequence<tiled_shape_count>{});
+            index, with_shape, std::make_index_sequence<tiled_shape_count>{});
     }
 
-    //! Shared memory and occupancy of the tiled kernel for this input format.
+    //! The tiled entries for whole and short calls of this input format, their
+    //! shared memory and occupancy.
     void prepare_tiled()
     {
-        d_tiled_shape = tiled_shape_index(
-            d_config.n_channels, d_config.oversample, sample_size(d_config.input));
-        const auto prepare = [&](auto kernel, const tiled_shape& shape) {
-            const int bytes = int(tiled_shared_bytes(d_config.n_channels, shape));
-            BF_GPU_CHECK(gpuFuncSetAttribute(
-                kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, bytes));
-            BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &d_tiled_blocks_per_sm, kernel, shape.threads, size_t(bytes)));
-        };
-        switch (d_config.input) {
-        case sample_format::sc8:
-            with_tiled_kernel<int8_t>(prepare);
-            break;
-        case sample_format::sc16:
-            with_tiled_kernel<int16_t>(prepare);
-            break;
-        case sample_format::fc32:
-            with_tiled_kernel<float>(prepare);
-            break;
+        const size_t bytes_per_sample = sample_size(d_config.input);
+        d_tiled_shape[0] =
+            tiled_shape_index(d_config.n_channels, d_config.oversample, bytes_per_sample);
+        d_tiled_shape[1] = tiled_short_call_shape(
+            d_config.n_channels, d_config.oversample, bytes_per_sample);
+        for (int k = 0; k < 2; k++) {
+            if (d_tiled_shape[k] >= tiled_shape_count)
+                continue;
+            const auto prepare = [&](auto kernel, const tiled_shape& shape) {
+                const int bytes =
+                    int(tiled_shared_bytes(d_config.n_channels, shape, bytes_per_sample));
+                BF_GPU_CHECK(gpuFuncSetAttribute(
+                    kernel, gpuFuncAttributeMaxDynamicSharedMemorySize, bytes));
+                BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &d_tiled_blocks_per_sm[k], kernel, shape.threads, size_t(bytes)));
+            };
+            switch (d_config.input) {
+            case sample_format::sc8:
+                with_tiled_kernel<int8_t>(d_tiled_shape[k], prepare);
+                break;
+            case sample_format::sc16:
+                with_tiled_kernel<int16_t>(d_tiled_shape[k], prepare);
+                break;
+            case sample_format::fc32:
+                with_tiled_kernel<float>(d_tiled_shape[k], prepare);
+                break;
+            }
         }
     }
 
@@ -251,9 +261,13 @@ private:
     {
         const pfb_geometry g = geometry(n_out);
         const auto st = stream_of(in);
-        with_tiled_kernel<Tin>([&](auto kernel, const tiled_shape& shape) {
+        const size_t index =
+            tiled_shape_for_call(d_tiled_shape[0], d_tiled_shape[1], n_out);
+        const int blocks_per_sm =
+            d_tiled_blocks_per_sm[index == d_tiled_shape[0] ? 0 : 1];
+        with_tiled_kernel<Tin>(index, [&](auto kernel, const tiled_shape& shape) {
             const tiled_launch l =
-                plan_tiled(d_config, shape, n_out, d_sm_count, d_tiled_blocks_per_sm);
+                plan_tiled(d_config, shape, n_out, d_sm_count, blocks_per_sm);
             kernel<<<unsigned(l.blocks), unsigned(shape.threads), l.shared_bytes, s>>>(
                 st,
                 d_taps.as<float>(),
@@ -414,8 +428,9 @@ private:
     int d_sm_count = 1;
     int d_max_log2_cols = two_pass_max_log2_cols();
     int d_fft_blocks_per_sm = 1; //!< occupancy of the register-FFT pass 2
-    size_t d_tiled_shape = 0;      //!< index in tiled_shapes
-    int d_tiled_blocks_per_sm = 1; //!< occupancy of the tiled kernel
+    //! indices in tiled_shapes: for whole calls, for short calls (or tiled_shape_count)
+    size_t d_tiled_shape[2] = { 0, tiled_shape_count };
+    int d_tiled_blocks_per_sm[2] = { 1, 1 }; //!< their occupancy
     size_t d_steps_done = 0;
 #ifdef BF_BACKEND_CUDA
     cuda::pfb_inverse_fft d_cufft;

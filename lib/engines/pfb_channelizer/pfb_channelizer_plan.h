@@ -137,6 +137,12 @@ struct tiled_shape {
     int oversample = 0; //!< a default for this O only (0: any O)
     //! a default for inputs of this many bytes per complex sample only (0: any)
     int sample_bytes = 0;
+    //! register FFT: blocks walk tiles in time with the input staged in a
+    //! shared-memory ring (pfb_tiled_ring_kernel, kernels/gpu/pfb_tiled_ring.cuh)
+    bool ring = false;
+    //! the choice for calls of at most tiled_short_call_steps steps (of its
+    //! oversample and format), where it is faster than the default
+    bool short_calls = false;
 };
 
 inline constexpr tiled_shape tiled_shapes[] = {
@@ -185,25 +191,40 @@ inline constexpr tiled_shape tiled_shapes[] = {
     // the N = 256 default at O = 2 (8-13 % faster than entry 9 there,
     // apps/channelizer_bench.md version 7).
     { 0, 8, 8, 2, 8, 1, true, 512, true, 2 },
+    // 16: N = 256 with the input in a shared-memory ring (pfb_tiled_ring.cuh;
+    // samples of up to 4 bytes): S = 4, RB = 8 (whole sectors of sc16 rows),
+    // 512 threads, 223 KiB at sc16. The choice for short calls at sc16 and
+    // O = 1: there it beat entry 9 in calls of 170 and 682 steps (1.6x and
+    // 1.26x on an H200) and lost in calls of 2730 (0.93x); at O = 2 it lost
+    // to entry 15 (apps/channelizer_bench.md, version 14).
+    { 0, 4, 8, 2, 8, 1, false, 512, false, 1, 4, true, true },
 };
 constexpr size_t tiled_shape_count = sizeof(tiled_shapes) / sizeof(tiled_shapes[0]);
 
-//! Dynamic shared memory of a tiled block: N twiddles + S RB rows of N + 1.
-inline size_t tiled_shared_bytes(size_t n, const tiled_shape& s)
+//! Dynamic shared memory of a tiled block: N twiddles + S RB rows of N + 1,
+//! and a ring entry's input ring of \p sample_bytes per complex sample (0: not
+//! known, fc32's 8 assumed) at O = 1, where it is largest.
+inline size_t tiled_shared_bytes(size_t n, const tiled_shape& s, size_t sample_bytes = 0)
 {
+    const size_t ring = s.ring
+                            ? size_t(pfb_fft::ring_blocks(s.steps, fused_max_taps, 1)) *
+                                  n * size_t(s.receivers) *
+                                  (sample_bytes ? sample_bytes : 2 * sizeof(float))
+                            : 0;
     return (n + size_t(s.steps * s.receivers) * size_t(pfb_fft::row_stride(int(n)))) * 2 *
-           sizeof(float);
+               sizeof(float) +
+           ring;
 }
 
 constexpr size_t tiled_shared_limit = 227 * 1024; //!< per block (sm_90 opt-in)
 
-//! Whether entry \p s can run N = \p n channels (the tiled path applies):
-//! any N for the shared-memory FFT, its own N for the register FFT, and the
-//! rows fit in shared memory.
-inline bool tiled_shape_can_run(size_t n, const tiled_shape& s)
+//! Whether entry \p s can run N = \p n channels (the tiled path applies) on
+//! samples of \p sample_bytes (0: not known): any N for the shared-memory FFT,
+//! its own N for the register FFT, and it fits in shared memory.
+inline bool tiled_shape_can_run(size_t n, const tiled_shape& s, size_t sample_bytes = 0)
 {
     const bool fft = s.register_log2_n == 0 || n == (size_t(1) << s.register_log2_n);
-    return fft && tiled_shared_bytes(n, s) <= tiled_shared_limit;
+    return fft && tiled_shared_bytes(n, s, sample_bytes) <= tiled_shared_limit;
 }
 
 /*!
@@ -219,7 +240,8 @@ inline size_t tiled_shape_index(size_t n, unsigned o, size_t sample_bytes = 0)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_TILED_SHAPE")) {
         const long i = std::atol(forced);
-        if (i >= 0 && size_t(i) < tiled_shape_count && tiled_shape_can_run(n, tiled_shapes[i]))
+        if (i >= 0 && size_t(i) < tiled_shape_count &&
+            tiled_shape_can_run(n, tiled_shapes[i], sample_bytes))
             return size_t(i);
     }
     for (int exact = 1; exact >= 0; exact--) {
@@ -227,10 +249,11 @@ inline size_t tiled_shape_index(size_t n, unsigned o, size_t sample_bytes = 0)
         int best_named = -1;
         for (size_t i = 0; i < tiled_shape_count; i++) {
             const tiled_shape& s = tiled_shapes[i];
-            const bool serves = s.default_choice && (s.register_log2_n > 0) == (exact == 1) &&
-                                n >= s.min_channels && tiled_shape_can_run(n, s) &&
-                                (s.oversample == 0 || s.oversample == int(o)) &&
-                                (s.sample_bytes == 0 || size_t(s.sample_bytes) == sample_bytes);
+            const bool serves =
+                s.default_choice && (s.register_log2_n > 0) == (exact == 1) &&
+                n >= s.min_channels && tiled_shape_can_run(n, s, sample_bytes) &&
+                (s.oversample == 0 || s.oversample == int(o)) &&
+                (s.sample_bytes == 0 || size_t(s.sample_bytes) == sample_bytes);
             const int named = (s.oversample != 0) + (s.sample_bytes != 0);
             if (serves && named > best_named) {
                 best = i;
@@ -243,12 +266,47 @@ inline size_t tiled_shape_index(size_t n, unsigned o, size_t sample_bytes = 0)
     throw std::logic_error("pfb_channelizer: no tiled launch shape");
 }
 
-//! Every entry of tiled_shapes that applies to N = \p n (for the tests).
-inline std::vector<size_t> tiled_shape_indices(size_t n)
+//! Calls of at most this many steps run the short-call entry where one
+//! serves the case (between the 682 steps measured faster with it and the
+//! 2730 measured slower).
+constexpr size_t tiled_short_call_steps = 1024;
+
+/*!
+ * Index in tiled_shapes of the entry for short calls of N = \p n, oversample
+ * \p o, samples of \p sample_bytes: a short_calls entry made for exactly this
+ * case; tiled_shape_count if none (or BEAMFORM_PFB_TILED_SHAPE forces one
+ * entry for every call).
+ */
+inline size_t tiled_short_call_shape(size_t n, unsigned o, size_t sample_bytes)
+{
+    if (std::getenv("BEAMFORM_PFB_TILED_SHAPE"))
+        return tiled_shape_count;
+    for (size_t i = 0; i < tiled_shape_count; i++) {
+        const tiled_shape& s = tiled_shapes[i];
+        if (s.short_calls && n == (size_t(1) << s.register_log2_n) &&
+            s.oversample == int(o) && size_t(s.sample_bytes) == sample_bytes &&
+            tiled_shape_can_run(n, s, sample_bytes))
+            return i;
+    }
+    return tiled_shape_count;
+}
+
+//! The entry a call of \p n_out steps runs: \p short_calls (an index from
+//! tiled_short_call_shape) for short calls where there is one, else \p whole.
+inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_out)
+{
+    return short_calls < tiled_shape_count && n_out <= tiled_short_call_steps
+               ? short_calls
+               : whole;
+}
+
+//! Every entry of tiled_shapes that applies to N = \p n and samples of
+//! \p sample_bytes (0: not known) (for the tests).
+inline std::vector<size_t> tiled_shape_indices(size_t n, size_t sample_bytes = 0)
 {
     std::vector<size_t> all;
     for (size_t i = 0; i < tiled_shape_count; i++)
-        if (tiled_shape_can_run(n, tiled_shapes[i]))
+        if (tiled_shape_can_run(n, tiled_shapes[i], sample_bytes))
             all.push_back(i);
     return all;
 }
@@ -282,7 +340,7 @@ inline tiled_launch plan_tiled(const pfb_channelizer_config& c,
         ((long long)c.n_receivers + shape.receivers - 1) / shape.receivers;
     const long long resident = (long long)std::max(1, sm_count) * std::max(1, blocks_per_sm);
     l.blocks = std::max<long long>(1, std::min(groups * l.tiles_per_group, resident));
-    l.shared_bytes = tiled_shared_bytes(c.n_channels, shape);
+    l.shared_bytes = tiled_shared_bytes(c.n_channels, shape, sample_size(c.input));
     return l;
 }
 

@@ -14,6 +14,7 @@
 #include "pfb_channelizer_plan.h"
 #include <gpu/pfb_tiled.cuh>
 #include <gpu/pfb_tiled_register_fft.cuh>
+#include <gpu/pfb_tiled_ring.cuh>
 #include <cstddef>
 
 namespace gr {
@@ -37,7 +38,11 @@ pfb_tiled_kernel_ptr<Tin> pfb_tiled_kernel_of()
     constexpr int S = shape.steps, RB = shape.receivers, P = shape.pairs;
     constexpr int L = shape.register_log2_n, NT = shape.threads;
     constexpr bool H = shape.branch_halves;
-    if constexpr (L > 0) {
+    if constexpr (shape.ring) {
+        static_assert(L > 0 && !H && shape.min_blocks == 1,
+                      "ring: register FFT, one block per SM");
+        return pfb_tiled_ring_kernel<Tin, T, O, S, RB, P, L, NT>;
+    } else if constexpr (L > 0) {
         return pfb_tiled_register_fft_kernel<Tin, T, O, S, RB, P, L, shape.min_blocks, NT, H>;
     } else {
         static_assert(NT == pfb_tiled_threads, "the in-place kernel's launch bound");
