@@ -340,6 +340,10 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
         EXPECT_EQ(builtin, tb_testing::default_tile(c));
     c.n_receivers = 96;
     EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index),
+              sm90a ? "128x256x128/ws/8+rs+pp" : tb_testing::default_tile(c));
+    // At 160 receivers the power sums leave room for 6 stages only.
+    c.n_receivers = 160;
+    EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index),
               sm90a ? "128x256x128/ws/6+rs+pp" : tb_testing::default_tile(c));
     c.n_receivers = 64;
     EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
