@@ -84,8 +84,9 @@
  * (tensor_beamformer_ws_resident_kernel.cuh, "+rs", short k: at most 5 k
  * tiles = 160 receivers): (BM, BN, STAGES of the weights' ring, producer
  * registers, ping-pong consumers: 64-row ring stages); float16, fc32 samples
- * converted by every warpgroup or fp16 by TMA. Ping-pong with 8 stages where
- * it fits, 6 where the power sums leave no room for 8 (129-160 receivers).
+ * converted by every warpgroup or fp16 by TMA. Ping-pong for power output
+ * with 8 stages where they fit, 6 where the power sums leave no room for 8
+ * (129-160 receivers) and for voltage.
  */
 #define BF_TB_WS_RESIDENT_TILES(X) \
     X(128, 256, 3, 104, false)     \

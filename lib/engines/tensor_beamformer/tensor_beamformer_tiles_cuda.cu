@@ -194,10 +194,12 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // with the four-windows epilogue: 96 receivers 0.675 ms against 0.727
     // for +rs without ping-pong and 0.827 for +pass; 64: 0.604 against 0.601
     // / 0.707; 128: 0.787 against 0.867 / 0.938; apps/beamform_bench.md).
-    // Ping-pong with a ring of 8 stages of 64 weight rows where it fits, else
-    // 6 (H200, beamform_bench 4/rx128: 0.580-0.582 ms against 0.587-0.589, 10
-    // stages 0.602-0.603; config 6: 0.444 against 0.456; apps/beamform_bench.md,
-    // session 20). At 129-160 receivers with power sums only 6 fit.
+    // Power output in ping-pong: a ring of 8 stages of 64 weight rows where it
+    // fits, else 6 (H200, beamform_bench 4/rx128: 0.580-0.582 ms against
+    // 0.587-0.589, 10 stages 0.602-0.603; config 6: 0.444 against 0.456;
+    // apps/beamform_bench.md, session 20). At 129-160 receivers the power sums
+    // leave room for 6 only. Voltage (below the library path's 64 receivers)
+    // keeps the 6 stages it was measured with.
     // Power output of at most 64 receivers: the same kernel without ping-pong
     // (beamform_bench 4/rx64: H100 0.55 ms against 0.57, H200 0.531-0.535
     // against 0.546-0.550, 2.54x the route; the station's 96 receivers and
@@ -205,6 +207,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool fc32 = c.precision == beam_precision::float16 &&
                       (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
     const bool ping_pong = c.output == beam_output::voltage || c.n_receivers > 64;
+    const bool power = c.output == beam_output::power;
     const bool pass = fc32 && c.n_receivers >= 128;
     // float16 xy pairs, voltage, where "+rs" (next) does not cover k: 128x64
     // with two blocks per SM where its beam padding is within 25% of the 64-row
@@ -232,7 +235,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred :
          { tma_samples ? "128x256x128/ws/4" : "",
-           fc32 && ping_pong ? "128x256x128/ws/8+rs+pp" : "",
+           fc32 && ping_pong && power ? "128x256x128/ws/8+rs+pp" : "",
            fc32 && ping_pong ? "128x256x128/ws/6+rs+pp" : "",
            fc32 ? "128x256x128/ws/3+rs" : "",
            pass ? "128x256x128/ws/4+pass" : "",
