@@ -39,6 +39,15 @@ __device__ __forceinline__ int pfb_ring_slot(long long b)
     return r < 0 ? r + RING : r;
 }
 
+//! Bytes of one asynchronous copy of the ring fill: the RB receivers of a
+//! sample, in pieces of at most 16 (input and history must be aligned to it).
+template <typename Tin, int RB>
+BF_HOST_DEVICE constexpr int pfb_ring_copy_bytes()
+{
+    constexpr int run = RB * int(sizeof(typename pfb_raw_sample<Tin>::type));
+    return run < 16 ? run : 16;
+}
+
 /*!
  * Copies blocks \p first ... first + count - 1 (of M samples, receivers
  * r_first ... r_first + RB - 1) into their ring slots, zeros before the
@@ -64,7 +73,7 @@ __device__ __forceinline__ void pfb_ring_fill(typename pfb_raw_sample<Tin>::type
     };
     if (wide) {
         constexpr int bytes = RB * int(sizeof(raw_t));
-        constexpr int piece = bytes < 16 ? bytes : 16;
+        constexpr int piece = pfb_ring_copy_bytes<Tin, RB>();
         static_assert(bytes % piece == 0, "whole copies");
         for (int e = int(threadIdx.x); e < count * m; e += THREADS) {
             const long long b = first + (e >> LOG2_M);
@@ -135,8 +144,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         twiddle[k] = twiddle_table[k];
 
     const long long n_in = g.n_out * m;
-    constexpr int copy_bytes =
-        RB * int(sizeof(raw_t)) < 16 ? RB * int(sizeof(raw_t)) : 16;
+    constexpr int copy_bytes = pfb_ring_copy_bytes<Tin, RB>();
     const bool wide = g.n_receivers % RB == 0 &&
                       reinterpret_cast<uintptr_t>(in.input) % copy_bytes == 0 &&
                       reinterpret_cast<uintptr_t>(in.history) % copy_bytes == 0;
