@@ -62,12 +62,12 @@ std::vector<uint16_t> emulated_input_pass(const std::vector<cfloat>& x,
 }
 
 /*!
- * cublasGemmStridedBatchedEx(CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, 1, A, lda,
+ * cublasGemmStridedBatchedEx(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, 1, A, lda,
  * strideA, B, ldb, strideB, 0, C, ldc, strideC, batch) with fp16 A and B and
- * fp32 C, as cuBLAS documents it: column-major, op(A)(i, l) = A[l + i lda],
+ * fp32 C, as cuBLAS documents it: column-major, A(i, l) = A[i + l lda],
  * B(l, j) = B[l + j ldb], C(i, j) = C[i + j ldc], batch b offset by b x stride.
  */
-void host_gemm_t_n(size_t m,
+void host_gemm_n_n(size_t m,
                    size_t n,
                    size_t k,
                    const uint16_t* a,
@@ -86,7 +86,7 @@ void host_gemm_t_n(size_t m,
             for (size_t i = 0; i < m; i++) {
                 double s = 0;
                 for (size_t l = 0; l < k; l++)
-                    s += double(half_bits_to_float(a[bt * stride_a + l + i * lda])) *
+                    s += double(half_bits_to_float(a[bt * stride_a + i + l * lda])) *
                          double(half_bits_to_float(b[bt * stride_b + l + j * ldb]));
                 c[bt * stride_c + i + j * ldc] = float(s);
             }
@@ -99,7 +99,8 @@ void check_library_path(const tensor_beamformer_config& c, size_t T, unsigned se
     const auto x = random_complex(T * c.n_channels * c.n_receivers, seed + 1);
     const auto g = tb_library_gemm(c);
     const auto layout = make_library_layout(c);
-    ASSERT_EQ(layout.rows, g.m);
+    ASSERT_EQ(layout.rows, g.lda); // column-major: k_padded columns of lda
+    ASSERT_GE(g.lda, g.m);
     ASSERT_EQ(layout.row_bytes, g.k_padded * 2);
     std::vector<uint16_t> a(layout.total_bytes() / 2, 0x7e00);
     expand_weights_fp16(layout, c, w, a.data());
@@ -108,12 +109,12 @@ void check_library_path(const tensor_beamformer_config& c, size_t T, unsigned se
         x, T * c.n_channels, unsigned(c.n_receivers), unsigned(g.k_padded / 2), counts);
     std::vector<float> out(output_floats(c, T), NAN);
     ASSERT_EQ(out.size(), T * g.ldc); // the output is exactly n columns of ldc
-    host_gemm_t_n(g.m,
+    host_gemm_n_n(g.m,
                   T,
                   g.k_padded, // as the engine calls it: the zero padding included
                   a.data(),
                   g.lda,
-                  g.m * g.k_padded,
+                  g.lda * g.k_padded,
                   x16.data(),
                   g.ldb,
                   g.k_padded,
@@ -189,7 +190,7 @@ TEST(tensor_beamformer_library_path, gemm_shape)
     EXPECT_EQ(g.m, 310u);
     EXPECT_EQ(g.k, 92u);
     EXPECT_EQ(g.k_padded, 96u);
-    EXPECT_EQ(g.lda, 96u);
+    EXPECT_EQ(g.lda, 312u); // m rounded up to 8 (column-major weights)
     EXPECT_EQ(g.ldb, 3u * 96u);
     EXPECT_EQ(g.ldc, 3u * 310u);
     c.polarization = polarization_layout::xy_pairs;

@@ -12,9 +12,11 @@
  *   2. one cublasGemmStridedBatchedEx, batch = channel c (fp16 in, fp32
  *      compute and out), column-major in cuBLAS's terms:
  *        D_c (m x T) = op(A_c) (m x k) . X_c (k x T)
- *        A_c: the expanded weights, row-major [m][k_padded] per channel
- *             = a k_padded x m column-major matrix, so CUBLAS_OP_T,
- *             lda = k_padded, strideA = m k_padded;
+ *        A_c: the expanded weights, column-major [k_padded][lda] per
+ *             channel (lda = m rounded up to 8): CUBLAS_OP_N, strideA =
+ *             lda k_padded. (Row-major weights with CUBLAS_OP_T ran cuBLAS's
+ *             "TN" kernel, 1 % slower than the "NN" one on an H200 at 64
+ *             receivers: apps/beamform_bench.md, session 21.)
  *        X_c: column t at X16 + (t C + c) k_padded: CUBLAS_OP_N,
  *             ldb = C k_padded, strideB = k_padded;
  *        D_c: column t at out + (t C + c) m floats: ldc = C m, strideC = m,

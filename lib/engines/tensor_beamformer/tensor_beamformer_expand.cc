@@ -63,7 +63,7 @@ tb_operand_layout make_library_layout(const tensor_beamformer_config& c)
     l.n_beams = c.n_beams;
     l.n_receivers = c.n_receivers;
     l.npol = 1; // both polarizations' rows in one matrix
-    l.rows = g.m;
+    l.rows = g.lda; // column-major: k_padded columns of lda halves
     l.row_bytes = g.k_padded * sizeof(uint16_t);
     l.k_bytes = g.k * sizeof(uint16_t);
     l.k_valid = g.k;
@@ -73,28 +73,32 @@ tb_operand_layout make_library_layout(const tensor_beamformer_config& c)
 
 namespace {
 
-//! The library layout: rows 2 npol b + 2 p + q, k = 2 r + q over all receivers.
+//! The library layout, column-major (element (row, k) at k lda + row): rows
+//! 2 npol b + 2 p + q, k = 2 r + q over all receivers.
 void expand_library_rows(const tb_operand_layout& l,
                          const tensor_beamformer_config& c,
                          const std::vector<std::complex<float>>& w,
                          uint16_t* dst)
 {
     const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
-    const size_t row_halves = l.row_bytes / sizeof(uint16_t);
+    const size_t matrix_halves = l.matrix_bytes() / sizeof(uint16_t);
     for (size_t ch = 0; ch < c.n_channels; ch++) {
-        uint16_t* m = dst + ch * l.rows * row_halves;
-        for (size_t b = 0; b < c.n_beams; b++) {
-            const std::complex<float>* wb = &w[(ch * c.n_beams + b) * c.n_receivers];
-            for (size_t r = 0; r < c.n_receivers; r++) {
-                const size_t p = r % npol; // xy_pairs: receiver 2a + p
-                uint16_t* re_row = m + (2 * npol * b + 2 * p) * row_halves;
-                uint16_t* im_row = re_row + row_halves;
-                const uint16_t wr = float_to_half_bits(wb[r].real());
-                const uint16_t wi = float_to_half_bits(wb[r].imag());
-                re_row[2 * r] = wr; // Re = Wr xr - Wi xi
-                re_row[2 * r + 1] = uint16_t(wi ^ 0x8000u);
-                im_row[2 * r] = wi; // Im = Wi xr + Wr xi
-                im_row[2 * r + 1] = wr;
+        uint16_t* m = dst + ch * matrix_halves;
+        const auto at = [&](size_t row, size_t k) -> uint16_t& {
+            return m[k * l.rows + row];
+        };
+        // Receivers outside, beams inside: the writes run down the columns.
+        for (size_t r = 0; r < c.n_receivers; r++) {
+            const size_t p = r % npol; // xy_pairs: receiver 2a + p
+            for (size_t b = 0; b < c.n_beams; b++) {
+                const std::complex<float> v = w[(ch * c.n_beams + b) * c.n_receivers + r];
+                const size_t re = 2 * npol * b + 2 * p, im = re + 1;
+                const uint16_t wr = float_to_half_bits(v.real());
+                const uint16_t wi = float_to_half_bits(v.imag());
+                at(re, 2 * r) = wr; // Re = Wr xr - Wi xi
+                at(im, 2 * r) = wi; // Im = Wi xr + Wr xi
+                at(re, 2 * r + 1) = uint16_t(wi ^ 0x8000u);
+                at(im, 2 * r + 1) = wr;
             }
         }
     }

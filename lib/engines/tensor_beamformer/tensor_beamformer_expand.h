@@ -30,7 +30,9 @@
  * 2 p + q (beam b, polarization p, q = 0 real / 1 imaginary part), so that
  * the GEMM's output column is the documented voltage item; k = 2 r + q over
  * all receivers r, padded to 8 halves; xy_pairs: row (b, p) is 0 at the
- * receivers of the other polarization.
+ * receivers of the other polarization. It is stored column-major, as cuBLAS
+ * reads it without a transpose: element (row, k) at k x rows + row, with
+ * `rows` = m padded to 8 (the GEMM's lda) and row_bytes = 2 k_padded.
  */
 #ifndef INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_EXPAND_H
 #define INCLUDED_BEAMFORM_ENGINES_TENSOR_BEAMFORMER_EXPAND_H

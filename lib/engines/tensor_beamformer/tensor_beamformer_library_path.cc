@@ -19,7 +19,7 @@ tb_library_gemm_shape tb_library_gemm(const tensor_beamformer_config& c)
     g.m = 2 * npol * c.n_beams;
     g.k = 2 * c.n_receivers;
     g.k_padded = (g.k + 7) / 8 * 8;
-    g.lda = g.k_padded;
+    g.lda = (g.m + 7) / 8 * 8;
     g.ldb = c.n_channels * g.k_padded;
     g.ldc = c.n_channels * g.m;
     return g;
@@ -31,7 +31,7 @@ bool tb_library_path_covers(const tensor_beamformer_config& c)
         return false;
     const auto g = tb_library_gemm(c);
     const size_t limit = size_t(INT_MAX);
-    return g.m <= limit && g.k_padded <= limit && g.ldb <= limit && g.ldc <= limit &&
+    return g.lda <= limit && g.k_padded <= limit && g.ldb <= limit && g.ldc <= limit &&
            c.n_channels <= limit;
 }
 

@@ -33,7 +33,9 @@ extern const char* const tb_library_path_name; // "cublas"
  *   k_padded = k rounded up to 8 halves (16-byte aligned rows and columns; the
  *     padding is 0 in both operands, and the GEMM runs over k_padded, which
  *     lets cuBLAS take its aligned kernels),
- *   lda = k_padded,
+ *   lda = m rounded up to 8 halves (the weights are stored column-major,
+ *     [k_padded][lda] per channel, so that cuBLAS runs the same "NN" kernel as
+ *     a user's HGEMM on column-major weights; the padding rows are 0),
  *   ldb = channels x k_padded (the fp16 workspace [T][C][k_padded]),
  *   ldc = channels x m (the output [T][C][m] floats: the documented voltage layout).
  */
