@@ -96,8 +96,8 @@ __global__ void __launch_bounds__(pfb_columns_register_fft_threads, 2)
         __syncthreads(); // and the twiddles, on the first tile
         pfb_register_fft_rows<LOG2_N>(rows, twiddle, rows_per_tile, ld, int(threadIdx.x), threads);
         __syncthreads();
-        pfb_tiled_store<RB>(
-            rows, ld, out, g, r_first, t_first + u0, steps, int(threadIdx.x), threads);
+        pfb_tiled_store_n<RB, LOG2_N, threads>(
+            rows, ld, out, g, r_first, t_first + u0, steps, int(threadIdx.x));
         __syncthreads(); // the next tile's loads rewrite the rows
     }
 }

@@ -60,6 +60,29 @@ pfb_inplace_block_fft(float2* buf, const float2* twiddle, int log2_n, int rows, 
 }
 
 /*!
+ * Branch p's taps h[p + kN], k < TMAX (zero past T), from the tiled kernels'
+ * branch-major copy [N][TMAX] (pfb_plan::tiled_branch_taps): TMAX / 4 16-byte
+ * loads. (From the prototype they were TMAX scalar loads, each with its own
+ * address and bound check: 7 % of the instructions of the N = 256 tiled
+ * kernel, more where tiles are short; apps/channelizer_bench.md, version 15.)
+ */
+template <int TMAX>
+__device__ __forceinline__ void
+pfb_branch_taps(const float* __restrict__ branch_taps, int p, float (&tap)[TMAX])
+{
+    static_assert(TMAX % 4 == 0, "whole 16-byte loads");
+    const float4* t = reinterpret_cast<const float4*>(branch_taps) + p * (TMAX / 4);
+#pragma unroll
+    for (int k = 0; k < TMAX / 4; k++) {
+        const float4 v = __ldg(t + k);
+        tap[4 * k] = v.x;
+        tap[4 * k + 1] = v.y;
+        tap[4 * k + 2] = v.z;
+        tap[4 * k + 3] = v.w;
+    }
+}
+
+/*!
  * The multiply-adds of a tile's FIR for P (branch, receiver) pairs:
  * acc[i][s] += tap[i][k] x_i(s - k O) for s < S, k < TMAX, where
  * load(i, j) returns pair i's sample at offset j (in units of M) from its
@@ -117,7 +140,7 @@ template <typename Tin,
           bool HALVES = false,
           typename Slot>
 __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
-                                              const float* __restrict__ taps,
+                                              const float* __restrict__ branch_taps,
                                               float2* rows,
                                               int ld,
                                               const pfb_geometry& g,
@@ -157,9 +180,8 @@ __device__ __forceinline__ void pfb_tiled_fir(const pfb_stream<Tin>& in,
             newest[i] = (t0 + 1) * m - 1 - p[i];
             all_in_input = all_in_input &&
                            (!live[i] || newest[i] - (long long)(TMAX - 1) * O * m >= 0);
-#pragma unroll
-            for (int k = 0; k < TMAX; k++)
-                tap[i][k] = live[i] && k < g.taps_per_branch ? taps[p[i] + k * n] : 0.0f;
+            // A dead pair filters with branch 0's taps; its outputs are dropped.
+            pfb_branch_taps<TMAX>(branch_taps, live[i] ? p[i] : 0, tap[i]);
 #pragma unroll
             for (int s = 0; s < S; s++)
                 acc[i][s] = make_float2(0.f, 0.f);
@@ -251,6 +273,55 @@ __device__ __forceinline__ void pfb_tiled_store(const float2* rows,
 }
 
 /*!
+ * pfb_tiled_store for a compile-time N = 2^LOG2_N, where the THREADS / RB
+ * threads of a receiver divide N into at most 4 channels each: a thread
+ * stores the same N RB / THREADS channels of every step, so their
+ * shared-memory columns and output offsets are computed once per tile (with a
+ * run-time N, the index arithmetic of each 8-byte store took about ten
+ * instructions; apps/channelizer_bench.md, version 15). Otherwise (more
+ * columns would hold too many registers) the general store. Same contract as
+ * pfb_tiled_store.
+ */
+template <int RB, int LOG2_N, int THREADS>
+__device__ __forceinline__ void pfb_tiled_store_n(const float2* rows,
+                                                  int ld,
+                                                  float2* __restrict__ out,
+                                                  const pfb_geometry& g,
+                                                  int r_first,
+                                                  long long t0,
+                                                  int steps,
+                                                  int thread)
+{
+    constexpr int n = 1 << LOG2_N;
+    constexpr int lanes = THREADS / RB; // threads per receiver
+    static_assert(THREADS % RB == 0, "whole receiver groups");
+    if constexpr (n % lanes != 0 || n / lanes > 4) { // at most 4 columns in registers
+        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps, thread, THREADS);
+    } else {
+        constexpr int per_step = n / lanes; // channels of a step per thread
+        const int rr = thread % RB;
+        if (r_first + rr >= g.n_receivers)
+            return;
+        const int c0 = thread / RB;
+        const int shift = g.fft_shift ? n / 2 : 0; // output channel k holds bin k + N/2
+        const long long receivers = g.n_receivers;
+        int column[per_step];
+        long long offset[per_step];
+#pragma unroll
+        for (int k = 0; k < per_step; k++) {
+            column[k] = (c0 + k * lanes + shift) & (n - 1);
+            offset[k] = k * lanes * receivers;
+        }
+        const float2* row = rows + rr * ld;
+        float2* o = out + (t0 * n + c0) * receivers + r_first + rr;
+        for (int s = 0; s < steps; s++, row += RB * ld, o += n * receivers)
+#pragma unroll
+            for (int k = 0; k < per_step; k++)
+                o[offset[k]] = row[column[k]];
+    }
+}
+
+/*!
  * Grid: any number of blocks; block b takes the pairs (receiver group, tile)
  * b, b + gridDim.x, ... of the \p tiles_per_group tiles of S steps of each
  * receiver group of RB receivers. Dynamic shared memory: N twiddles + S RB
@@ -259,7 +330,7 @@ __device__ __forceinline__ void pfb_tiled_store(const float2* rows,
 template <typename Tin, int TMAX, int O, int S, int RB, int P>
 __global__ void __launch_bounds__(pfb_tiled_threads, 2)
     pfb_tiled_kernel(pfb_stream<Tin> in,
-                     const float* __restrict__ taps, // prototype, N * T
+                     const float* __restrict__ branch_taps, // [N][TMAX]
                      const float2* __restrict__ twiddle_table,
                      float2* __restrict__ out,
                      pfb_geometry g,
@@ -282,9 +353,15 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs at their digit-reversed slots for the in-place FFT.
         pfb_tiled_fir<Tin, TMAX, O, S, RB, P>(
-            in, taps, rows, ld, g, r_first, t0, steps, [&](int pos) {
-                return pfb_fft::inplace_dit_slot(pos, g.log2_n);
-            },
+            in,
+            branch_taps,
+            rows,
+            ld,
+            g,
+            r_first,
+            t0,
+            steps,
+            [&](int pos) { return pfb_fft::inplace_dit_slot(pos, g.log2_n); },
             int(threadIdx.x),
             int(blockDim.x));
         __syncthreads();

@@ -116,7 +116,7 @@ template <typename Tin,
           bool HALVES = false>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     pfb_tiled_register_fft_kernel(pfb_stream<Tin> in,
-                                  const float* __restrict__ taps, // prototype, N * T
+                                  const float* __restrict__ branch_taps, // [N][TMAX]
                                   const float2* __restrict__ twiddle_table,
                                   float2* __restrict__ out,
                                   pfb_geometry g,
@@ -143,12 +143,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs in natural order (the register FFT reads strided).
         pfb_tiled_fir<Tin, TMAX, O, S, RB, P, HALVES>(
-            in, taps, rows, ld, g, r_first, t0, steps, [](int pos) { return pos; },
-            int(threadIdx.x), THREADS);
+            in,
+            branch_taps,
+            rows,
+            ld,
+            g,
+            r_first,
+            t0,
+            steps,
+            [](int pos) { return pos; },
+            int(threadIdx.x),
+            THREADS);
         __syncthreads(); // and the twiddles, on the first tile
         pfb_register_fft_rows<LOG2_N>(rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
         __syncthreads();
-        pfb_tiled_store<RB>(rows, ld, out, g, r_first, t0, steps, int(threadIdx.x), THREADS);
+        pfb_tiled_store_n<RB, LOG2_N, THREADS>(
+            rows, ld, out, g, r_first, t0, steps, int(threadIdx.x));
         __syncthreads(); // the next tile's FIR rewrites the rows
     }
 }

@@ -116,7 +116,7 @@ __device__ __forceinline__ void pfb_ring_fill(typename pfb_raw_sample<Tin>::type
 template <typename Tin, int TMAX, int O, int S, int RB, int P, int LOG2_N, int THREADS>
 __global__ void __launch_bounds__(THREADS, 1)
     pfb_tiled_ring_kernel(pfb_stream<Tin> in,
-                          const float* __restrict__ taps, // prototype, N * T
+                          const float* __restrict__ branch_taps, // [N][TMAX]
                           const float2* __restrict__ twiddle_table,
                           float2* __restrict__ out,
                           pfb_geometry g,
@@ -186,9 +186,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                     slot0[i] = pfb_ring_slot<ring_blocks>(t0 - (p[i] >> log2_m) -
                                                           (TMAX - 1) * O);
                     offset[i] = (m - 1) - (p[i] & (m - 1));
-#pragma unroll
-                    for (int k = 0; k < TMAX; k++)
-                        tap[i][k] = k < g.taps_per_branch ? taps[p[i] + k * n] : 0.0f;
+                    pfb_branch_taps<TMAX>(branch_taps, p[i], tap[i]);
 #pragma unroll
                     for (int s = 0; s < S; s++)
                         acc[i][s] = make_float2(0.f, 0.f);
@@ -215,8 +213,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             pfb_register_fft_rows<LOG2_N>(
                 rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
             __syncthreads();
-            pfb_tiled_store<RB>(
-                rows, ld, out, g, r_first, t0, steps, int(threadIdx.x), THREADS);
+            pfb_tiled_store_n<RB, LOG2_N, THREADS>(
+                rows, ld, out, g, r_first, t0, steps, int(threadIdx.x));
             __syncthreads(); // the next tile's FIR rewrites the rows
         }
     }

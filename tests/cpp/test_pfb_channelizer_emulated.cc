@@ -48,6 +48,10 @@ public:
         : d_config(c),
           d_path(p),
           d_taps(c.prototype()),
+          d_branch_taps(
+              pfb_plan::path_applies(pfb_plan::path::tiled, c)
+                  ? pfb_plan::tiled_branch_taps(d_taps, c.n_channels, c.taps_per_branch)
+                  : std::vector<float>()),
           d_step(c.input_per_output()),
           d_history_len(c.n_channels * c.taps_per_branch - d_step),
           d_sm_count(sm_count)
@@ -121,7 +125,12 @@ private:
                    dim3(unsigned(pfb_plan::tiled_shapes[i].threads)),
                    l.shared_bytes,
                    [&] {
-                       kernel(st, d_taps.data(), d_twiddle.data(), out, g, l.tiles_per_group);
+                       kernel(st,
+                              d_branch_taps.data(),
+                              d_twiddle.data(),
+                              out,
+                              g,
+                              l.tiles_per_group);
                    });
         };
         pfb_plan::with_tiled_shape_index(
@@ -266,6 +275,7 @@ private:
     pfb_channelizer_config d_config;
     pfb_plan::path d_path;
     std::vector<float> d_taps;
+    std::vector<float> d_branch_taps; //!< the tiled kernels' [N][T_MAX]
     size_t d_step;
     size_t d_history_len;
     int d_sm_count;

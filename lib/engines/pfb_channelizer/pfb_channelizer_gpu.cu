@@ -96,8 +96,19 @@ public:
         BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
         d_sm_count = prop.multiProcessorCount;
 
-        if (d_path == path::tiled)
+        if (d_path == path::tiled) {
+            const std::vector<float> branch_taps =
+                tiled_branch_taps(taps, c.n_channels, c.taps_per_branch);
+            d_branch_taps = device_memory(dev, branch_taps.size() * sizeof(float));
+            api.copy_async(dev.index,
+                           d_branch_taps.get(),
+                           branch_taps.data(),
+                           d_branch_taps.size(),
+                           copy_kind::host_to_device,
+                           nullptr);
+            api.synchronize(dev.index, nullptr);
             prepare_tiled();
+        }
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
             if (l.register_fft) {
@@ -270,7 +281,7 @@ private:
                 plan_tiled(d_config, shape, n_out, d_sm_count, blocks_per_sm);
             kernel<<<unsigned(l.blocks), unsigned(shape.threads), l.shared_bytes, s>>>(
                 st,
-                d_taps.as<float>(),
+                d_branch_taps.as<float>(),
                 d_twiddle.as<float2>(),
                 out,
                 g,
@@ -420,6 +431,7 @@ private:
     size_t d_history_len;
     size_t d_history_bytes;
     device_memory d_taps;
+    device_memory d_branch_taps; //!< the tiled path's [N][T_MAX] (tiled_branch_taps)
     device_memory d_twiddle;
     device_memory d_history[2]; //!< ping-pong: the kernels read d_current
     int d_current = 0;

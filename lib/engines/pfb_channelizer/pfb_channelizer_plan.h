@@ -28,6 +28,25 @@ namespace pfb_plan {
 
 constexpr int fused_max_taps = 16; //!< T_MAX: the register window of the fused kernel
 constexpr int fused_max_channels = 1024; //!< register windows of one block
+
+/*!
+ * The tiled kernels' taps, branch-major: [N][T_MAX] with h[p + kN] at
+ * p T_MAX + k and zeros past T (pfb_branch_taps in kernels/gpu/pfb_tiled.cuh
+ * reads a branch's window as T_MAX / 4 16-byte loads). \p prototype holds
+ * the N T taps h[p + kN]; T <= T_MAX.
+ */
+inline std::vector<float>
+tiled_branch_taps(const std::vector<float>& prototype, size_t n, size_t t)
+{
+    if (t > size_t(fused_max_taps) || prototype.size() != n * t)
+        throw std::invalid_argument("tiled_branch_taps: N T taps with T <= " +
+                                    std::to_string(fused_max_taps) + " needed");
+    std::vector<float> b(n * fused_max_taps, 0.0f);
+    for (size_t p = 0; p < n; p++)
+        for (size_t k = 0; k < t; k++)
+            b[p * fused_max_taps + k] = prototype[p + k * n];
+    return b;
+}
 constexpr int fft_kernel_max_channels = 4096;
 constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
 //! Up to this the tiled path is the default, above it the two-pass path. At
