@@ -28,6 +28,16 @@ namespace pfb_plan {
 
 constexpr int fused_max_taps = 16; //!< T_MAX: the register window of the fused kernel
 constexpr int fused_max_channels = 1024; //!< register windows of one block
+constexpr int fft_kernel_max_channels = 4096;
+constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
+//! Up to this the tiled path is the default, above it the two-pass path. At
+//! N = 1024 the tiled kernel reads each sample 3.5 times from L2 (its tiles
+//! hold 24 rows of 8 KB) and two_pass with its register-FFT pass 2 measured
+//! faster in every row (H200: 1.14-1.25x at sc16, 1.40-1.74x at fc32,
+//! apps/channelizer_bench.md version 11; pass 1's lane groups of version 12
+//! then made sc16 another 1.09-1.34x faster); N = 512 was not measured and
+//! stays tiled.
+constexpr int tiled_default_max_channels = 512;
 
 /*!
  * The tiled kernels' taps, branch-major: [N][T_MAX] with h[p + kN] at
@@ -47,16 +57,6 @@ tiled_branch_taps(const std::vector<float>& prototype, size_t n, size_t t)
             b[p * fused_max_taps + k] = prototype[p + k * n];
     return b;
 }
-constexpr int fft_kernel_max_channels = 4096;
-constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memory
-//! Up to this the tiled path is the default, above it the two-pass path. At
-//! N = 1024 the tiled kernel reads each sample 3.5 times from L2 (its tiles
-//! hold 24 rows of 8 KB) and two_pass with its register-FFT pass 2 measured
-//! faster in every row (H200: 1.14-1.25x at sc16, 1.40-1.74x at fc32,
-//! apps/channelizer_bench.md version 11; pass 1's lane groups of version 12
-//! then made sc16 another 1.09-1.34x faster); N = 512 was not measured and
-//! stays tiled.
-constexpr int tiled_default_max_channels = 512;
 
 inline bool is_power_of_two(size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
