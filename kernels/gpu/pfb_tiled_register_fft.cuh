@@ -98,6 +98,30 @@ __device__ __forceinline__ void pfb_register_fft_rows(
 }
 
 /*!
+ * The second half of a register-FFT tile, after the barrier that ends its FIR:
+ * transform its steps x RB rows, store the spectra (pfb_tiled_store_n), and
+ * the barrier after which the next tile may rewrite the rows. Every thread of
+ * the block (THREADS of them) calls it.
+ */
+template <int RB, int LOG2_N, int THREADS>
+__device__ __forceinline__ void pfb_register_fft_and_store(float2* rows,
+                                                           const float2* twiddle,
+                                                           int ld,
+                                                           float2* __restrict__ out,
+                                                           const pfb_geometry& g,
+                                                           int r_first,
+                                                           long long t0,
+                                                           int steps)
+{
+    pfb_register_fft_rows<LOG2_N>(
+        rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
+    __syncthreads();
+    pfb_tiled_store_n<RB, LOG2_N, THREADS>(
+        rows, ld, out, g, r_first, t0, steps, int(threadIdx.x));
+    __syncthreads(); // the next tile's FIR rewrites the rows
+}
+
+/*!
  * pfb_tiled_kernel with the register FFT; N must be 2^LOG2_N (the plan's
  * shape table says which N an entry serves). Grid, work split and dynamic
  * shared memory as pfb_tiled_kernel's; THREADS per block (a multiple of 32
@@ -155,11 +179,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             int(threadIdx.x),
             THREADS);
         __syncthreads(); // and the twiddles, on the first tile
-        pfb_register_fft_rows<LOG2_N>(rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
-        __syncthreads();
-        pfb_tiled_store_n<RB, LOG2_N, THREADS>(
-            rows, ld, out, g, r_first, t0, steps, int(threadIdx.x));
-        __syncthreads(); // the next tile's FIR rewrites the rows
+        pfb_register_fft_and_store<RB, LOG2_N, THREADS>(
+            rows, twiddle, ld, out, g, r_first, t0, steps);
     }
 }
 

@@ -210,12 +210,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             // tile read; they land while it transforms and stores.
             if (tile + 1 < tile_end)
                 fill(r_first, t0 + S, S);
-            pfb_register_fft_rows<LOG2_N>(
-                rows, twiddle, steps * RB, ld, int(threadIdx.x), THREADS);
-            __syncthreads();
-            pfb_tiled_store_n<RB, LOG2_N, THREADS>(
-                rows, ld, out, g, r_first, t0, steps, int(threadIdx.x));
-            __syncthreads(); // the next tile's FIR rewrites the rows
+            pfb_register_fft_and_store<RB, LOG2_N, THREADS>(
+                rows, twiddle, ld, out, g, r_first, t0, steps);
         }
     }
 }

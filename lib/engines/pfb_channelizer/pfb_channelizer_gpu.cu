@@ -89,16 +89,10 @@ public:
                        d_twiddle.size(),
                        copy_kind::host_to_device,
                        nullptr);
-        api.synchronize(dev.index, nullptr);
-        reset();
-
-        gpuDeviceProp_t prop;
-        BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
-        d_sm_count = prop.multiProcessorCount;
-
+        // The tiled kernels read the taps branch-major (tiled_branch_taps).
+        std::vector<float> branch_taps;
         if (d_path == path::tiled) {
-            const std::vector<float> branch_taps =
-                tiled_branch_taps(taps, c.n_channels, c.taps_per_branch);
+            branch_taps = tiled_branch_taps(taps, c.n_channels, c.taps_per_branch);
             d_branch_taps = device_memory(dev, branch_taps.size() * sizeof(float));
             api.copy_async(dev.index,
                            d_branch_taps.get(),
@@ -106,9 +100,16 @@ public:
                            d_branch_taps.size(),
                            copy_kind::host_to_device,
                            nullptr);
-            api.synchronize(dev.index, nullptr);
-            prepare_tiled();
         }
+        api.synchronize(dev.index, nullptr); // before the host vectors go
+        reset();
+
+        gpuDeviceProp_t prop;
+        BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
+        d_sm_count = prop.multiProcessorCount;
+
+        if (d_path == path::tiled)
+            prepare_tiled();
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
             if (l.register_fft) {
