@@ -105,6 +105,20 @@ inline double copy_ceiling_gbps(cudaStream_t stream, size_t bytes = size_t(1) <<
     return 2.0 * double(bytes) / (t.median_ms * 1e-3) / 1e9;
 }
 
+/*!
+ * The write-only ceiling: a memset of \p bytes (well beyond L2), in GB/s
+ * written. Why beside the copy: an output-heavy kernel (voltage beams, the
+ * channelizer's spectra) mostly writes, and DRAM takes pure writes faster
+ * than the copy's even mix (H200: 4.5 against 4.2 TB/s, apps/beamform_bench.md).
+ */
+inline double write_ceiling_gbps(cudaStream_t stream, size_t bytes = size_t(1) << 30)
+{
+    device_array a(bytes);
+    timing t = time_gpu(
+        [&] { BF_GPU_CHECK(cudaMemsetAsync(a.get(), 0, bytes, stream)); }, stream, 20, 3);
+    return double(bytes) / (t.median_ms * 1e-3) / 1e9;
+}
+
 inline std::string device_name()
 {
     const auto dev = gpu();

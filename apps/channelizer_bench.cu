@@ -289,14 +289,17 @@ int main(int argc, char** argv)
         cudaStream_t s;
         BF_GPU_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         const double copy_gbps = bench::copy_ceiling_gbps(s);
+        const double write_gbps = bench::write_ceiling_gbps(s);
         const unsigned cores = std::thread::hardware_concurrency();
         std::printf(
             "channelizer_bench on %s, %zu receivers, output ~%zu MiB per call; "
-            "device-to-device copy %.0f GB/s (read + write); CPU: %u hardware threads\n",
+            "device-to-device copy %.0f GB/s (read + write), memset %.0f GB/s (write); "
+            "CPU: %u hardware threads\n",
             bench::device_name().c_str(),
             receivers,
             gpu_mib,
             copy_gbps,
+            write_gbps,
             cores);
         std::printf(
             "GB/s counts input read once + output written once. floor = those bytes at "
@@ -388,6 +391,7 @@ int main(int argc, char** argv)
             rep.set("gpu_ms", g.ms);
             rep.set("gpu_gbps", gbps);
             rep.set("copy_gbps", copy_gbps);
+            rep.set("write_gbps", write_gbps);
             rep.set("fraction_of_copy", gbps / copy_gbps);
             rep.set("cufft_ms", g.cufft_ms);
             rep.set("gpu_over_cufft_time", g.ms / g.cufft_ms);

@@ -92,9 +92,12 @@ int main(int argc, char** argv)
                   << (tb_testing::wgmma_available(0) ? "available"
                                                      : "not available on this GPU")
                   << std::endl;
+        const double write_gbps =
+            bench::write_ceiling_gbps(ctx.stream, quick ? (256u << 20) : (1u << 30));
         std::cout << "ceilings: device copy " << std::fixed << std::setprecision(0)
-                  << copy_gbps << " GB/s (read+write); cuBLAS HGEMM "
-                  << (quick ? 2048 : 8192) << "^3 " << ctx.hgemm_tflops
+                  << copy_gbps << " GB/s (read+write), memset " << write_gbps
+                  << " GB/s (write); cuBLAS HGEMM " << (quick ? 2048 : 8192) << "^3 "
+                  << ctx.hgemm_tflops
                   << " TFLOP/s; mma.sync peak (no memory): fp16 m16n8k16 " << peak_f16
                   << " TOPs/s, b1 AND m16n8k256 " << peak_b1 << " TOPs/s" << std::endl;
 
@@ -108,6 +111,7 @@ int main(int argc, char** argv)
                 rep.set("unit", unit);
             };
         add_ceiling("device-to-device copy", copy_gbps, "GB/s");
+        add_ceiling("memset (write only)", write_gbps, "GB/s");
         add_ceiling("cuBLAS HGEMM", ctx.hgemm_tflops, "TFLOP/s");
         add_ceiling("mma.sync fp16 m16n8k16 peak", peak_f16, "TOPs/s");
         add_ceiling("mma.sync b1 AND m16n8k256 peak", peak_b1, "TOPs/s");
