@@ -28,6 +28,8 @@
 #define BF_HD inline
 #endif
 
+#include <cstddef>
+
 namespace gr {
 namespace beamform {
 namespace tb {
@@ -105,6 +107,18 @@ struct kernel_args {
      */
     unsigned long long* range_counts;
 };
+
+/*!
+ * Voltage output through shared memory (the warp-specialised resident
+ * kernels, kernels/cuda/tensor_beamformer_ws_voltage_store.cuh): a group of
+ * consumer threads writes voltage_stage_steps time steps of its beams into
+ * a buffer, which TMA stores. Bytes of one buffer for \p beams beams.
+ */
+constexpr int voltage_stage_steps = 32;
+BF_HD constexpr size_t voltage_stage_bytes(int beams)
+{
+    return size_t(voltage_stage_steps) * size_t(beams) * 8u;
+}
 
 //! Which channel and which (m, n) tile a thread block computes.
 struct tile_coord {

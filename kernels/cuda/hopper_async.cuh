@@ -6,7 +6,8 @@
  * Hopper's (sm_90) asynchronous building blocks as device functions:
  * mbarriers (arrive, expect_tx, try_wait.parity), TMA tiled tensor copies
  * (cp.async.bulk.tensor.3d with complete_tx on an mbarrier), named barriers
- * (bar.sync id, count) and setmaxnreg. Used by the warp-specialised
+ * (bar.sync id, count), setmaxnreg, and TMA tensor stores in bulk groups
+ * (cp.async.bulk.tensor ... bulk_group). Used by the warp-specialised
  * tensor-beamformer kernel (tensor_beamformer_ws_kernel.cuh). In the
  * emulated tests the same names come from kernels/emulation/gpu_emulation.h.
  * Shared-memory operands are 32-bit shared-window addresses (smem_u32).
@@ -28,6 +29,9 @@ namespace tb_kernels {
 
 #ifdef BF_GPU_EMULATION
 using tensor_map = emu::tensor_map;
+using emu::bulk_commit;
+using emu::bulk_wait;
+using emu::bulk_wait_read;
 using emu::fence_barrier_init;
 using emu::mbar_arrive;
 using emu::mbar_arrive_expect_tx;
@@ -37,6 +41,7 @@ using emu::named_barrier_sync;
 using emu::setmaxnreg_dec;
 using emu::setmaxnreg_inc;
 using emu::tma_load_3d;
+using emu::tma_store_3d;
 #else
 using tensor_map = CUtensorMap;
 
@@ -107,6 +112,41 @@ tma_load_3d(uint32_t dst, const void* map, int x, int y, int z, uint32_t bar)
                  "r"(z),
                  "r"(bar)
                  : "memory");
+}
+/*!
+ * The box at (x, y, z) of the tensor map at \p map from shared memory at
+ * \p src (laid out as tma_load_3d lays it) into global memory, in this
+ * thread's open bulk group; bytes outside the tensor are not written. The
+ * writers of \p src fence to the async proxy first (fence_proxy_async).
+ */
+__device__ __forceinline__ void
+tma_store_3d(const void* map, int x, int y, int z, uint32_t src)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], "
+        "[%4];\n" ::"l"(map),
+        "r"(x),
+        "r"(y),
+        "r"(z),
+        "r"(src)
+        : "memory");
+}
+__device__ __forceinline__ void bulk_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+//! Until only this thread's newest N bulk groups are pending (their writes
+//! done: a kernel's last wait).
+template <int N>
+__device__ __forceinline__ void bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+//! Until only the newest N bulk groups may still read shared memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
 #endif
 #endif

@@ -139,10 +139,39 @@ inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
     };
 }
 
-//! The kernel's two tensor maps (B unused where the producer converts fc32).
+/*!
+ * Single-polarization voltage [T][C][B] complex float as bytes: boxes of 16
+ * beams (128 bytes) x one channel x voltage_stage_steps time steps; TMA
+ * writes nothing past the beams and the times.
+ */
+inline tma_box_3d ws_voltage_box(const kernel_args& a)
+{
+    const auto rb = (unsigned long long)a.n_beams * 8ull;
+    return tma_box_3d{
+        a.out,
+        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
+        { rb, rb * (unsigned long long)a.n_channels },
+        { 128u, 1u, unsigned(tb::voltage_stage_steps) }
+    };
+}
+
+//! Whether TMA can store that voltage: 16-byte rows (an even beam count)
+//! from a 16-byte aligned output.
+inline bool ws_voltage_by_tma(const kernel_args& a)
+{
+    return !a.power && a.n_beams % 2 == 0 &&
+           reinterpret_cast<unsigned long long>(a.out) % 16 == 0;
+}
+
+/*!
+ * The kernel's tensor maps: A, B (unused where the producer converts fc32)
+ * and, where voltage_by_tma, the voltage output (ws_voltage_box).
+ */
 struct ws_maps {
     tensor_map a;
     tensor_map b;
+    tensor_map out;
+    int voltage_by_tma;
 };
 
 /*!

@@ -58,7 +58,8 @@
  * Shared memory (k_tiles = row_bytes / 128 per polarization, at most
  * MAX_K_TILES):
  *   samples [sets][npol][k_tiles][BN][128]   ring [STAGES][ROWS][128]
- *   ("+db": raw stages)   barriers   power sums
+ *   ("+db": raw stages)   barriers   power sums, or (TMA voltage) two
+ *   buffers per consumer group (tensor_beamformer_ws_voltage_store.cuh)
  *   (one half per consumer warpgroup in ping-pong)
  * Compiled for sm_90a only (the wgmma object library).
  */
@@ -66,6 +67,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_RESIDENT_KERNEL_CUH
 
 #include "tensor_beamformer_ws_kernel.cuh"
+#include "tensor_beamformer_ws_voltage_store.cuh"
 
 namespace gr {
 namespace beamform {
@@ -321,6 +323,10 @@ __global__ void __launch_bounds__(W::threads, 1)
     static_assert(BUFFERS == 1 || (PREFETCH && NPOL == 2 && !Samples::by_tma),
                   "two sample sets: X/Y pairs from fc32");
     using acc_t = typename Op::acc_t;
+    // float16 single-polarization voltage goes out by TMA where
+    // maps.voltage_by_tma (ws_store_voltage; ws_voltage_stage_smem_bytes, in
+    // the engine, reserves its buffers).
+    constexpr bool TMA_VOLTAGE = NPOL == 1 && std::is_same<Op, op_fp16>::value;
     const int k_tiles = args.k_tiles; // per polarization
     const uint32_t sample_set = uint32_t(NPOL * k_tiles * W::B_STAGE); // one item's
     unsigned char* const raw = dynamic_smem();
@@ -353,6 +359,9 @@ __global__ void __launch_bounds__(W::threads, 1)
     // Ping-pong: warpgroup w waits on turn + 8 w.
     const uint32_t turn = gate + 8u * unsigned(bar::turn - bar::gate);
     unsigned char* const red = smem + (bars - smem_b) + bar::count * 8;
+    // TMA voltage: its buffers where the power sums would be, 1024-byte
+    // aligned (the 128-byte swizzle).
+    unsigned char* const stage = red + ((1024u - (smem_u32(red) & 1023u)) & 1023u);
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -520,6 +529,8 @@ __global__ void __launch_bounds__(W::threads, 1)
         const int n_stokes = NPOL == 2 && args.iquv ? 4 : 1;
         unsigned char* const my_red = red + size_t(wg) * n_stokes * (W::ROWS / 2) *
                                                 size_t(args.windows) * sizeof(float);
+        unsigned char* const my_stage =
+            stage + size_t(wg) * 2 * tb::voltage_stage_bytes(W::ROWS / 2);
         int g = 0; // the block's row tiles so far, over all its items
         for (int i = 0; i < my_items; i++) {
             int c, n0;
@@ -563,10 +574,23 @@ __global__ void __launch_bounds__(W::threads, 1)
                 const int m0 = mt * W::ROWS;
                 int cc = c, nn = n0; // opaque, as below
                 asm volatile("" : "+r"(cc), "+r"(nn));
+                if constexpr (TMA_VOLTAGE)
+                    if (maps.voltage_by_tma) {
+                        ws_store_voltage<W::NT, W::ROWS, 128, warpgroup_sync>(
+                            &maps.out,
+                            acc[0][0],
+                            my_stage,
+                            cc,
+                            m0,
+                            nn,
+                            m0 + (warp & 3) * 16);
+                        continue;
+                    }
                 epilogue<Op, NPOL, 1, W::NT, W::ROWS, W::BN, 128, warpgroup_sync>(
                     args, acc, my_red, cc, m0, nn, m0 + (warp & 3) * 16, nn);
             }
         }
+        ws_voltage_drain();
         tally.flush(args.range_counts);
         return;
     }
@@ -593,6 +617,21 @@ __global__ void __launch_bounds__(W::threads, 1)
             // accumulators in the launch's 168 registers (ptxas spilled 1 KB).
             int cc = c, nn = n0;
             asm volatile("" : "+r"(cc), "+r"(nn));
+            if constexpr (TMA_VOLTAGE)
+                if (maps.voltage_by_tma) {
+                    ws_store_voltage<W::NT,
+                                     W::BM,
+                                     W::consumer_threads,
+                                     consumer_sync<W::consumer_threads>>(
+                        &maps.out,
+                        acc[0][0],
+                        stage,
+                        cc,
+                        m0,
+                        nn,
+                        m0 + wg * 64 + (warp & 3) * 16);
+                    continue;
+                }
             epilogue<Op,
                      NPOL,
                      1,
@@ -604,6 +643,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                 args, acc, red, cc, m0, nn, m0 + wg * 64 + (warp & 3) * 16, nn);
         }
     }
+    ws_voltage_drain();
     tally.flush(args.range_counts);
 #endif
 }

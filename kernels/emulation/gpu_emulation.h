@@ -26,7 +26,10 @@
  *     random either when issued or only at its cp.async.wait_group, so a stage
  *     read before its wait, or rewritten while still in use, shows;
  *   - mbarriers, TMA tensor copies (cp.async.bulk.tensor, 128-byte swizzle;
- *     landing at issue or at the wait, at random), named barriers (bar.sync
+ *     loads landing at issue or at the wait, at random; stores in bulk
+ *     groups, reading shared memory at issue or at their bulk wait, at
+ *     random, and a thread that ends with stores not waited for is an
+ *     error), named barriers (bar.sync
  *     id, count), setmaxnreg (no effect); a block whose threads all wait on
  *     barriers that nobody completes is reported as a deadlock;
  *   - wgmma (sm_90a): each thread's part of the product is computed from
@@ -215,6 +218,9 @@ struct fiber {
     std::vector<async_copy> open;
     std::deque<std::vector<wgmma_op>> wgmma_groups;
     std::vector<wgmma_op> wgmma_open;
+    //! TMA stores (cp.async.bulk.tensor ... bulk_group), committed, oldest first
+    std::deque<std::vector<std::function<void()>>> bulk_groups;
+    std::vector<std::function<void()>> bulk_open;
 };
 
 struct warp_state {
@@ -790,6 +796,62 @@ inline void tma_load_3d(uint32_t dst, const void* map_ptr, int x, int y, int z, 
         state().blk->tma_in_flight.push_back(pending_tma{ bar, land });
 }
 
+/*!
+ * cp.async.bulk.tensor.3d.global.shared::cta (tile mode, 128-byte swizzle,
+ * bulk_group): the box at (x, y, z) from shared memory at \p src, laid out
+ * as tma_load_3d lays a box, into the tensor; bytes outside the tensor are
+ * not written. It reads shared memory at random at issue or only at the
+ * bulk wait that covers it, so that a source rewritten too early shows.
+ */
+inline void tma_store_3d(const void* map_ptr, int x, int y, int z, uint32_t src)
+{
+    const tensor_map m = *static_cast<const tensor_map*>(map_ptr);
+    if (m.box[0] != 128)
+        throw std::logic_error("emulation: TMA boxes of 128-byte rows only");
+    if (src % 1024 != 0)
+        throw std::logic_error(
+            "emulation: TMA 128-byte swizzle source not 1024-byte aligned");
+    const uint32_t rows = m.box[1] * m.box[2];
+    (void)smem_at(src, rows * 128);
+    note_progress();
+    auto land = [m, src, x, y, z, rows]() {
+        unsigned char* const base = const_cast<unsigned char*>(m.base);
+        for (uint32_t r = 0; r < rows; r++) {
+            const long long yy = y + (long long)(r % m.box[1]);
+            const long long zz = z + (long long)(r / m.box[1]);
+            for (uint32_t b = 0; b < 128; b++) {
+                const long long xx = x + (long long)b;
+                if (xx < 0 || yy < 0 || zz < 0 || (unsigned long long)xx >= m.dim[0] ||
+                    (unsigned long long)yy >= m.dim[1] ||
+                    (unsigned long long)zz >= m.dim[2])
+                    continue;
+                uint32_t a = src + r * 128 + b;
+                a ^= ((a >> 7) & 7u) << 4;
+                base[(unsigned long long)zz * m.stride[1] +
+                     (unsigned long long)yy * m.stride[0] + (unsigned long long)xx] =
+                    *smem_at(a, 1);
+            }
+        }
+    };
+    if (state().blk->landing() & 1u)
+        land();
+    else
+        me().bulk_open.push_back(land);
+}
+inline void bulk_commit() { commit_group(me().bulk_groups, me().bulk_open); }
+//! cp.async.bulk.wait_group(.read) N: only this thread's newest N groups pending.
+template <int N>
+inline void bulk_wait()
+{
+    retire_groups(
+        me().bulk_groups, size_t(N), [](const std::function<void()>& f) { f(); });
+}
+template <int N>
+inline void bulk_wait_read()
+{
+    bulk_wait<N>();
+}
+
 inline void fiber_entry()
 {
     block_state* b = state().blk;
@@ -799,6 +861,9 @@ inline void fiber_entry()
         if (b->error.empty())
             b->error = e.what();
     }
+    if (b->error.empty() && (!b->fibers[b->current].bulk_groups.empty() ||
+                             !b->fibers[b->current].bulk_open.empty()))
+        b->error = "emulation: a thread ended with TMA stores not waited for";
     b->fibers[b->current].done = true;
     b->idle_yields = 0;
     // returning resumes uc_link (the scheduler)

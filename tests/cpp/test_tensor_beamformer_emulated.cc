@@ -200,18 +200,23 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
         maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     if constexpr (BUFFERS == 2)
         maps.b = emu_map(k::ws_raw_xy_box(args));
+    if (RESIDENT && Samples::npol == 1 && std::is_same<Op, k::op_fp16>::value &&
+        k::ws_voltage_by_tma(args)) {
+        maps.out = emu_map(k::ws_voltage_box(args));
+        maps.voltage_by_tma = 1;
+    }
     const size_t sums = power_reduce_smem_bytes(c, W::BM, W::BN);
     if constexpr (RESIDENT) {
         const long long items = (long long)args.n_channels * args.n_tiles;
-        emu::launch(
-            unsigned(std::min<long long>(blocks, items)),
-            1,
-            W::threads,
-            k::ws_resident_smem_bytes<W, BUFFERS>(Samples::npol * args.k_tiles) + sums,
-            [&] {
-                k::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>(args,
-                                                                                 maps);
-            });
+        emu::launch(unsigned(std::min<long long>(blocks, items)),
+                    1,
+                    W::threads,
+                    k::ws_resident_smem_bytes<W, BUFFERS>(Samples::npol * args.k_tiles) +
+                        sums + ws_voltage_stage_smem_bytes(c, W::BM),
+                    [&] {
+                        k::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>(
+                            args, maps);
+                    });
     } else {
         const long long tiles = (long long)r->plan.blocks;
         emu::launch(
@@ -664,7 +669,8 @@ TEST(tensor_beamformer_emulated,
                                   BF_TB_WS_INT1_TILES(BF_EMU_WS_INT1) }
 
 // Resident samples: odd sizes (155 beams x 46 receivers: 3 row tiles, 1 k
-// tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), blocks
+// tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), voltage
+// stored by TMA (an even beam count: 40, 70) and by the warps (155, 1), blocks
 // that loop over several items (the ring's phases and the samples' barrier
 // run on across items), windows inside and across warps' columns (n_int 16,
 // 3, 48; 8, 16 and 32 are the epilogue's constant lengths), every sample source; with and
@@ -684,6 +690,8 @@ TEST(tensor_beamformer_emulated,
         beam_precision::float16, 1, 24, 33, 136, beam_output::power, 8, 2);    \
     check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 1, 33, 40, 100, beam_output::voltage, 1, 1);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
+        beam_precision::float16, 3, 64, 70, 300, beam_output::voltage, 1, 2);  \
     check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 3, 36, 70, 300, beam_output::power, 4, 2, true);
 

@@ -205,6 +205,17 @@ power_reduce_smem_bytes(const tensor_beamformer_config& c, int block_m, int bloc
            sizeof(float);
 }
 
+size_t ws_voltage_stage_smem_bytes(const tensor_beamformer_config& c, int block_m)
+{
+    if (c.output != beam_output::voltage ||
+        c.polarization != polarization_layout::single ||
+        c.precision != beam_precision::float16)
+        return 0;
+    // In ping-pong two groups of block_m / 4 beams, else one of block_m / 2:
+    // the same bytes. Plus the alignment.
+    return 4 * tb::voltage_stage_bytes(block_m / 4) + 1024;
+}
+
 tb_launch_plan plan_launch(const tensor_beamformer_config& c,
                            const tb_operand_layout& l,
                            int block_m,

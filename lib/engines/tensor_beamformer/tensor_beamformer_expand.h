@@ -131,6 +131,13 @@ size_t power_windows(int block_n, size_t n_int);
 size_t
 power_reduce_smem_bytes(const tensor_beamformer_config& config, int block_m, int block_n);
 
+/*!
+ * Shared memory where the warp-specialised resident-samples kernels stage
+ * float16 single-polarization voltage for TMA (two tb::voltage_stage_bytes
+ * buffers per consumer group, 1024-byte aligned); 0 otherwise.
+ */
+size_t ws_voltage_stage_smem_bytes(const tensor_beamformer_config& config, int block_m);
+
 //! What every engine's execute() requires of n_times: a multiple of n_int in
 //! power mode (std::invalid_argument otherwise).
 void check_tensor_beamformer_times(const tensor_beamformer_config& config,

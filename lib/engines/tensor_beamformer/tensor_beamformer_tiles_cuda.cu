@@ -83,8 +83,11 @@ size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
     if (v.warp_specialised) {
         const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
         const size_t k_tiles = row_bytes_for(v, c) / size_t(v.block_k_bytes);
-        return (v.samples_resident ? v.resident_smem_bytes(int(npol * k_tiles))
-                                   : size_t(v.pipeline_smem_bytes)) +
+        if (v.samples_resident)
+            return v.resident_smem_bytes(int(npol * k_tiles)) +
+                   power_reduce_smem_bytes(c, v.block_m, v.block_n) +
+                   ws_voltage_stage_smem_bytes(c, v.block_m);
+        return size_t(v.pipeline_smem_bytes) +
                power_reduce_smem_bytes(c, v.block_m, v.block_n);
     }
     return std::max(size_t(v.pipeline_smem_bytes),

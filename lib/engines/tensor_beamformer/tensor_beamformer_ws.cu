@@ -22,6 +22,7 @@
 #include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
 #include <cudaTypedefs.h>
+#include <type_traits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -123,6 +124,11 @@ void ws_resident_launch(const void* args_ptr, unsigned, size_t smem, void* strea
             encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     if constexpr (BUFFERS == 2)
         maps.b = encode(tb_kernels::ws_raw_xy_box(args));
+    if (Samples::npol == 1 && std::is_same<Op, tb_kernels::op_fp16>::value &&
+        tb_kernels::ws_voltage_by_tma(args)) {
+        maps.out = encode(tb_kernels::ws_voltage_box(args));
+        maps.voltage_by_tma = 1;
+    }
     const long long items = (long long)args.n_channels * args.n_tiles;
     const unsigned grid = unsigned(std::min<long long>(items, sm_count()));
     tb_kernels::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>

@@ -1,0 +1,120 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Single-polarization float16 voltage of the warp-specialised
+ * resident-samples kernels (tensor_beamformer_ws_resident_kernel.cuh),
+ * stored by TMA from shared memory.
+ *
+ * Why: a short-k voltage tile does little but store (3/rx64 writes 2.1 GB
+ * for 0.14 TFLOP). From the accumulators each warp store instruction writes
+ * 64-byte pieces of four time steps (3.8 TB/s on an H200 where whole rows
+ * reach 4.1-4.5), and the warps issue every store themselves, so that a
+ * tile's stores and the next tile's multiplies take turns. Here a consumer
+ * group writes 32 time steps of its beams into one of two shared buffers and
+ * one thread hands them to TMA as boxes of 16 beams x 32 steps, which are
+ * written while the warps go on (apps/beamform_bench.md, "Voltage stored by
+ * TMA").
+ *
+ *   per chunk q (4 n8 fragments): the issuing thread waits until chunk
+ *   q - 2's boxes have left the buffer; group barrier; the fragments into
+ *   the buffer (the boxes' 128-byte swizzle: the four t4 rows of a store
+ *   instruction fall in other banks); fence to the async proxy; group
+ *   barrier; the issuing thread stores the boxes as one bulk group.
+ * The consumers call ws_voltage_drain() before they return.
+ * Compiled for sm_90a only (the wgmma object library).
+ */
+#ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_VOLTAGE_STORE_CUH
+#define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_VOLTAGE_STORE_CUH
+
+#include "hopper_async.cuh"
+#include "tensor_beamformer_wgmma_kernel.cuh"
+#include <common/tensor_beamformer_layout.h>
+#include <cstdint>
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+namespace tb_kernels {
+
+/*!
+ * The voltage of rows m0 .. m0 + BM - 1 (BM / 2 beams) and the BN = 8 NT
+ * time steps from n0 of channel c, held by the THREADS threads of one
+ * consumer group (Sync its barrier) as wgmma accumulators: warp w's
+ * acc[j][r] is row warp_row0 + (r < 2 ? g : g + 8) (beam (warp_row0 - m0) / 2
+ * + g, real then imaginary part), step n0 + 8 j + 2 t4 + r % 2. \p stage:
+ * the group's two buffers (tb::voltage_stage_bytes(BM / 2) each), 1024-byte
+ * aligned; \p map: ws_voltage_box.
+ */
+template <int NT, int BM, int THREADS, class Sync>
+__device__ __forceinline__ void ws_store_voltage(const tensor_map* map,
+                                                 const float (&acc)[NT][4],
+                                                 unsigned char* stage,
+                                                 int c,
+                                                 int m0,
+                                                 int n0,
+                                                 int warp_row0)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    constexpr int STEPS = tb::voltage_stage_steps; // 4 n8 fragments
+    constexpr int CHUNKS = NT / 4;
+    static_assert(NT % 4 == 0 && CHUNKS % 2 == 0,
+                  "whole chunks, an even number per tile (the buffers alternate)");
+    constexpr int BOXES = BM / 32; // of 16 beams
+    constexpr uint32_t BOX = STEPS * 128;
+    constexpr uint32_t BUFFER = BOXES * BOX;
+    static_assert(BUFFER == tb::voltage_stage_bytes(BM / 2), "one buffer");
+    const int lane = int(threadIdx.x & 31);
+    const int g = lane >> 2, t4 = lane & 3;
+    const bool issuer = threadIdx.x % THREADS == 0;
+    // This thread's beam: its box, 16-byte unit in the box's rows, and half.
+    const int b = (warp_row0 - m0) / 2 + g;
+    const uint32_t box_of_b = uint32_t(b >> 4) * BOX;
+    const uint32_t unit = uint32_t(b & 15) >> 1;
+    const uint32_t half = uint32_t(b & 1) * 8u;
+    BF_UNROLL
+    for (int q = 0; q < CHUNKS; q++) {
+        const uint32_t buf = uint32_t(q & 1) * BUFFER;
+        if (issuer)
+            bulk_wait_read<1>(); // chunk q - 2's boxes have left buf
+        Sync::sync();
+        BF_UNROLL
+        for (int jj = 0; jj < 4; jj++)
+            BF_UNROLL
+        for (int h = 0; h < 2; h++) {
+            const uint32_t s = uint32_t(jj * 8 + 2 * t4 + h);
+            *reinterpret_cast<float2*>(stage + buf + box_of_b + s * 128u +
+                                       ((unit ^ (s & 7u)) << 4) + half) =
+                make_float2(acc[4 * q + jj][h], acc[4 * q + jj][2 + h]);
+        }
+        fence_proxy_async(); // st.shared -> TMA
+        Sync::sync();
+        if (issuer) {
+            BF_UNROLL
+            for (int x = 0; x < BOXES; x++)
+                tma_store_3d(map,
+                             (m0 / 2 + 16 * x) * 8,
+                             c,
+                             n0 + q * STEPS,
+                             smem_u32(stage + buf + x * BOX));
+            bulk_commit();
+        }
+    }
+#endif
+}
+
+//! Before a consumer thread returns: its TMA stores have been written.
+__device__ __forceinline__ void ws_voltage_drain()
+{
+#ifdef BF_TB_HAVE_WGMMA
+    bulk_wait<0>();
+#endif
+}
+
+} // namespace tb_kernels
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+
+#endif
