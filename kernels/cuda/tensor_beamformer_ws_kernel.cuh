@@ -125,18 +125,30 @@ inline tma_box_3d ws_weights_box(const kernel_args& a, int bm, int npol = 1)
 }
 
 /*!
+ * A tensor [T][C][row_bytes] at \p base (the samples, the voltage) as bytes:
+ * boxes of 128 bytes of a row x one channel x \p steps time steps. TMA needs
+ * row_bytes % 16 == 0.
+ */
+inline tma_box_3d ws_time_channel_box(const void* base,
+                                      unsigned long long row_bytes,
+                                      const kernel_args& a,
+                                      int steps)
+{
+    return tma_box_3d{
+        base,
+        { row_bytes, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
+        { row_bytes, row_bytes * (unsigned long long)a.n_channels },
+        { 128u, 1u, unsigned(steps) }
+    };
+}
+
+/*!
  * Samples [T][C][row_bytes] (fp16 complex or packed bits): boxes of one k
- * tile x one channel x BN time steps. TMA needs row_bytes % 16 == 0.
+ * tile x one channel x BN time steps.
  */
 inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
 {
-    const auto rb = (unsigned long long)row_bytes;
-    return tma_box_3d{
-        a.input,
-        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
-        { rb, rb * (unsigned long long)a.n_channels },
-        { 128u, 1u, unsigned(bn) }
-    };
+    return ws_time_channel_box(a.input, (unsigned long long)row_bytes, a, bn);
 }
 
 /*!
@@ -146,13 +158,8 @@ inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
  */
 inline tma_box_3d ws_voltage_box(const kernel_args& a)
 {
-    const auto rb = (unsigned long long)a.n_beams * 8ull;
-    return tma_box_3d{
-        a.out,
-        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
-        { rb, rb * (unsigned long long)a.n_channels },
-        { 128u, 1u, unsigned(tb::voltage_stage_steps) }
-    };
+    return ws_time_channel_box(
+        a.out, (unsigned long long)a.n_beams * 8ull, a, tb::voltage_stage_steps);
 }
 
 //! Whether TMA can store that voltage: 16-byte rows (an even beam count)

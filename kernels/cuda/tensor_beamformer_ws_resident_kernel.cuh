@@ -196,13 +196,8 @@ constexpr int ws_raw_converters = 64;
  */
 inline tma_box_3d ws_raw_xy_box(const kernel_args& a)
 {
-    const auto rb = (unsigned long long)a.n_receivers * 8ull;
-    return tma_box_3d{
-        a.input,
-        { rb, (unsigned long long)a.n_channels, (unsigned long long)a.n_times },
-        { rb, rb * (unsigned long long)a.n_channels },
-        { 128u, 1u, unsigned(ws_raw_rows) }
-    };
+    return ws_time_channel_box(
+        a.input, (unsigned long long)a.n_receivers * 8ull, a, ws_raw_rows);
 }
 
 //! "+db": bytes of one raw stage for sample_tiles (npol x k tiles) of fp16
