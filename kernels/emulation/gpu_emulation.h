@@ -754,38 +754,68 @@ struct tensor_map {
 };
 
 /*!
- * cp.async.bulk.tensor.3d (tile mode, 128-byte swizzle): the box at (x, y, z)
- * into shared memory at \p dst as box[1] x box[2] rows of 128 bytes, the
- * 16-byte chunks of each row XORed with address bits [9:7]; complete_tx of
- * the whole box on \p bar.
+ * The rows of a TMA box of \p m at shared-memory address \p smem (128-byte
+ * rows, 128-byte swizzle, so 1024-byte aligned), checked; \p what names the
+ * side for the error.
  */
-inline void tma_load_3d(uint32_t dst, const void* map_ptr, int x, int y, int z, uint32_t bar)
+inline uint32_t tma_box_rows(const tensor_map& m, uint32_t smem, const char* what)
 {
-    const tensor_map m = *static_cast<const tensor_map*>(map_ptr);
     if (m.box[0] != 128)
         throw std::logic_error("emulation: TMA boxes of 128-byte rows only");
-    if (dst % 1024 != 0)
-        throw std::logic_error("emulation: TMA 128-byte swizzle destination not 1024-byte aligned");
+    if (smem % 1024 != 0)
+        throw std::logic_error(std::string("emulation: TMA 128-byte swizzle ") + what +
+                               " not 1024-byte aligned");
     const uint32_t rows = m.box[1] * m.box[2];
-    (void)smem_at(dst, rows * 128);
+    (void)smem_at(smem, rows * 128);
+    return rows;
+}
+
+/*!
+ * Each byte of the box at (x, y, z) of \p m as laid out in shared memory at
+ * \p smem (box[1] x box[2] rows of 128 bytes, the 16-byte chunks of each
+ * row XORed with address bits [9:7]): f(its shared-memory address, its byte
+ * offset in the tensor, or -1 outside the tensor).
+ */
+template <class F>
+inline void
+for_each_tma_box_byte(const tensor_map& m, uint32_t smem, int x, int y, int z, F f)
+{
+    const uint32_t rows = m.box[1] * m.box[2];
+    for (uint32_t r = 0; r < rows; r++) {
+        const long long yy = y + (long long)(r % m.box[1]);
+        const long long zz = z + (long long)(r / m.box[1]);
+        for (uint32_t b = 0; b < 128; b++) {
+            const long long xx = x + (long long)b;
+            const bool inside =
+                xx >= 0 && yy >= 0 && zz >= 0 && (unsigned long long)xx < m.dim[0] &&
+                (unsigned long long)yy < m.dim[1] && (unsigned long long)zz < m.dim[2];
+            uint32_t a = smem + r * 128 + b;
+            a ^= ((a >> 7) & 7u) << 4;
+            f(a,
+              inside ? (long long)((unsigned long long)zz * m.stride[1] +
+                                   (unsigned long long)yy * m.stride[0] +
+                                   (unsigned long long)xx)
+                     : -1ll);
+        }
+    }
+}
+
+/*!
+ * cp.async.bulk.tensor.3d (tile mode, 128-byte swizzle): the box at (x, y, z)
+ * into shared memory at \p dst (for_each_tma_box_byte's layout), zeros
+ * outside the tensor; complete_tx of the whole box on \p bar.
+ */
+inline void
+tma_load_3d(uint32_t dst, const void* map_ptr, int x, int y, int z, uint32_t bar)
+{
+    const tensor_map m = *static_cast<const tensor_map*>(map_ptr);
+    const uint32_t rows = tma_box_rows(m, dst, "destination");
     (void)mbarrier_at(bar);
     note_progress();
     auto land = [m, dst, x, y, z, bar, rows]() {
-        for (uint32_t r = 0; r < rows; r++) {
-            const long long yy = y + (long long)(r % m.box[1]);
-            const long long zz = z + (long long)(r / m.box[1]);
-            for (uint32_t b = 0; b < 128; b++) {
-                const long long xx = x + (long long)b;
-                unsigned char v = 0;
-                if (xx >= 0 && yy >= 0 && zz >= 0 && (unsigned long long)xx < m.dim[0] &&
-                    (unsigned long long)yy < m.dim[1] && (unsigned long long)zz < m.dim[2])
-                    v = m.base[(unsigned long long)zz * m.stride[1] +
-                               (unsigned long long)yy * m.stride[0] + (unsigned long long)xx];
-                uint32_t a = dst + r * 128 + b;
-                a ^= ((a >> 7) & 7u) << 4;
-                *smem_at(a, 1) = v;
-            }
-        }
+        for_each_tma_box_byte(m, dst, x, y, z, [&](uint32_t a, long long at) {
+            *smem_at(a, 1) = at < 0 ? 0 : m.base[at];
+        });
         mbarrier_state& s = mbarrier_at(bar);
         s.tx -= (long long)rows * 128;
         mbar_complete_if_done(s);
@@ -798,40 +828,22 @@ inline void tma_load_3d(uint32_t dst, const void* map_ptr, int x, int y, int z, 
 
 /*!
  * cp.async.bulk.tensor.3d.global.shared::cta (tile mode, 128-byte swizzle,
- * bulk_group): the box at (x, y, z) from shared memory at \p src, laid out
- * as tma_load_3d lays a box, into the tensor; bytes outside the tensor are
- * not written. It reads shared memory at random at issue or only at the
+ * bulk_group): the box at (x, y, z) from shared memory at \p src
+ * (for_each_tma_box_byte's layout) into the tensor; bytes outside the tensor
+ * are not written. It reads shared memory at random at issue or only at the
  * bulk wait that covers it, so that a source rewritten too early shows.
  */
 inline void tma_store_3d(const void* map_ptr, int x, int y, int z, uint32_t src)
 {
     const tensor_map m = *static_cast<const tensor_map*>(map_ptr);
-    if (m.box[0] != 128)
-        throw std::logic_error("emulation: TMA boxes of 128-byte rows only");
-    if (src % 1024 != 0)
-        throw std::logic_error(
-            "emulation: TMA 128-byte swizzle source not 1024-byte aligned");
-    const uint32_t rows = m.box[1] * m.box[2];
-    (void)smem_at(src, rows * 128);
+    (void)tma_box_rows(m, src, "source");
     note_progress();
-    auto land = [m, src, x, y, z, rows]() {
+    auto land = [m, src, x, y, z]() {
         unsigned char* const base = const_cast<unsigned char*>(m.base);
-        for (uint32_t r = 0; r < rows; r++) {
-            const long long yy = y + (long long)(r % m.box[1]);
-            const long long zz = z + (long long)(r / m.box[1]);
-            for (uint32_t b = 0; b < 128; b++) {
-                const long long xx = x + (long long)b;
-                if (xx < 0 || yy < 0 || zz < 0 || (unsigned long long)xx >= m.dim[0] ||
-                    (unsigned long long)yy >= m.dim[1] ||
-                    (unsigned long long)zz >= m.dim[2])
-                    continue;
-                uint32_t a = src + r * 128 + b;
-                a ^= ((a >> 7) & 7u) << 4;
-                base[(unsigned long long)zz * m.stride[1] +
-                     (unsigned long long)yy * m.stride[0] + (unsigned long long)xx] =
-                    *smem_at(a, 1);
-            }
-        }
+        for_each_tma_box_byte(m, src, x, y, z, [&](uint32_t a, long long at) {
+            if (at >= 0)
+                base[at] = *smem_at(a, 1);
+        });
     };
     if (state().blk->landing() & 1u)
         land();
