@@ -14,7 +14,12 @@
  * Bytes counted: input read once + output written once.
  *
  *   channelizer_bench [--receivers=96] [--gpu-mib=512] [--cpu-samples=2097152]
- *                     [--skip-cpu] [--json=channelizer_bench.json]
+ *                     [--skip-cpu] [--cases=NxT[:FORMAT][:osO],...]
+ *                     [--json=channelizer_bench.json]
+ *
+ * --cases replaces the eight standard cases by others, for example
+ * --cases=4096x16:fc32,128x8:sc16:os2 (FORMAT sc8 | sc16 | fc32, default sc16;
+ * O 1 or 2, default 1). A bad option is a usage error (exit code 2).
  */
 #include "bench_common.h"
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
@@ -35,6 +40,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 #include <thread>
 
 using namespace gr::beamform;
@@ -271,6 +278,60 @@ void prefer_shm_open_buffers()
 
 std::string format_name(sample_format f) { return to_string(f); }
 
+/*!
+ * One case of --cases: "NxT", then optionally ":FORMAT" and ":osO" (see the
+ * header). std::invalid_argument naming the text otherwise; the engine checks
+ * the values themselves when it is made.
+ */
+bench_case parse_case(const std::string& text)
+{
+    const auto bad = [&](const std::string& why) {
+        return std::invalid_argument("--cases: \"" + text + "\": " + why +
+                                     " (accepted: NxT[:sc8|sc16|fc32][:os1|os2], "
+                                     "e.g. 256x16:fc32:os2)");
+    };
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ':');)
+        parts.push_back(part);
+    if (parts.empty() || parts.size() > 3)
+        throw bad("expected one to three parts separated by ':'");
+    const size_t x = parts[0].find('x');
+    const auto number = [&](const std::string& digits, const char* what) {
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoul(digits) == 0)
+            throw bad(std::string(what) + " must be a positive integer");
+        return size_t(std::stoul(digits));
+    };
+    if (x == std::string::npos)
+        throw bad("no 'x' between channels and taps");
+    bench_case k{ number(parts[0].substr(0, x), "channels"),
+                  number(parts[0].substr(x + 1), "taps"),
+                  1,
+                  sample_format::sc16 };
+    for (size_t i = 1; i < parts.size(); i++) {
+        if (parts[i] == "os1" || parts[i] == "os2")
+            k.oversample = parts[i] == "os2" ? 2 : 1;
+        else if (parts[i].rfind("os", 0) == 0)
+            throw bad("the oversample must be os1 or os2");
+        else
+            k.format = parse_sample_format(parts[i], "--cases format");
+    }
+    return k;
+}
+
+std::vector<bench_case> parse_cases(const std::string& text)
+{
+    std::vector<bench_case> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        out.push_back(parse_case(item));
+    if (out.empty())
+        throw std::invalid_argument("--cases: no case given");
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -283,6 +344,14 @@ int main(int argc, char** argv)
         const bool skip_cpu = bench::option(argc, argv, "skip-cpu", "0") == "1";
         const std::string json =
             bench::option(argc, argv, "json", "channelizer_bench.json");
+        const std::string case_list = bench::option(argc, argv, "cases", "");
+        const std::vector<bench_case> cases =
+            case_list.empty() ? std::vector<bench_case>{
+                { 256, 16, 1, sample_format::sc16 },  { 256, 16, 1, sample_format::fc32 },
+                { 1024, 16, 1, sample_format::sc16 }, { 1024, 16, 1, sample_format::fc32 },
+                { 256, 16, 2, sample_format::sc16 },  { 256, 16, 2, sample_format::fc32 },
+                { 1024, 16, 2, sample_format::sc16 }, { 1024, 16, 2, sample_format::fc32 },
+            } : parse_cases(case_list);
         if (!skip_cpu)
             prefer_shm_open_buffers(); // before GNU Radio makes its first buffer
 
@@ -327,12 +396,6 @@ int main(int argc, char** argv)
                     "check err");
 
         bench::report rep("channelizer_bench");
-        const std::vector<bench_case> cases = {
-            { 256, 16, 1, sample_format::sc16 },  { 256, 16, 1, sample_format::fc32 },
-            { 1024, 16, 1, sample_format::sc16 }, { 1024, 16, 1, sample_format::fc32 },
-            { 256, 16, 2, sample_format::sc16 },  { 256, 16, 2, sample_format::fc32 },
-            { 1024, 16, 2, sample_format::sc16 }, { 1024, 16, 2, sample_format::fc32 },
-        };
         for (const auto& k : cases) {
             const gpu_figures g = run_gpu(k, receivers, gpu_mib << 20, s);
             const double gbps = g.bytes / (g.ms * 1e-3) / 1e9;
@@ -408,6 +471,9 @@ int main(int argc, char** argv)
         rep.write_json(json);
         std::printf("\nJSON: %s\n", json.c_str());
         BF_GPU_CHECK(cudaStreamDestroy(s));
+    } catch (const std::invalid_argument& e) { // a bad option or case
+        std::fprintf(stderr, "channelizer_bench: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "channelizer_bench: %s\n", e.what());
         return 1;

@@ -115,6 +115,10 @@ struct kernel_args {
  * a buffer, which TMA stores. Bytes of one buffer for \p beams beams.
  */
 constexpr int voltage_stage_steps = 32;
+//! Buffers per consumer group: a group fills one while TMA still stores the
+//! others (4 measured 1 % faster at 64 receivers and left no room for the
+//! resident samples at 128: apps/beamform_bench.md, session 23).
+constexpr int voltage_stage_buffers = 2;
 BF_HD constexpr size_t voltage_stage_bytes(int beams)
 {
     return size_t(voltage_stage_steps) * size_t(beams) * 8u;

@@ -524,8 +524,8 @@ __global__ void __launch_bounds__(W::threads, 1)
         const int n_stokes = NPOL == 2 && args.iquv ? 4 : 1;
         unsigned char* const my_red = red + size_t(wg) * n_stokes * (W::ROWS / 2) *
                                                 size_t(args.windows) * sizeof(float);
-        unsigned char* const my_stage =
-            stage + size_t(wg) * 2 * tb::voltage_stage_bytes(W::ROWS / 2);
+        unsigned char* const my_stage = stage + size_t(wg) * tb::voltage_stage_buffers *
+                                                    tb::voltage_stage_bytes(W::ROWS / 2);
         int g = 0; // the block's row tiles so far, over all its items
         for (int i = 0; i < my_items; i++) {
             int c, n0;

@@ -12,13 +12,13 @@
  * 64-byte pieces of four time steps (3.8 TB/s on an H200 where whole rows
  * reach 4.1-4.5), and the warps issue every store themselves, so that a
  * tile's stores and the next tile's multiplies take turns. Here a consumer
- * group writes 32 time steps of its beams into one of two shared buffers and
+ * group writes 32 time steps of its beams into one of its shared buffers and
  * one thread hands them to TMA as boxes of 16 beams x 32 steps, which are
  * written while the warps go on (apps/beamform_bench.md, "Voltage stored by
  * TMA").
  *
  *   per chunk q (4 n8 fragments): the issuing thread waits until chunk
- *   q - 2's boxes have left the buffer; group barrier; the fragments into
+ *   q - buffers's boxes have left the buffer; group barrier; the fragments into
  *   the buffer (the boxes' 128-byte swizzle: the four t4 rows of a store
  *   instruction fall in other banks); fence to the async proxy; group
  *   barrier; the issuing thread stores the boxes as one bulk group.
@@ -44,7 +44,8 @@ namespace tb_kernels {
  * consumer group (Sync its barrier) as wgmma accumulators: warp w's
  * acc[j][r] is row warp_row0 + (r < 2 ? g : g + 8) (beam (warp_row0 - m0) / 2
  * + g, real then imaginary part), step n0 + 8 j + 2 t4 + r % 2. \p stage:
- * the group's two buffers (tb::voltage_stage_bytes(BM / 2) each), 1024-byte
+ * the group's tb::voltage_stage_buffers buffers (tb::voltage_stage_bytes(BM / 2)
+ * each), 1024-byte
  * aligned; \p map: ws_voltage_box.
  */
 template <int NT, int BM, int THREADS, class Sync>
@@ -57,10 +58,12 @@ __device__ __forceinline__ void ws_store_voltage(const tensor_map* map,
                                                  int warp_row0)
 {
 #ifdef BF_TB_HAVE_WGMMA
-    constexpr int STEPS = tb::voltage_stage_steps; // 4 n8 fragments
-    constexpr int CHUNKS = NT / 4;
-    static_assert(NT % 4 == 0 && CHUNKS % 2 == 0,
-                  "whole chunks, an even number per tile (the buffers alternate)");
+    constexpr int STEPS = tb::voltage_stage_steps;
+    constexpr int FRAGMENTS = STEPS / 8; // n8 fragments per chunk
+    constexpr int CHUNKS = NT / FRAGMENTS;
+    constexpr int BUFFERS = tb::voltage_stage_buffers;
+    static_assert(NT % FRAGMENTS == 0 && CHUNKS % BUFFERS == 0,
+                  "whole chunks, the buffers taken in turn within a tile");
     constexpr int BOXES = BM / 32; // of 16 beams
     constexpr uint32_t BOX = STEPS * 128;
     constexpr uint32_t BUFFER = BOXES * BOX;
@@ -75,18 +78,18 @@ __device__ __forceinline__ void ws_store_voltage(const tensor_map* map,
     const uint32_t half = uint32_t(b & 1) * 8u;
     BF_UNROLL
     for (int q = 0; q < CHUNKS; q++) {
-        const uint32_t buf = uint32_t(q & 1) * BUFFER;
+        const uint32_t buf = uint32_t(q % BUFFERS) * BUFFER;
         if (issuer)
-            bulk_wait_read<1>(); // chunk q - 2's boxes have left buf
+            bulk_wait_read<BUFFERS - 1>(); // chunk q - BUFFERS's boxes have left buf
         Sync::sync();
         BF_UNROLL
-        for (int jj = 0; jj < 4; jj++)
+        for (int jj = 0; jj < FRAGMENTS; jj++)
             BF_UNROLL
         for (int h = 0; h < 2; h++) {
             const uint32_t s = uint32_t(jj * 8 + 2 * t4 + h);
             *reinterpret_cast<float2*>(stage + buf + box_of_b + s * 128u +
                                        ((unit ^ (s & 7u)) << 4) + half) =
-                make_float2(acc[4 * q + jj][h], acc[4 * q + jj][2 + h]);
+                make_float2(acc[FRAGMENTS * q + jj][h], acc[FRAGMENTS * q + jj][2 + h]);
         }
         fence_proxy_async(); // st.shared -> TMA
         Sync::sync();

@@ -29,10 +29,7 @@
  * unrolled over the ring length O T_MAX. Device memory sees the input once
  * (plus T-1 steps of warm-up per run of steps) and the output once.
  *
- * The general path (any N, any T): pfb_fir_kernel writes the branch outputs
- * to a workspace [t][receiver][N] in FFT input order, then pfb_fft_kernel
- * (power-of-two N up to 4096, shared memory) or cuFFT / pfb_dft_kernel
- * (other sizes) and pfb_reorder_kernel produce [t][channel][receiver].
+ * The general path (any N, any T) is in pfb_general.cuh.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_CHANNELIZER_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_CHANNELIZER_CUH
@@ -297,115 +294,6 @@ __global__ void __launch_bounds__(NT, 1)
                     __syncthreads();
             }
         }
-    }
-}
-
-/*!
- * General path, step 1: branch outputs of \p n_steps steps starting at local
- * step \p t_first into workspace[t][receiver][N], in FFT input order. One
- * thread per (step, receiver, branch), receivers fastest.
- */
-template <typename Tin>
-__global__ void pfb_fir_kernel(pfb_stream<Tin> in,
-                               const float* __restrict__ taps,
-                               float2* __restrict__ workspace,
-                               pfb_geometry g,
-                               int oversample,
-                               long long t_first,
-                               long long n_steps)
-{
-    const int n = g.n_channels;
-    const long long total = n_steps * n * g.n_receivers;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-         idx += stride) {
-        const int r = int(idx % g.n_receivers);
-        const long long rest = idx / g.n_receivers;
-        const int p = int(rest % n);
-        const long long t_local = rest / n;
-        const long long t = t_first + t_local;
-        const long long newest = (t + 1) * g.step - 1 - p;
-        float2 acc = make_float2(0.f, 0.f);
-        for (int k = 0; k < g.taps_per_branch; k++) {
-            const float h = taps[p + k * n];
-            const float2 x = in.load(newest - (long long)k * n, r);
-            acc.x = fmaf(h, x.x, acc.x);
-            acc.y = fmaf(h, x.y, acc.y);
-        }
-        const int rotation = int(((g.first_parity + t) % oversample) * g.step % n);
-        const int pos = (p - rotation + n) % n;
-        workspace[(t_local * g.n_receivers + r) * n + pos] = acc;
-    }
-}
-
-/*!
- * General path, step 2 for power-of-two N: one block per (step, receiver)
- * transforms a workspace row in shared memory and writes its channels.
- */
-__global__ void pfb_fft_kernel(const float2* __restrict__ workspace,
-                               const float2* __restrict__ twiddle_table,
-                               float2* __restrict__ out,
-                               pfb_geometry g,
-                               long long t_first)
-{
-    extern __shared__ float2 pfb_smem[];
-    const int n = g.n_channels;
-    float2* twiddle = pfb_smem;
-    float2* buf_a = twiddle + n;
-    float2* buf_b = buf_a + n;
-    const long long row = blockIdx.x; // t_local * R + r
-    const int r = int(row % g.n_receivers);
-    const long long t = t_first + row / g.n_receivers;
-    for (int k = threadIdx.x; k < n; k += blockDim.x) {
-        twiddle[k] = twiddle_table[k];
-        buf_a[k] = workspace[row * n + k];
-    }
-    __syncthreads();
-    const float2* spectrum = pfb_block_fft(buf_a, buf_b, twiddle, g.log2_n, 1, n);
-    float2* item = out + t * (long long)n * g.n_receivers;
-    for (int k = threadIdx.x; k < n; k += blockDim.x)
-        item[(long long)k * g.n_receivers + r] = spectrum[pfb_natural_channel(k, g)];
-}
-
-/*!
- * General path, step 2 for other N: out[t][k][r] from workspace rows that
- * already hold spectra (after cuFFT: \p direct_dft = 0), or from rows of FFT
- * inputs by a direct DFT, O(N) per output (HIP, where there is no cuFFT:
- * \p direct_dft = 1).
- */
-__global__ void pfb_reorder_kernel(const float2* __restrict__ workspace,
-                                   const float2* __restrict__ twiddle_table,
-                                   float2* __restrict__ out,
-                                   pfb_geometry g,
-                                   long long t_first,
-                                   long long n_steps,
-                                   int direct_dft)
-{
-    const int n = g.n_channels;
-    const long long total = n_steps * n * g.n_receivers;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-         idx += stride) {
-        const int r = int(idx % g.n_receivers);
-        const long long rest = idx / g.n_receivers;
-        const int k = int(rest % n);
-        const long long t_local = rest / n;
-        const int c = pfb_natural_channel(k, g);
-        const float2* row = workspace + (t_local * g.n_receivers + r) * n;
-        float2 value;
-        if (direct_dft) {
-            value = make_float2(0.f, 0.f);
-            long long phase = 0; // n_idx * c mod N, kept exact in integers
-            for (int i = 0; i < n; i++) {
-                value = pfb_fft::cadd(value, pfb_fft::cmul(row[i], twiddle_table[phase]));
-                phase += c;
-                if (phase >= n)
-                    phase -= n;
-            }
-        } else {
-            value = row[c];
-        }
-        out[((t_first + t_local) * n + k) * (long long)g.n_receivers + r] = value;
     }
 }
 

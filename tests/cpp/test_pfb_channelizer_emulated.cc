@@ -9,13 +9,16 @@
  * reference. This checks the kernels' index arithmetic, register-window
  * ring, FFT passes, barrier placement, run splitting and history handover
  * on machines without a GPU; the general path runs with the direct-DFT
- * kernel (the HIP choice: there is no cuFFT here). Timing, coalescing and
+ * kernel (the HIP choice: there is no cuFFT here) or, in place of cuFFT, a
+ * DFT on the host followed by the CUDA engine's transpose kernel. Timing,
+ * coalescing and
  * races that only hardware shows are the GPU tests' business
  * (test_pfb_channelizer_gpu.cc).
  */
 #include <emulation/gpu_emulation.h>
 // The kernels, compiled for the emulation (namespace gr::beamform::emulated).
 #include <gpu/pfb_channelizer.cuh>
+#include <gpu/pfb_general.cuh>
 #include <gpu/pfb_two_pass.cuh>
 
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
@@ -218,6 +221,9 @@ public:
     size_t d_chunk = 1 << 30;
     //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
     size_t d_tiled_shape = 0;
+    //! fir_library_fft: the host's DFT and the transpose kernel (else the
+    //! direct-DFT kernel).
+    bool d_host_fft = false;
     //! Lanes per load group of the last two-pass pass 1 (pfb_lane_group).
     int d_lane_group = 0;
 
@@ -244,31 +250,81 @@ private:
                 });
             return;
         }
-        // General path in one chunk.
-        const size_t n = d_config.n_channels;
-        std::vector<float2> workspace(n_out * d_config.n_receivers * n);
+        general(in, out, n_out);
+    }
+
+    /*!
+     * The GPU engine's run_general in chunks of d_chunk steps. Without cuFFT
+     * here, fir_library_fft transforms the workspace rows on the host when
+     * d_host_fft (then the CUDA engine's transpose kernel runs), else it runs
+     * the direct-DFT kernel (the HIP engine's choice).
+     */
+    template <typename Tin>
+    void general(const Tin* in, float2* out, size_t n_out)
+    {
+        const size_t n = d_config.n_channels, n_rx = d_config.n_receivers;
+        const size_t chunk = std::min(d_chunk, n_out);
+        std::vector<float2> workspace(chunk * n_rx * n);
         const auto st = stream_of(in);
         const auto g = geometry(n_out);
-        launch(dim3(3), dim3(64), 0, [&] {
-            pfb_fir_kernel<Tin>(st,
-                                d_taps.data(),
-                                workspace.data(),
-                                g,
-                                int(d_config.oversample),
-                                0,
-                                (long long)n_out);
-        });
-        if (p == pfb_plan::path::fir_smem_fft) {
-            launch(
-                dim3(unsigned(n_out * d_config.n_receivers)),
-                dim3(unsigned(std::min<size_t>(256, n / 2))),
-                3 * n * sizeof(float2),
-                [&] { pfb_fft_kernel(workspace.data(), d_twiddle.data(), out, g, 0); });
-        } else {
-            launch(dim3(4), dim3(32), 0, [&] {
-                pfb_reorder_kernel(
-                    workspace.data(), d_twiddle.data(), out, g, 0, (long long)n_out, 1);
+        const dim3 tile_block(pfb_general_receivers, pfb_general_rows);
+        for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
+            const long long steps = (long long)std::min(chunk, n_out - t0);
+            // Three blocks: each takes several tiles (the grid-stride loop).
+            launch(dim3(3), tile_block, pfb_general_fir_smem_bytes, [&] {
+                if (d_config.oversample == 1)
+                    pfb_general_fir_kernel<Tin, 1>(
+                        st, d_taps.data(), workspace.data(), g, (long long)t0, steps);
+                else
+                    pfb_general_fir_kernel<Tin, 2>(
+                        st, d_taps.data(), workspace.data(), g, (long long)t0, steps);
             });
+            if (d_path == pfb_plan::path::fir_smem_fft) {
+                const int rows =
+                    pfb_general_fft_rows(int(n), pfb_plan::general_fft_smem_budget);
+                const size_t r_tiles = (n_rx + size_t(rows) - 1) / size_t(rows);
+                launch(dim3(unsigned(size_t(steps) * r_tiles)),
+                       dim3(pfb_plan::general_fft_threads),
+                       pfb_general_fft_smem_bytes(int(n), rows),
+                       [&] {
+                           pfb_general_fft_kernel(workspace.data(),
+                                                  d_twiddle.data(),
+                                                  out,
+                                                  g,
+                                                  (long long)t0,
+                                                  rows);
+                       });
+            } else if (d_host_fft) {
+                inverse_dft_rows(workspace, size_t(steps) * n_rx);
+                launch(dim3(2), tile_block, pfb_general_transpose_smem_bytes, [&] {
+                    pfb_general_transpose_kernel(
+                        workspace.data(), out, g, (long long)t0, steps);
+                });
+            } else {
+                launch(dim3(4), dim3(32), 0, [&] {
+                    pfb_direct_dft_kernel(
+                        workspace.data(), d_twiddle.data(), out, g, (long long)t0, steps);
+                });
+            }
+        }
+    }
+
+    //! cuFFT's part: unnormalized inverse DFTs of \p rows rows of N, in place.
+    void inverse_dft_rows(std::vector<float2>& workspace, size_t rows) const
+    {
+        const size_t n = d_config.n_channels;
+        std::vector<cfloat> row(n);
+        for (size_t i = 0; i < rows; i++) {
+            float2* x = workspace.data() + i * n;
+            for (size_t k = 0; k < n; k++) {
+                std::complex<double> sum = 0;
+                for (size_t j = 0; j < n; j++)
+                    sum += std::complex<double>(x[j].x, x[j].y) *
+                           std::polar(1.0, 2.0 * M_PI * double(j * k % n) / double(n));
+                row[k] = cfloat(sum);
+            }
+            for (size_t k = 0; k < n; k++)
+                x[k] = make_float2(row[k].real(), row[k].imag());
         }
     }
 
@@ -301,7 +357,8 @@ struct emulated_case {
 int check_path(const emulated_case& k,
                unsigned seed,
                pfb_plan::path path,
-               size_t tiled_shape = 0)
+               size_t tiled_shape = 0,
+               bool host_fft = false)
 {
     pfb_channelizer_config c;
     c.n_channels = k.n;
@@ -324,6 +381,7 @@ int check_path(const emulated_case& k,
     emulated_engine emu(c, k.sm_count, path);
     emu.d_chunk = k.chunk;
     emu.d_tiled_shape = tiled_shape;
+    emu.d_host_fft = host_fft;
     std::vector<cfloat> got(n_out * out_item, cfloat(NAN, NAN));
     size_t done = 0;
     for (size_t n : k.calls) {
@@ -337,7 +395,7 @@ int check_path(const emulated_case& k,
     what << "emulated pfb_channelizer N=" << k.n << " T=" << k.t << " O=" << k.o
          << " fmt=" << to_string(k.f) << " R=" << k.r << " shift=" << k.shift
          << " path=" << pfb_plan::path_name(path) << " chunk=" << std::min(k.chunk, n_out)
-         << " sm=" << k.sm_count;
+         << " sm=" << k.sm_count << (host_fft ? " host_fft+transpose" : "");
     if (path == pfb_plan::path::fused)
         what << " runs_of_longest_call="
              << pfb_plan::plan_fused(
@@ -429,6 +487,34 @@ TEST(PfbChannelizerEmulated, GeneralPathSharedMemoryFftAndDirectDft)
     check_case({ 32, 20, 2, sample_format::sc16, 2, true, { 5, 9 }, 2 }, seed++);
     check_case({ 12, 6, 2, sample_format::sc16, 3, true, { 10, 3 }, 2 }, seed++);
     check_case({ 7, 4, 1, sample_format::sc8, 2, false, { 6, 6 }, 2 }, seed++);
+    // FIR tiles cut at every edge: 40 receivers (a tile of 32 and one of 8;
+    // the FFT's 32 rows per block and 8), 24 or 40 branches (tiles of 16 and
+    // a partial one), chunks of 5 and 11 steps (partial tiles of 8 steps).
+    const auto fir_smem_fft = pfb_plan::path::fir_smem_fft;
+    check_path({ 64, 20, 2, sample_format::sc16, 40, true, { 9, 13 }, 2, 5 },
+               seed++,
+               fir_smem_fft);
+    check_path({ 32, 17, 1, sample_format::fc32, 40, false, { 20 }, 2, 11 },
+               seed++,
+               fir_smem_fft);
+}
+
+TEST(PfbChannelizerEmulated, GeneralPathTransposeAfterLibraryFft)
+{
+    // cuFFT's part done on the host, then the CUDA engine's transpose kernel:
+    // 24 and 40 channels (a partial tile of 32), 40 receivers.
+    unsigned seed = 100;
+    const auto library = pfb_plan::path::fir_library_fft;
+    check_path({ 24, 18, 2, sample_format::sc16, 40, true, { 7, 10 }, 2, 5 },
+               seed++,
+               library,
+               0,
+               true);
+    check_path({ 40, 5, 1, sample_format::fc32, 33, false, { 19 }, 2, 8 },
+               seed++,
+               library,
+               0,
+               true);
 }
 
 TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
@@ -658,6 +744,19 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
                       n <= 512 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
                 << "N=" << n << " O=" << o;
         }
+    }
+    // Beyond T = 16: the general path, its FFT in shared memory up to
+    // N = 1024 with an FFT library (CUDA), up to 4096 without (HIP).
+    for (size_t n : { size_t(256), size_t(1024), size_t(2048), size_t(4096) }) {
+        pfb_channelizer_config c;
+        c.n_channels = n;
+        c.taps_per_branch = 24;
+        EXPECT_EQ(pfb_plan::path_for(c),
+                  n <= 1024 ? pfb_plan::path::fir_smem_fft
+                            : pfb_plan::path::fir_library_fft)
+            << "N=" << n;
+        EXPECT_EQ(pfb_plan::path_for(c, false), pfb_plan::path::fir_smem_fft)
+            << "N=" << n;
     }
     if (forced_path)
         setenv("BEAMFORM_PFB_PATH", saved_path.c_str(), 1);

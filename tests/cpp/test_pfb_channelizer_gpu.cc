@@ -379,6 +379,19 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
         gpu, { 2048, 16, 1, sample_format::fc32, 3, false, { 20, 3 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 4096, 4, 2, sample_format::sc16, 2, true, { 9, 8 } }, seed++);
+    // Tiles cut at the edges (receivers 40 and 33: a tile of 32 and a part;
+    // 24 and 384 channels: partial branch and channel tiles), N = 4096 with
+    // T > 16 (one shared-memory FFT row per block) and N = 8192 (cuFFT).
+    compare_gpu_with_cpu(
+        gpu, { 256, 24, 1, sample_format::sc16, 40, false, { 37, 12 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 24, 20, 2, sample_format::fc32, 40, true, { 50, 3 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 384, 9, 2, sample_format::sc8, 33, false, { 17, 6 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 4096, 20, 1, sample_format::sc16, 3, false, { 6, 5 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 8192, 16, 2, sample_format::fc32, 2, true, { 5, 4 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, StateCarriesAcrossCallsOfAnySize)

@@ -11,7 +11,7 @@
 #include "pfb_two_pass_kernels.cuh"
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
 #include <gnuradio/beamform/runtime/gpu_memory.h>
-#include <gpu/pfb_channelizer.cuh>
+#include <gpu/pfb_general.cuh>
 #ifdef BF_BACKEND_CUDA
 #include "pfb_channelizer_cufft.h"
 #endif
@@ -28,6 +28,11 @@ namespace {
 using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
+#ifdef BF_BACKEND_CUDA
+constexpr bool have_fft_library = true; // cuFFT (pfb_channelizer_cufft.h)
+#else
+constexpr bool have_fft_library = false;
+#endif
 
 // The plan (host only) and the kernel's launch bound name the same block size.
 static_assert(two_pass_threads == pfb_two_pass_threads, "pass 1's block size");
@@ -63,7 +68,7 @@ public:
           d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
           d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
           d_twiddle(dev, c.n_channels * sizeof(float2)),
-          d_path(path_for(c))
+          d_path(path_for(c, have_fft_library))
     {
         BF_GPU_CHECK(gpuSetDevice(dev.index));
         d_history[0] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
@@ -126,9 +131,11 @@ public:
             }
         }
         if (d_path == path::fir_smem_fft) {
-            BF_GPU_CHECK(gpuFuncSetAttribute(pfb_fft_kernel,
-                                             gpuFuncAttributeMaxDynamicSharedMemorySize,
-                                             int(3 * c.n_channels * sizeof(float2))));
+            d_fft_rows = pfb_general_fft_rows(int(c.n_channels), general_fft_smem_budget);
+            BF_GPU_CHECK(gpuFuncSetAttribute(
+                pfb_general_fft_kernel,
+                gpuFuncAttributeMaxDynamicSharedMemorySize,
+                int(pfb_general_fft_smem_bytes(int(c.n_channels), d_fft_rows))));
         }
     }
 
@@ -355,56 +362,58 @@ private:
     template <typename Tin>
     void run_general(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        const size_t n = d_config.n_channels;
-        const size_t row_bytes = n * d_config.n_receivers * sizeof(float2);
-        const size_t chunk =
-            std::max<size_t>(1, std::min(n_out, workspace_budget / row_bytes));
+        const size_t n = d_config.n_channels, n_rx = d_config.n_receivers;
+        const size_t row_bytes = n * n_rx * sizeof(float2);
+        // Whole FIR tiles of steps per chunk where the budget allows.
+        size_t chunk = std::max<size_t>(1, workspace_budget / row_bytes);
+        if (chunk > size_t(pfb_general_steps))
+            chunk -= chunk % size_t(pfb_general_steps);
+        chunk = std::min(chunk, n_out);
         if (d_workspace.size() < chunk * row_bytes)
             d_workspace = device_memory(d_device, chunk * row_bytes);
         const pfb_geometry g = geometry(n_out);
-        const bool pow2_fft = d_path == path::fir_smem_fft;
+        const auto blocks_for = [&](long long tiles) {
+            return unsigned(std::min<long long>(tiles, 8ll * d_sm_count));
+        };
+        const dim3 tile_block(pfb_general_receivers, pfb_general_rows);
+        auto* workspace = d_workspace.as<float2>();
         for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
-            const size_t steps = std::min(chunk, n_out - t0);
-            const long long elements = (long long)(steps * n * d_config.n_receivers);
-            const unsigned threads = 256;
-            const unsigned blocks = unsigned(
-                std::min<long long>((elements + threads - 1) / threads, 1 << 20));
-            pfb_fir_kernel<Tin><<<blocks, threads, 0, s>>>(stream_of(in),
-                                                           d_taps.as<float>(),
-                                                           d_workspace.as<float2>(),
-                                                           g,
-                                                           int(d_config.oversample),
-                                                           (long long)t0,
-                                                           (long long)steps);
-            BF_GPU_CHECK_LAUNCH("pfb_fir_kernel");
-            if (pow2_fft) {
-                const size_t smem = 3 * n * sizeof(float2);
-                const unsigned fft_threads = unsigned(std::min<size_t>(256, n / 2));
-                pfb_fft_kernel<<<unsigned(steps * d_config.n_receivers),
-                                 fft_threads,
-                                 smem,
-                                 s>>>(d_workspace.as<float2>(),
-                                      d_twiddle.as<float2>(),
-                                      out,
-                                      g,
-                                      (long long)t0);
-                BF_GPU_CHECK_LAUNCH("pfb_fft_kernel");
+            const long long steps = (long long)std::min(chunk, n_out - t0);
+            const unsigned fir_blocks =
+                blocks_for(pfb_general_fir_tiles(steps, int(n), int(n_rx)));
+            const auto fir = d_config.oversample == 1 ? pfb_general_fir_kernel<Tin, 1>
+                                                      : pfb_general_fir_kernel<Tin, 2>;
+            fir<<<fir_blocks, tile_block, pfb_general_fir_smem_bytes, s>>>(
+                stream_of(in), d_taps.as<float>(), workspace, g, (long long)t0, steps);
+            BF_GPU_CHECK_LAUNCH("pfb_general_fir_kernel");
+            if (d_path == path::fir_smem_fft) {
+                const size_t r_tiles =
+                    (n_rx + size_t(d_fft_rows) - 1) / size_t(d_fft_rows);
+                pfb_general_fft_kernel<<<unsigned(size_t(steps) * r_tiles),
+                                         general_fft_threads,
+                                         pfb_general_fft_smem_bytes(int(n), d_fft_rows),
+                                         s>>>(
+                    workspace, d_twiddle.as<float2>(), out, g, (long long)t0, d_fft_rows);
+                BF_GPU_CHECK_LAUNCH("pfb_general_fft_kernel");
                 continue;
             }
-            int direct_dft = 1;
 #ifdef BF_BACKEND_CUDA
-            d_cufft.run(
-                d_workspace.get(), int(n), (long long)(steps * d_config.n_receivers), s);
-            direct_dft = 0;
+            d_cufft.run(workspace, int(n), steps * (long long)n_rx, s);
+            pfb_general_transpose_kernel<<<blocks_for(pfb_general_transpose_tiles(
+                                               steps, int(n), int(n_rx))),
+                                           tile_block,
+                                           pfb_general_transpose_smem_bytes,
+                                           s>>>(workspace, out, g, (long long)t0, steps);
+            BF_GPU_CHECK_LAUNCH("pfb_general_transpose_kernel");
+#else
+            const long long outputs = steps * (long long)(n * n_rx);
+            pfb_direct_dft_kernel<<<
+                unsigned(std::min<long long>((outputs + 255) / 256, 1 << 20)),
+                256,
+                0,
+                s>>>(workspace, d_twiddle.as<float2>(), out, g, (long long)t0, steps);
+            BF_GPU_CHECK_LAUNCH("pfb_direct_dft_kernel");
 #endif
-            pfb_reorder_kernel<<<blocks, threads, 0, s>>>(d_workspace.as<float2>(),
-                                                          d_twiddle.as<float2>(),
-                                                          out,
-                                                          g,
-                                                          (long long)t0,
-                                                          (long long)steps,
-                                                          direct_dft);
-            BF_GPU_CHECK_LAUNCH("pfb_reorder_kernel");
         }
     }
 
@@ -441,6 +450,7 @@ private:
     int d_sm_count = 1;
     int d_max_log2_cols = two_pass_max_log2_cols();
     int d_fft_blocks_per_sm = 1; //!< occupancy of the register-FFT pass 2
+    int d_fft_rows = 1;          //!< fir_smem_fft: rows per pfb_general_fft_kernel block
     //! indices in tiled_shapes: for whole calls, for short calls (or tiled_shape_count)
     size_t d_tiled_shape[2] = { 0, tiled_shape_count };
     int d_tiled_blocks_per_sm[2] = { 1, 1 }; //!< their occupancy

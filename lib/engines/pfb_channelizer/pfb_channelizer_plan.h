@@ -38,6 +38,10 @@ constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memor
 //! then made sc16 another 1.09-1.34x faster); N = 512 was not measured and
 //! stays tiled.
 constexpr int tiled_default_max_channels = 512;
+//! The general path's shared-memory FFT (pfb_general_fft_kernel): rows per
+//! block as fit in this, so that two blocks share an SM; threads per block.
+constexpr size_t general_fft_smem_budget = size_t(100) << 10;
+constexpr unsigned general_fft_threads = 256;
 
 /*!
  * The tiled kernels' taps, branch-major: [N][T_MAX] with h[p + kN] at
@@ -72,8 +76,9 @@ enum class path {
     tiled,          //!< pfb_tiled_kernel: FIR + FFT in one pass, tiles of steps
     two_pass,       //!< pfb_fir_columns_kernel -> columns -> pfb_columns_fft_kernel
     fused,          //!< pfb_fused_kernel: FIR + FFT in one pass
-    fir_smem_fft,   //!< pfb_fir_kernel -> workspace -> pfb_fft_kernel
-    fir_library_fft //!< pfb_fir_kernel -> workspace -> cuFFT (HIP: direct DFT) -> reorder
+    fir_smem_fft,   //!< pfb_general_fir_kernel -> workspace -> pfb_general_fft_kernel
+    fir_library_fft //!< pfb_general_fir_kernel -> workspace -> cuFFT + transpose (HIP:
+                    //!< direct DFT)
 };
 
 //! Whether \p p can run configuration \p c.
@@ -105,15 +110,22 @@ inline const char* path_name(path p)
                                      : "fir_library_fft";
 }
 
+//! With an FFT library (cuFFT), the general path's shared-memory FFT up to
+//! this N, the library and a transpose above (apps/channelizer_bench.md,
+//! version 16: 1.1-1.4x faster at 2048 and 4096, 0.7-0.9x at 64 and 256).
+constexpr int general_smem_fft_max_channels = 1024;
+
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
  * (512), else
  * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
- * in apps/channelizer_bench.md). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
+ * in apps/channelizer_bench.md); \p fft_library: whether the engine has one
+ * (CUDA: cuFFT; the HIP engine has none and keeps the shared-memory FFT up to
+ * fft_kernel_max_channels). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
  * fir_smem_fft | fir_library_fft forces one where it applies (for measuring
  * the paths against each other).
  */
-inline path path_for(const pfb_channelizer_config& c)
+inline path path_for(const pfb_channelizer_config& c, bool fft_library = true)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
         for (path p : { path::tiled,
@@ -128,7 +140,9 @@ inline path path_for(const pfb_channelizer_config& c)
         return path::tiled;
     if (path_applies(path::two_pass, c))
         return path::two_pass;
-    if (is_power_of_two(c.n_channels) && c.n_channels <= size_t(fft_kernel_max_channels))
+    const size_t smem_fft_max =
+        size_t(fft_library ? general_smem_fft_max_channels : fft_kernel_max_channels);
+    if (is_power_of_two(c.n_channels) && c.n_channels <= smem_fft_max)
         return path::fir_smem_fft;
     return path::fir_library_fft;
 }

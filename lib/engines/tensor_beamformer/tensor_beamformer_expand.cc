@@ -213,7 +213,7 @@ size_t ws_voltage_stage_smem_bytes(const tensor_beamformer_config& c, int block_
         return 0;
     // In ping-pong two groups of block_m / 4 beams, else one of block_m / 2:
     // the same bytes. Plus the alignment.
-    return 4 * tb::voltage_stage_bytes(block_m / 4) + 1024;
+    return 2 * tb::voltage_stage_buffers * tb::voltage_stage_bytes(block_m / 4) + 1024;
 }
 
 tb_launch_plan plan_launch(const tensor_beamformer_config& c,
