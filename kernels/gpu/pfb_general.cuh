@@ -122,7 +122,8 @@ __global__ void __launch_bounds__(pfb_general_receivers* pfb_general_rows, 3)
                 // tile): samples by a pointer and a constant stride.
                 const bool direct = oldest >= 0 && base + (S - 1) * step <= last;
                 const long long stride = 2 * step * n_rx; // Tin elements per x_j
-                const Tin* const x0 = in.input + 2 * (base * n_rx + r);
+                const Tin* const x0 =
+                    direct ? in.input + 2 * (base * n_rx + r) : in.input;
                 const auto sample = [&](long long j) {
                     if (direct)
                         return pfb_stream<Tin>::load_sample(x0 + j * stride);

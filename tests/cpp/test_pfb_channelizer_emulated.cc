@@ -692,7 +692,10 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
             EXPECT_TRUE(s.default_choice);
             EXPECT_TRUE(s.oversample == 0 || s.oversample == int(o));
         }
-    EXPECT_EQ(tiled_shapes[tiled_shape_index(64, 1)].register_log2_n, 0);
+    // Below N = 128 entry 2 (one pair per thread, in-place FFT).
+    for (size_t n : { size_t(2), size_t(16), size_t(64) })
+        for (unsigned o : { 1u, 2u })
+            EXPECT_EQ(tiled_shape_index(n, o), 2u) << "N=" << n << " O=" << o;
     EXPECT_EQ(tiled_shape_index(1024, 1), 10u); // S = 6, RB = 4, branch halves
     EXPECT_EQ(tiled_shape_index(1024, 2), 10u);
     // sc16 at O = 2 takes entry 11 (S = 3, RB = 8): the entry that names both
@@ -730,7 +733,7 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
     for (size_t i : pfb_plan::tiled_shape_indices(1024))
         EXPECT_LE(pfb_plan::tiled_shared_bytes(1024, tiled_shapes[i]),
                   pfb_plan::tiled_shared_limit);
-    // The tiled path is the default up to N = 512 (T <= 16), two_pass above.
+    // The tiled path is the default up to N = 256 (T <= 16), two_pass above.
     const char* forced_path = std::getenv("BEAMFORM_PFB_PATH");
     const std::string saved_path = forced_path ? forced_path : "";
     unsetenv("BEAMFORM_PFB_PATH");
@@ -741,7 +744,7 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
         for (unsigned o : { 1u, 2u }) {
             c.oversample = o;
             EXPECT_EQ(pfb_plan::path_for(c),
-                      n <= 512 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
+                      n <= 256 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
                 << "N=" << n << " O=" << o;
         }
     }

@@ -289,14 +289,15 @@ TEST(PfbChannelizerGpu, EveryInputFormatAndReceiverCount)
             for (unsigned o : { 1u, 2u })
                 compare_gpu_with_cpu(
                     gpu, { 256, 16, o, f, r, r == 7, { 50, 29, 90 } }, seed++);
-    // N = 1024 (the two-pass path's default): every format and O, receivers
-    // that fill no group of 8 in its pass 2 nor the last block of pass 1, and
-    // the station's 96 (pass 1 loads lane pairs at sc8 and sc16).
-    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
-        for (size_t r : { 3, 33, 96 })
-            for (unsigned o : { 1u, 2u })
-                compare_gpu_with_cpu(
-                    gpu, { 1024, 16, o, f, r, r == 3, { 20, 13 } }, seed++);
+    // N = 512 and 1024 (the two-pass path's defaults): every format and O,
+    // receivers that fill no group of 8 in its pass 2 nor the last block of
+    // pass 1, and the station's 96 (pass 1 loads lane pairs at sc8 and sc16).
+    for (size_t n : { 512, 1024 })
+        for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+            for (size_t r : { 3, 33, 96 })
+                for (unsigned o : { 1u, 2u })
+                    compare_gpu_with_cpu(
+                        gpu, { n, 16, o, f, r, r == 3, { 20, 13 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, EveryTiledShape)

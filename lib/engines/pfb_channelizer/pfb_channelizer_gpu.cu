@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * pfb_channelizer on a GPU (CUDA or HIP; see kernels/common/gpu_portable.h).
- * Kernels and their data flow: kernels/gpu/pfb_channelizer.cuh.
+ * Kernels and their data flow: kernels/gpu/pfb_channelizer.cuh (notation,
+ * the fused kernel), pfb_tiled*.cuh, pfb_two_pass.cuh, pfb_general.cuh.
  */
 #include "pfb_channelizer_plan.h"
 #include "pfb_tiled_kernels.cuh"

@@ -35,9 +35,9 @@ constexpr int tiled_max_channels = 1024; //!< S RB rows of N + 1 in shared memor
 //! hold 24 rows of 8 KB) and two_pass with its register-FFT pass 2 measured
 //! faster in every row (H200: 1.14-1.25x at sc16, 1.40-1.74x at fc32,
 //! apps/channelizer_bench.md version 11; pass 1's lane groups of version 12
-//! then made sc16 another 1.09-1.34x faster); N = 512 was not measured and
-//! stays tiled.
-constexpr int tiled_default_max_channels = 512;
+//! then made sc16 another 1.09-1.34x faster); at N = 512 two_pass measured
+//! 1.17-1.24x faster in all four rows (sc16, fc32, O = 1, 2; version 16).
+constexpr int tiled_default_max_channels = 256;
 //! The general path's shared-memory FFT (pfb_general_fft_kernel): rows per
 //! block as fit in this, so that two blocks share an SM; threads per block.
 constexpr size_t general_fft_smem_budget = size_t(100) << 10;
@@ -117,7 +117,7 @@ constexpr int general_smem_fft_max_channels = 1024;
 
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
- * (512), else
+ * (256), else
  * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
  * in apps/channelizer_bench.md); \p fft_library: whether the engine has one
  * (CUDA: cuFFT; the HIP engine has none and keeps the shared-memory FFT up to
@@ -180,11 +180,11 @@ struct tiled_shape {
 
 inline constexpr tiled_shape tiled_shapes[] = {
     { 1024, 4, 4, 2 },
-    { 0, 8, 4, 2 },
-    // One pair per thread, for measuring against the above through
-    // BEAMFORM_PFB_TILED_SHAPE = 2; the other shapes of apps/channelizer_bench.md
-    // version 4 measured slower and were removed.
-    { 0, 8, 4, 1, 0, 2, false },
+    { 128, 8, 4, 2 },
+    // One pair per thread: the default below N = 128 (1.27-1.74x entry 1 at
+    // N = 16, 32, 64 in every row, H200, apps/channelizer_bench.md version
+    // 16); the other shapes of version 4 measured slower and were removed.
+    { 0, 8, 4, 1 },
     // The register FFT (apps/channelizer_bench.md, version 5), N = 256: 3 the
     // tile of entry 1; 4 eight receivers (a whole 32-byte sector of sc16 per
     // input row); 5 twelve steps (fewer re-reads), one pair per thread. All
