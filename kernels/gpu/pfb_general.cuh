@@ -3,15 +3,17 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channelizer's general path: any N, any T (the tiled and two-pass
- * kernels serve power-of-two N and T <= 16). Notation in pfb_channelizer.cuh.
+ * The channelizer's general path: any N, any T (the engine takes it where
+ * N is not a power of two or above 4096, the two-pass kernels' limit).
+ * Notation in pfb_channelizer.cuh.
  *
  *   pfb_general_fir_kernel   branch outputs into a workspace [t][receiver][N]
  *                            in FFT input order;
- *   then either pfb_general_fft_kernel (power-of-two N <= 4096: rows
- *   transformed in shared memory, spectra out as [t][channel][receiver]),
- *   or an FFT library on the workspace rows and pfb_general_transpose_kernel,
- *   or (HIP, no FFT library here) pfb_direct_dft_kernel.
+ *   then an FFT library on the workspace rows and
+ *   pfb_general_transpose_kernel, or (HIP, no FFT library here)
+ *   pfb_direct_dft_kernel, or, only where forced (the path fir_smem_fft),
+ *   pfb_general_fft_kernel (power-of-two N: rows transformed in shared
+ *   memory, spectra out as [t][channel][receiver]).
  *
  * Why tiles (apps/channelizer_bench.md, version 16): with one thread per
  * output, receivers fastest, each thread read its T samples alone and wrote

@@ -19,6 +19,8 @@
  * pos into columns[pos][t][r]: the FFT input of (step t, receiver r) is the
  * column t R + r, read with stride S R (S steps in the chunk). At sc16 and sc8
  * neighbouring lanes may share their loads (lane groups, pfb_raw_group).
+ * T > T_MAX: once per block of T_MAX taps, adding to the columns (the
+ * engine's loop over pfb_plan::two_pass_tap_blocks).
  *
  * Pass 2 for N = 128 ... 1024: pfb_columns_register_fft_kernel
  * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
@@ -142,9 +144,11 @@ inline int pfb_lane_group(const pfb_stream<Tin>& in)
 /*!
  * Pass 1 over the chunk of \p n_steps steps that starts at local step
  * \p t_first. Grid: x covers N R threads, y = runs of \p steps_per_run steps.
- * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX.
+ * Taps beyond T are zero, so one T_MAX serves every T <= T_MAX. ACCUMULATE:
+ * add to the columns instead of writing them (a block of taps beyond the
+ * first T_MAX; pfb_plan::two_pass_tap_blocks).
  */
-template <typename Tin, int TMAX, int O, int LANES>
+template <typename Tin, int TMAX, int O, int LANES, bool ACCUMULATE = false>
 __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
     pfb_fir_columns_kernel(pfb_stream<Tin> in,
                            const float* __restrict__ taps, // N * T
@@ -298,7 +302,13 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
                         acc.y = fmaf(tap[k], z.y, acc.y);
                     }
                     const int pos = pfb_fft_position<O>(p, t_first + u_begin + v, g);
-                    column[pos * column_stride + v * g.n_receivers] = acc;
+                    float2& out = column[pos * column_stride + v * g.n_receivers];
+                    if (ACCUMULATE) {
+                        const float2 before = out;
+                        acc.x += before.x;
+                        acc.y += before.y;
+                    }
+                    out = acc;
                 }
             }
 #pragma unroll

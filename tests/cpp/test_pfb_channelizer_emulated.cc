@@ -167,24 +167,28 @@ private:
             const size_t steps = std::min(d_chunk, n_out - t0);
             const auto l = pfb_plan::plan_two_pass(d_config, steps, d_sm_count);
             std::vector<float2> columns(steps * n * r, make_float2(NAN, NAN));
-            pfb_plan::with_two_pass_shape(d_config, [&](auto tmax, auto o) {
-                d_lane_group = pfb_lane_group(st);
-                launch(dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
-                       dim3(pfb_plan::two_pass_threads),
-                       0,
-                       [&] {
-                           pfb_fir_columns_kernel_of<Tin,
-                                                     decltype(tmax)::value,
-                                                     decltype(o)::value>(st)(
-                               st,
-                               d_taps.data(),
-                               columns.data(),
-                               g,
-                               (long long)t0,
-                               (long long)steps,
-                               l.steps_per_run);
-                       });
-            });
+            for (const auto& b : pfb_plan::two_pass_tap_blocks(d_config)) {
+                pfb_geometry gb = g;
+                gb.taps_per_branch = b.taps;
+                pfb_plan::with_two_pass_shape(d_config, [&](auto tmax, auto o) {
+                    d_lane_group = pfb_lane_group(st);
+                    launch(dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
+                           dim3(pfb_plan::two_pass_threads),
+                           0,
+                           [&] {
+                               pfb_fir_columns_kernel_of<Tin,
+                                                         decltype(tmax)::value,
+                                                         decltype(o)::value>(
+                                   st, b.accumulate)(st,
+                                                     d_taps.data() + b.first_tap * n,
+                                                     columns.data(),
+                                                     gb,
+                                                     (long long)t0 - b.step_delay,
+                                                     (long long)steps,
+                                                     l.steps_per_run);
+                           });
+                });
+            }
             if (l.register_fft) {
                 // Fewer blocks than tiles, as on the GPU: blocks loop.
                 const auto pass2 = pfb_columns_register_fft_kernel_of(g.log2_n);
@@ -536,6 +540,20 @@ TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
                two_pass);
     check_path({ 4096, 2, 2, sample_format::sc16, 1, true, { 2, 3 }, 2, 1 << 30 }, seed++,
                two_pass);
+    // T > 16: pass 1 in blocks of 16 taps, each on the stream delayed by
+    // 16 b O steps and added to the columns (two and three blocks, a block
+    // of one tap; chunks of 7, 8 and 11 steps; sc16 lane groups).
+    check_path({ 64, 24, 2, sample_format::sc16, 8, true, { 20, 1, 30 }, 64, 7 },
+               seed++,
+               two_pass);
+    check_path({ 32, 40, 1, sample_format::fc32, 3, false, { 9, 40 }, 3, 1 << 30 },
+               seed++,
+               two_pass);
+    check_path(
+        { 16, 17, 2, sample_format::sc8, 5, false, { 50, 3 }, 2, 11 }, seed++, two_pass);
+    check_path({ 256, 20, 1, sample_format::sc16, 13, false, { 21, 9 }, 3, 8 },
+               seed++,
+               two_pass);
     // The register-FFT pass 2 (N = 128 .. 1024): receivers that fill no group
     // of 8 (13, 3), chunks that end in partial tiles, fewer blocks than tiles.
     check_path({ 256, 16, 1, sample_format::sc16, 13, false, { 20, 1, 30 }, 3, 7 }, seed++,
@@ -748,17 +766,15 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
                 << "N=" << n << " O=" << o;
         }
     }
-    // Beyond T = 16: the general path, its FFT in shared memory up to
-    // N = 1024 with an FFT library (CUDA), up to 4096 without (HIP).
-    for (size_t n : { size_t(256), size_t(1024), size_t(2048), size_t(4096) }) {
+    // Beyond T = 16: two_pass for power-of-two N up to 4096 (pass 1 in
+    // blocks of 16 taps), the general path with an FFT library beyond.
+    for (size_t n :
+         { size_t(16), size_t(256), size_t(1024), size_t(4096), size_t(8192) }) {
         pfb_channelizer_config c;
         c.n_channels = n;
         c.taps_per_branch = 24;
         EXPECT_EQ(pfb_plan::path_for(c),
-                  n <= 1024 ? pfb_plan::path::fir_smem_fft
-                            : pfb_plan::path::fir_library_fft)
-            << "N=" << n;
-        EXPECT_EQ(pfb_plan::path_for(c, false), pfb_plan::path::fir_smem_fft)
+                  n <= 4096 ? pfb_plan::path::two_pass : pfb_plan::path::fir_library_fft)
             << "N=" << n;
     }
     if (forced_path)

@@ -371,28 +371,56 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
             gpu,
             { n, 8, n % 2 ? 1u : 2u, sample_format::sc16, 5, n == 12, { 21, 4 } },
             seed++);
-    // Powers of two beyond the fused kernel: more taps, more channels.
-    compare_gpu_with_cpu(
-        gpu, { 64, 24, 1, sample_format::fc32, 3, false, { 30, 9 } }, seed++);
-    compare_gpu_with_cpu(
-        gpu, { 64, 24, 2, sample_format::sc8, 3, true, { 30, 9 } }, seed++);
+    // N = 2048 and 4096 with T <= 16 (two_pass, its shared-memory pass 2).
     compare_gpu_with_cpu(
         gpu, { 2048, 16, 1, sample_format::fc32, 3, false, { 20, 3 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 4096, 4, 2, sample_format::sc16, 2, true, { 9, 8 } }, seed++);
-    // Tiles cut at the edges (receivers 40 and 33: a tile of 32 and a part;
-    // 24 and 384 channels: partial branch and channel tiles), N = 4096 with
-    // T > 16 (one shared-memory FFT row per block) and N = 8192 (cuFFT).
+    // N = 8192 (beyond two_pass: cuFFT); 24 and 384 channels with 40 and 33
+    // receivers: the FIR's and the transpose's tiles cut at every edge.
     compare_gpu_with_cpu(
-        gpu, { 256, 24, 1, sample_format::sc16, 40, false, { 37, 12 } }, seed++);
+        gpu, { 8192, 16, 2, sample_format::fc32, 2, true, { 5, 4 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 24, 20, 2, sample_format::fc32, 40, true, { 50, 3 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 384, 9, 2, sample_format::sc8, 33, false, { 17, 6 } }, seed++);
+    // Powers of two through the general path's shared-memory FFT (no
+    // default since two_pass serves every T; forced as the bench does):
+    // rows of 24 and 1 per block, receivers cut at 32.
+    const char* knob = std::getenv("BEAMFORM_PFB_PATH");
+    const std::string saved = knob ? knob : "";
+    setenv("BEAMFORM_PFB_PATH", "fir_smem_fft", 1);
+    compare_gpu_with_cpu(
+        gpu, { 64, 24, 2, sample_format::sc8, 3, true, { 30, 9 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 256, 24, 1, sample_format::sc16, 40, false, { 37, 12 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 4096, 20, 1, sample_format::sc16, 3, false, { 6, 5 } }, seed++);
+    if (knob)
+        setenv("BEAMFORM_PFB_PATH", saved.c_str(), 1);
+    else
+        unsetenv("BEAMFORM_PFB_PATH");
+}
+
+TEST(PfbChannelizerGpu, TwoPassTapsInBlocksOf16)
+{
+    REQUIRE_GPU(gpu);
+    unsigned seed = 450;
+    // T > 16: pass 1 once per block of 16 taps, adding to the columns (two
+    // and three blocks, a block of one tap), the register-FFT pass 2 (256,
+    // 1024) and the shared-memory one (64, 2048, 4096).
     compare_gpu_with_cpu(
-        gpu, { 8192, 16, 2, sample_format::fc32, 2, true, { 5, 4 } }, seed++);
+        gpu, { 256, 24, 1, sample_format::sc16, 96, false, { 37, 12, 200 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 256, 33, 2, sample_format::fc32, 7, true, { 40, 3 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 64, 24, 1, sample_format::fc32, 3, false, { 30, 9 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 1024, 20, 2, sample_format::sc16, 33, false, { 9, 14 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 2048, 17, 1, sample_format::sc8, 5, true, { 6, 4 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 4096, 32, 2, sample_format::sc16, 2, false, { 5, 6 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, StateCarriesAcrossCallsOfAnySize)

@@ -29,11 +29,6 @@ namespace {
 using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
-#ifdef BF_BACKEND_CUDA
-constexpr bool have_fft_library = true; // cuFFT (pfb_channelizer_cufft.h)
-#else
-constexpr bool have_fft_library = false;
-#endif
 
 // The plan (host only) and the kernel's launch bound name the same block size.
 static_assert(two_pass_threads == pfb_two_pass_threads, "pass 1's block size");
@@ -69,7 +64,7 @@ public:
           d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
           d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
           d_twiddle(dev, c.n_channels * sizeof(float2)),
-          d_path(path_for(c, have_fft_library))
+          d_path(path_for(c))
     {
         BF_GPU_CHECK(gpuSetDevice(dev.index));
         d_history[0] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
@@ -314,22 +309,27 @@ private:
             const size_t steps = std::min(chunk, n_out - t0);
             const two_pass_launch l =
                 plan_two_pass(d_config, steps, d_sm_count, d_max_log2_cols);
-            with_two_pass_shape(d_config, [&](auto tmax, auto o) {
-                const auto pass1 = pfb_fir_columns_kernel_of<Tin,
-                                                             decltype(tmax)::value,
-                                                             decltype(o)::value>(st);
-                pass1<<<dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
-                        two_pass_threads,
-                        0,
-                        s>>>(st,
-                             d_taps.as<float>(),
-                             d_workspace.as<float2>(),
-                             g,
-                             (long long)t0,
-                             (long long)steps,
-                             l.steps_per_run);
-            });
-            BF_GPU_CHECK_LAUNCH("pfb_fir_columns_kernel");
+            for (const two_pass_tap_block& b : two_pass_tap_blocks(d_config)) {
+                pfb_geometry gb = g;
+                gb.taps_per_branch = b.taps;
+                with_two_pass_shape(d_config, [&](auto tmax, auto o) {
+                    const auto pass1 =
+                        pfb_fir_columns_kernel_of<Tin,
+                                                  decltype(tmax)::value,
+                                                  decltype(o)::value>(st, b.accumulate);
+                    pass1<<<dim3(unsigned(l.fir_blocks), unsigned(l.runs)),
+                            two_pass_threads,
+                            0,
+                            s>>>(st,
+                                 d_taps.as<float>() + b.first_tap * d_config.n_channels,
+                                 d_workspace.as<float2>(),
+                                 gb,
+                                 (long long)t0 - b.step_delay,
+                                 (long long)steps,
+                                 l.steps_per_run);
+                });
+                BF_GPU_CHECK_LAUNCH("pfb_fir_columns_kernel");
+            }
             if (l.register_fft) {
                 const long long resident =
                     (long long)d_sm_count * std::max(1, d_fft_blocks_per_sm);

@@ -89,8 +89,8 @@ inline bool path_applies(path p, const pfb_channelizer_config& c)
     switch (p) {
     case path::tiled:
         return pow2 && c.n_channels <= size_t(tiled_max_channels) && short_branches;
-    case path::two_pass:
-        return pow2 && c.n_channels <= size_t(fft_kernel_max_channels) && short_branches;
+    case path::two_pass: // any T: pass 1 in blocks of 16 taps
+        return pow2 && c.n_channels <= size_t(fft_kernel_max_channels);
     case path::fused:
         return pow2 && c.n_channels <= size_t(fused_max_channels) && short_branches;
     case path::fir_smem_fft:
@@ -110,22 +110,17 @@ inline const char* path_name(path p)
                                      : "fir_library_fft";
 }
 
-//! With an FFT library (cuFFT), the general path's shared-memory FFT up to
-//! this N, the library and a transpose above (apps/channelizer_bench.md,
-//! version 16: 1.1-1.4x faster at 2048 and 4096, 0.7-0.9x at 64 and 256).
-constexpr int general_smem_fft_max_channels = 1024;
-
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
- * (256), else
- * the first that applies of two_pass, fir_smem_fft, fir_library_fft (measured
- * in apps/channelizer_bench.md); \p fft_library: whether the engine has one
- * (CUDA: cuFFT; the HIP engine has none and keeps the shared-memory FFT up to
- * fft_kernel_max_channels). BEAMFORM_PFB_PATH = tiled | two_pass | fused |
- * fir_smem_fft | fir_library_fft forces one where it applies (for measuring
- * the paths against each other).
+ * (256) and T <= 16, else two_pass for power-of-two N up to
+ * fft_kernel_max_channels (any T), else fir_library_fft (measured in
+ * apps/channelizer_bench.md). fir_smem_fft, the general path with its FFT in
+ * shared memory, is no default (apps/channelizer_bench.md, version 16).
+ * BEAMFORM_PFB_PATH = tiled | two_pass | fused | fir_smem_fft |
+ * fir_library_fft forces one where it applies (for measuring the paths
+ * against each other).
  */
-inline path path_for(const pfb_channelizer_config& c, bool fft_library = true)
+inline path path_for(const pfb_channelizer_config& c)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
         for (path p : { path::tiled,
@@ -140,10 +135,6 @@ inline path path_for(const pfb_channelizer_config& c, bool fft_library = true)
         return path::tiled;
     if (path_applies(path::two_pass, c))
         return path::two_pass;
-    const size_t smem_fft_max =
-        size_t(fft_library ? general_smem_fft_max_channels : fft_kernel_max_channels);
-    if (is_power_of_two(c.n_channels) && c.n_channels <= smem_fft_max)
-        return path::fir_smem_fft;
     return path::fir_library_fft;
 }
 
@@ -548,6 +539,33 @@ inline int two_pass_fft_rows(size_t n_channels)
 
 //! T_MAX of pass 1's register ring for T taps per branch: 8 or 16.
 inline int two_pass_max_taps(size_t taps_per_branch) { return taps_per_branch <= 8 ? 8 : 16; }
+
+/*!
+ * Pass 1 of the two-pass path in blocks of at most 16 taps (any T): block b
+ * filters taps 16 b ... 16 b + taps - 1, which read the samples 16 b N
+ * earlier, i.e. the stream delayed by step_delay = 16 b O output steps (an
+ * even number: the FFT rotation of O = 2 keeps its parity), and adds its
+ * outputs to the columns of the blocks before (accumulate). The engine's
+ * history (N T - M samples) covers every block.
+ */
+struct two_pass_tap_block {
+    size_t first_tap; //!< k of the block's first tap (prototype offset first_tap N)
+    int taps;
+    long long step_delay;
+    bool accumulate;
+};
+
+inline std::vector<two_pass_tap_block>
+two_pass_tap_blocks(const pfb_channelizer_config& c)
+{
+    std::vector<two_pass_tap_block> blocks;
+    for (size_t k = 0; k < c.taps_per_branch; k += 16)
+        blocks.push_back({ k,
+                           int(std::min<size_t>(16, c.taps_per_branch - k)),
+                           (long long)(k * c.oversample),
+                           k > 0 });
+    return blocks;
+}
 
 //! Steps per chunk: \p workspace_bytes of columns (at least one step).
 inline size_t two_pass_chunk_steps(const pfb_channelizer_config& c, size_t workspace_bytes)

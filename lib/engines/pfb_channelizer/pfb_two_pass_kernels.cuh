@@ -28,18 +28,28 @@ using pfb_fir_columns_kernel_ptr = void (*)(pfb_stream<Tin>,
                                             long long);
 
 //! Pass 1 for T_MAX and O, with the lane groups that pfb_lane_group picks.
-template <typename Tin, int TMAX, int O>
+template <typename Tin, int TMAX, int O, bool ACCUMULATE>
 pfb_fir_columns_kernel_ptr<Tin> pfb_fir_columns_kernel_of(const pfb_stream<Tin>& in)
 {
     if constexpr (sizeof(typename pfb_raw_sample<Tin>::type) <= 4) {
         switch (pfb_lane_group(in)) {
         case 4:
-            return pfb_fir_columns_kernel<Tin, TMAX, O, 4>;
+            return pfb_fir_columns_kernel<Tin, TMAX, O, 4, ACCUMULATE>;
         case 2:
-            return pfb_fir_columns_kernel<Tin, TMAX, O, 2>;
+            return pfb_fir_columns_kernel<Tin, TMAX, O, 2, ACCUMULATE>;
         }
     }
-    return pfb_fir_columns_kernel<Tin, TMAX, O, 1>;
+    return pfb_fir_columns_kernel<Tin, TMAX, O, 1, ACCUMULATE>;
+}
+
+//! The same for a block of taps (pfb_plan::two_pass_tap_blocks): the first
+//! writes the columns, the others add to them.
+template <typename Tin, int TMAX, int O>
+pfb_fir_columns_kernel_ptr<Tin> pfb_fir_columns_kernel_of(const pfb_stream<Tin>& in,
+                                                          bool accumulate)
+{
+    return accumulate ? pfb_fir_columns_kernel_of<Tin, TMAX, O, true>(in)
+                      : pfb_fir_columns_kernel_of<Tin, TMAX, O, false>(in);
 }
 
 using pfb_columns_fft_kernel_ptr =
