@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -181,15 +182,102 @@ inline std::string option(int argc, char** argv, const std::string& name, const 
     return fallback;
 }
 
-//! "a,b,c" as numbers (list-valued options such as --channels=256,1024).
-inline std::vector<size_t> parse_list(const std::string& text)
+//! A bad command-line value: the apps print it and exit with code 2
+//! (run_main).
+class usage_error : public std::invalid_argument
 {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+namespace detail {
+//! \p text as an integer in [lo, hi]; usage_error naming --name otherwise.
+inline long long
+integer_in(const std::string& name, const std::string& text, long long lo, long long hi)
+{
+    size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || v < lo || v > hi)
+        throw usage_error("--" + name + "=" + text + ": expected an integer from " +
+                          std::to_string(lo) + " to " + std::to_string(hi));
+    return v;
+}
+} // namespace detail
+
+//! "--name=N" as an integer in [lo, hi], \p fallback where absent.
+inline long long integer_option(int argc,
+                                char** argv,
+                                const std::string& name,
+                                long long fallback,
+                                long long lo,
+                                long long hi)
+{
+    const std::string text = option(argc, argv, name, "");
+    return text.empty() ? fallback : detail::integer_in(name, text, lo, hi);
+}
+
+//! "--name=X" as a number in [lo, hi], \p fallback where absent.
+inline double real_option(
+    int argc, char** argv, const std::string& name, double fallback, double lo, double hi)
+{
+    const std::string text = option(argc, argv, name, "");
+    if (text.empty())
+        return fallback;
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || !(v >= lo && v <= hi)) {
+        std::ostringstream why; // 1e+12, not 1000000000000.000000
+        why << "--" << name << "=" << text << ": expected a number from " << lo << " to "
+            << hi;
+        throw usage_error(why.str());
+    }
+    return v;
+}
+
+//! "--name=a,b,c" (such as --channels=256,1024) as integers in [lo, hi],
+//! \p fallback where absent.
+inline std::vector<size_t> list_option(int argc,
+                                       char** argv,
+                                       const std::string& name,
+                                       const std::vector<size_t>& fallback,
+                                       long long lo,
+                                       long long hi)
+{
+    const std::string text = option(argc, argv, name, "");
+    if (text.empty())
+        return fallback;
     std::vector<size_t> out;
     std::stringstream s(text);
-    std::string part;
-    while (std::getline(s, part, ','))
-        out.push_back(std::stoul(part));
+    for (std::string part; std::getline(s, part, ',');)
+        out.push_back(size_t(detail::integer_in(name, part, lo, hi)));
     return out;
+}
+
+/*!
+ * main() of an app: \p run's exit code; a usage_error printed with exit
+ * code 2, any other exception (a GPU error included) printed with 1.
+ */
+inline int run_main(const char* app, int argc, char** argv, int (*run)(int, char**))
+{
+    try {
+        return run(argc, argv);
+    } catch (const usage_error& e) {
+        std::cerr << app << ": " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << app << ": " << e.what() << "\n";
+        return 1;
+    }
 }
 
 //! Median wall time in ms of \p fn over \p runs calls (after one warm-up): the

@@ -337,10 +337,12 @@ std::vector<bench_case> parse_cases(const std::string& text)
 int main(int argc, char** argv)
 {
     try {
-        const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
-        const size_t gpu_mib = std::stoul(bench::option(argc, argv, "gpu-mib", "512"));
-        const size_t cpu_samples =
-            std::stoul(bench::option(argc, argv, "cpu-samples", "2097152"));
+        const size_t receivers =
+            size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
+        const size_t gpu_mib =
+            size_t(bench::integer_option(argc, argv, "gpu-mib", 512, 1, 1 << 20));
+        const size_t cpu_samples = size_t(
+            bench::integer_option(argc, argv, "cpu-samples", 2097152, 1, 1ll << 36));
         const bool skip_cpu = bench::option(argc, argv, "skip-cpu", "0") == "1";
         const std::string json =
             bench::option(argc, argv, "json", "channelizer_bench.json");

@@ -72,11 +72,14 @@ chain_figures run_chain(const std::string& device, size_t n_rx, size_t n_items, 
 
 } // namespace
 
-int main(int argc, char** argv)
+namespace {
+int run(int argc, char** argv)
 {
-    const size_t n_rx = std::stoul(bench::option(argc, argv, "receivers", "262144"));
-    const size_t n_items = std::stoul(bench::option(argc, argv, "items", "2000"));
-    const int stages = std::stoi(bench::option(argc, argv, "stages", "4"));
+    const size_t n_rx =
+        size_t(bench::integer_option(argc, argv, "receivers", 262144, 1, 1 << 30));
+    const size_t n_items =
+        size_t(bench::integer_option(argc, argv, "items", 2000, 1, 1ll << 40));
+    const int stages = int(bench::integer_option(argc, argv, "stages", 4, 1, 64));
     const std::string json = bench::option(argc, argv, "json", "device_buffer_bench.json");
 
     const device_spec gpu = select_device("cuda:0");
@@ -149,4 +152,10 @@ int main(int argc, char** argv)
                 (unsigned long long)gpu_chain.gpu_edge_bytes);
     r.write_json(json);
     return 0;
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return bench::run_main("device_buffer_bench", argc, argv, run);
 }

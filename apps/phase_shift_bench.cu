@@ -57,14 +57,16 @@ phase_shift_delays make_delays(size_t receivers, bool with_rates)
 
 } // namespace
 
-int main(int argc, char** argv)
+namespace {
+int run(int argc, char** argv)
 {
-    const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
+    const size_t receivers =
+        size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
     const auto channel_list =
-        bench::parse_list(bench::option(argc, argv, "channels", "256,1024"));
+        bench::list_option(argc, argv, "channels", { 256, 1024 }, 1, 1 << 20);
     const size_t target_bytes =
-        std::stoull(bench::option(argc, argv, "bytes", "805306368"));
-    const int runs = std::stoi(bench::option(argc, argv, "runs", "50"));
+        size_t(bench::integer_option(argc, argv, "bytes", 805306368, 1, 1ll << 40));
+    const int runs = int(bench::integer_option(argc, argv, "runs", 50, 1, 100000));
     const std::string json = bench::option(argc, argv, "json", "phase_shift_bench.json");
 
     cudaStream_t stream;
@@ -224,4 +226,10 @@ int main(int argc, char** argv)
     std::printf("JSON: %s\n", json.c_str());
     cudaStreamDestroy(stream);
     return 0;
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return bench::run_main("phase_shift_bench", argc, argv, run);
 }

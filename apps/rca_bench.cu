@@ -199,7 +199,7 @@ struct row_printer {
 int main(int argc, char** argv)
 {
     try {
-        const int runs = std::stoi(bench::option(argc, argv, "runs", "30"));
+        const int runs = int(bench::integer_option(argc, argv, "runs", 30, 1, 100000));
         const std::string json = bench::option(argc, argv, "json", "rca_bench.json");
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";
         const bool skip_conventional = bench::option(argc, argv, "no-conventional", "0") == "1";
@@ -676,6 +676,9 @@ int main(int argc, char** argv)
         cudaStreamDestroy(stream);
         cudaStreamDestroy(stream_b);
         return 0;
+    } catch (const bench::usage_error& e) {
+        std::fprintf(stderr, "rca_bench: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "rca_bench: %s\n", e.what());
         return 1;

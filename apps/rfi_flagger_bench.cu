@@ -55,15 +55,18 @@ void fill_spectra(cf* d, size_t items, size_t tile_items, size_t elements)
 
 } // namespace
 
-int main(int argc, char** argv)
+namespace {
+int run(int argc, char** argv)
 {
-    const size_t receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
+    const size_t receivers =
+        size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
     const auto channel_list =
-        bench::parse_list(bench::option(argc, argv, "channels", "256,1024"));
-    const size_t block = std::stoul(bench::option(argc, argv, "block", "64"));
+        bench::list_option(argc, argv, "channels", { 256, 1024 }, 1, 1 << 20);
+    const size_t block =
+        size_t(bench::integer_option(argc, argv, "block", 64, 1, 1 << 20));
     const size_t target_bytes =
-        std::stoull(bench::option(argc, argv, "bytes", "805306368"));
-    const int runs = std::stoi(bench::option(argc, argv, "runs", "50"));
+        size_t(bench::integer_option(argc, argv, "bytes", 805306368, 1, 1ll << 40));
+    const int runs = int(bench::integer_option(argc, argv, "runs", 50, 1, 100000));
     const std::string json = bench::option(argc, argv, "json", "rfi_flagger_bench.json");
 
     cudaStream_t stream;
@@ -228,4 +231,10 @@ int main(int argc, char** argv)
     std::printf("JSON: %s\n", json.c_str());
     cudaStreamDestroy(stream);
     return 0;
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return bench::run_main("rfi_flagger_bench", argc, argv, run);
 }

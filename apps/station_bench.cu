@@ -400,20 +400,23 @@ engine_times time_engines(const station_size& s, const device_spec& gpu, size_t 
 
 } // namespace
 
-int main(int argc, char** argv)
+namespace {
+int run(int argc, char** argv)
 {
     // GNU Radio's performance counters (work calls, items per call, work time).
     setenv("GR_CONF_PERFCOUNTERS_ON", "True", 0);
     setenv("GR_CONF_PERFCOUNTERS_CLOCK", "monotonic", 0);
     station_size s;
-    s.receivers = std::stoul(bench::option(argc, argv, "receivers", "96"));
-    s.channels = std::stoul(bench::option(argc, argv, "channels", "256"));
-    s.taps = std::stoul(bench::option(argc, argv, "taps", "16"));
-    s.beams = std::stoul(bench::option(argc, argv, "beams", "1024"));
-    s.n_int = std::stoul(bench::option(argc, argv, "n-int", "16"));
-    s.sample_rate = std::stod(bench::option(argc, argv, "rate", "100e6"));
-    const size_t spectra = std::stoul(bench::option(argc, argv, "spectra", "32768"));
-    const size_t cpu_spectra = std::stoul(bench::option(argc, argv, "cpu-spectra", "64"));
+    s.receivers = size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
+    s.channels = size_t(bench::integer_option(argc, argv, "channels", 256, 2, 1 << 20));
+    s.taps = size_t(bench::integer_option(argc, argv, "taps", 16, 1, 1 << 16));
+    s.beams = size_t(bench::integer_option(argc, argv, "beams", 1024, 1, 1 << 20));
+    s.n_int = size_t(bench::integer_option(argc, argv, "n-int", 16, 1, 1 << 20));
+    s.sample_rate = bench::real_option(argc, argv, "rate", 100e6, 1.0, 1e12);
+    const size_t spectra =
+        size_t(bench::integer_option(argc, argv, "spectra", 32768, 1, 1ll << 40));
+    const size_t cpu_spectra =
+        size_t(bench::integer_option(argc, argv, "cpu-spectra", 64, 1, 1ll << 40));
     const std::string json = bench::option(argc, argv, "json", "station_bench.json");
 
     const device_spec gpu = select_device("cuda:0");
@@ -526,4 +529,10 @@ int main(int argc, char** argv)
     r.set("flowgraph_over_ideal_with_both_copies", gpu_rate / link_rate);
     r.write_json(json);
     return 0;
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return bench::run_main("station_bench", argc, argv, run);
 }

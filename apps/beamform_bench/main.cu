@@ -63,7 +63,8 @@ int main(int argc, char** argv)
         }
 
         context ctx;
-        ctx.runs = std::stoi(bench::option(argc, argv, "runs", quick ? "5" : "20"));
+        ctx.runs =
+            int(bench::integer_option(argc, argv, "runs", quick ? 5 : 20, 1, 100000));
         ctx.gpu = select_device("cuda:0");
         BF_GPU_CHECK(cudaSetDevice(0));
         BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
@@ -138,6 +139,9 @@ int main(int argc, char** argv)
         std::cout << "wrote " << json << std::endl;
         cublasDestroy(ctx.cublas);
         cudaStreamDestroy(ctx.stream);
+    } catch (const bench::usage_error& e) {
+        std::cerr << "beamform_bench: " << e.what() << std::endl;
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "beamform_bench: " << e.what() << std::endl;
         return 1;
