@@ -280,15 +280,15 @@ std::string format_name(sample_format f) { return to_string(f); }
 
 /*!
  * One case of --cases: "NxT", then optionally ":FORMAT" and ":osO" (see the
- * header). std::invalid_argument naming the text otherwise; the engine checks
+ * header). bench::usage_error naming the text otherwise; the engine checks
  * the values themselves when it is made.
  */
 bench_case parse_case(const std::string& text)
 {
     const auto bad = [&](const std::string& why) {
-        return std::invalid_argument("--cases: \"" + text + "\": " + why +
-                                     " (accepted: NxT[:sc8|sc16|fc32][:os1|os2], "
-                                     "e.g. 256x16:fc32:os2)");
+        return bench::usage_error("--cases: \"" + text + "\": " + why +
+                                  " (accepted: NxT[:sc8|sc16|fc32][:os1|os2], "
+                                  "e.g. 256x16:fc32:os2)");
     };
     std::vector<std::string> parts;
     std::stringstream in(text);
@@ -328,7 +328,7 @@ std::vector<bench_case> parse_cases(const std::string& text)
     for (std::string item; std::getline(in, item, ',');)
         out.push_back(parse_case(item));
     if (out.empty())
-        throw std::invalid_argument("--cases: no case given");
+        throw bench::usage_error("--cases: no case given");
     return out;
 }
 
