@@ -305,11 +305,12 @@ private:
             d_workspace = device_memory(d_device, chunk_bytes);
         const pfb_geometry g = geometry(n_out);
         const auto st = stream_of(in);
+        const std::vector<two_pass_tap_block> tap_blocks = two_pass_tap_blocks(d_config);
         for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
             const size_t steps = std::min(chunk, n_out - t0);
             const two_pass_launch l =
                 plan_two_pass(d_config, steps, d_sm_count, d_max_log2_cols);
-            for (const two_pass_tap_block& b : two_pass_tap_blocks(d_config)) {
+            for (const two_pass_tap_block& b : tap_blocks) {
                 pfb_geometry gb = g;
                 gb.taps_per_branch = b.taps;
                 with_two_pass_shape(d_config, [&](auto tmax, auto o) {
