@@ -123,6 +123,14 @@ BF_HD constexpr size_t voltage_stage_bytes(int beams)
 {
     return size_t(voltage_stage_steps) * size_t(beams) * 8u;
 }
+/*!
+ * Beams in one row of a TMA voltage box: 32 (256 bytes), so the output's
+ * beam count must be a multiple of 32 for TMA to store it. Why: TMA stores
+ * the voltage layout from shared memory at 3.8 TB/s in boxes of 128-byte
+ * rows and at 4.2 in boxes of 256-byte rows on an H200, where memset writes
+ * 4.5 (apps/beamform_bench.md, session 24).
+ */
+constexpr int voltage_box_beams = 32;
 
 //! Which channel and which (m, n) tile a thread block computes.
 struct tile_coord {

@@ -152,21 +152,31 @@ inline tma_box_3d ws_samples_box(const kernel_args& a, int row_bytes, int bn)
 }
 
 /*!
- * Single-polarization voltage [T][C][B] complex float as bytes: boxes of 16
- * beams (128 bytes) x one channel x voltage_stage_steps time steps; TMA
- * writes nothing past the beams and the times.
+ * Single-polarization voltage [T][C][B] complex float, seen as the tensor
+ * [T][C x B / 16 groups of 16 beams][128 bytes]: boxes of 128 bytes x 2
+ * groups x voltage_stage_steps time steps at (0, c B / 16 + first beam / 16,
+ * t), rows (step, group) in shared memory. A channel's groups run on into
+ * the next channel's, so the kernel issues no box past the beams
+ * (ws_voltage_by_tma: B a multiple of tb::voltage_box_beams = 32); TMA
+ * writes nothing past the times.
  */
 inline tma_box_3d ws_voltage_box(const kernel_args& a)
 {
-    return ws_time_channel_box(
-        a.out, (unsigned long long)a.n_beams * 8ull, a, tb::voltage_stage_steps);
+    const auto groups =
+        (unsigned long long)a.n_channels * (unsigned long long)(a.n_beams / 16);
+    return tma_box_3d{
+        a.out,
+        { 128ull, groups, (unsigned long long)a.n_times },
+        { 128ull, groups * 128ull },
+        { 128u, unsigned(tb::voltage_box_beams / 16), unsigned(tb::voltage_stage_steps) }
+    };
 }
 
-//! Whether TMA can store that voltage: 16-byte rows (an even beam count)
-//! from a 16-byte aligned output.
+//! Whether TMA can store that voltage: whole boxes of beams (a multiple of
+//! 32) from a 16-byte aligned output.
 inline bool ws_voltage_by_tma(const kernel_args& a)
 {
-    return !a.power && a.n_beams % 2 == 0 &&
+    return !a.power && a.n_beams % tb::voltage_box_beams == 0 &&
            reinterpret_cast<unsigned long long>(a.out) % 16 == 0;
 }
 

@@ -573,6 +573,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                     if (maps.voltage_by_tma) {
                         ws_store_voltage<W::NT, W::ROWS, 128, warpgroup_sync>(
                             &maps.out,
+                            args.n_beams,
                             acc[0][0],
                             my_stage,
                             cc,
@@ -619,6 +620,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                                      W::consumer_threads,
                                      consumer_sync<W::consumer_threads>>(
                         &maps.out,
+                        args.n_beams,
                         acc[0][0],
                         stage,
                         cc,

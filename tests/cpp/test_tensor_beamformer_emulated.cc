@@ -670,7 +670,9 @@ TEST(tensor_beamformer_emulated,
 
 // Resident samples: odd sizes (155 beams x 46 receivers: 3 row tiles, 1 k
 // tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), voltage
-// stored by TMA (an even beam count: 40, 70) and by the warps (155, 1), blocks
+// stored by TMA (a multiple of 32 beams: 96, whose last 64-beam tile is half
+// past the beams, so that a box issued there would overwrite the next
+// channel's first beams, and 64) and by the warps (155, 70, 40, 1), blocks
 // that loop over several items (the ring's phases and the samples' barrier
 // run on across items), windows inside and across warps' columns (n_int 16,
 // 3, 48; 8, 16 and 32 are the epilogue's constant lengths), every sample source; with and
@@ -692,6 +694,10 @@ TEST(tensor_beamformer_emulated,
         beam_precision::float16, 1, 33, 40, 100, beam_output::voltage, 1, 1);  \
     check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 3, 64, 70, 300, beam_output::voltage, 1, 2);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
+        beam_precision::float16, 3, 46, 96, 200, beam_output::voltage, 1, 3);  \
+    check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
+        beam_precision::float16, 2, 33, 64, 100, beam_output::voltage, 1, 1);  \
     check_ws<k::ws_shape<BM, BN, ST, PREGS, PP>, true>(                        \
         beam_precision::float16, 3, 36, 70, 300, beam_output::power, 4, 2, true);
 

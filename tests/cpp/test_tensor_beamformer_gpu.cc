@@ -469,8 +469,8 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
  * The warp-specialised (TMA) tiles on odd sizes: 155 beams x 46 receivers x
  * 3 channels, 1 beam x 1 receiver, k tiles from 1 to many, windows that cross
  * time tiles, int1 with 16-byte sample rows, single-polarization voltage
- * of an even beam count (70: stored by TMA in the resident-samples kernel;
- * 155 by the warps), float16 X/Y pairs (the resident-samples kernel: 23
+ * (96 and 64 beams, multiples of 32: stored by TMA in the resident-samples
+ * kernel; 70 and 155 by the warps), float16 X/Y pairs (the resident-samples kernel: 23
  * antennas, 160 (the most k), 1, Stokes IQUV); outputs NaN-poisoned (run_gpu).
  */
 TEST(tensor_beamformer_gpu, warp_specialised_tiles)
@@ -496,9 +496,11 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         make_config(2, 92, 155, f16, beam_output::power, xy, 16, stokes_mode::IQUV),
         make_config(2, 2, 1, f16, beam_output::voltage, xy),
         make_config(1, 320, 40, f16, beam_output::voltage, xy),
+        make_config(3, 46, 96, f16, beam_output::voltage, single),
+        make_config(2, 33, 64, f16, beam_output::voltage, single),
     };
-    const size_t times[] = { 70,  300, 304, 300, 320, 130, 130,
-                             304, 100, 300, 304, 131, 130 };
+    const size_t times[] = { 70,  300, 304, 300, 320, 130, 130, 304,
+                             100, 300, 304, 131, 130, 200, 300 };
     size_t tested = 0;
     for (size_t i = 0; i < std::size(cases); i++)
         for (const auto& tile : usable_tiles(cases[i], gpu))
@@ -685,6 +687,16 @@ TEST(tensor_beamformer_gpu, library_path_choice)
     auto fewer = c;
     fewer.n_receivers = c.n_receivers - 1;
     EXPECT_NE(tb_testing::builtin_tile(fewer, gpu.index), library);
+    // On Hopper the fused kernel stores whole boxes of 32 beams by TMA, and
+    // runs up to 128 receivers in the library path's place.
+    auto boxed = c;
+    boxed.n_beams = 64;
+    if (major == 9 && tb_testing::wgmma_available(gpu.index)) {
+        EXPECT_EQ(tb_testing::builtin_tile(boxed, gpu.index), "128x256x128/ws/6+rs+pp");
+        check(boxed, 70, gpu, 36);
+        boxed.n_receivers = 129;
+    }
+    EXPECT_EQ(tb_testing::builtin_tile(boxed, gpu.index), library);
     auto power = tb_reference::make_config(2,
                                            512,
                                            40,

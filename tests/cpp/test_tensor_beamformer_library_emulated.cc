@@ -260,26 +260,38 @@ TEST(tensor_beamformer_library_path, built_in_rule)
                          beam_precision::float16,
                          beam_output::voltage,
                          polarization_layout::single);
-    EXPECT_TRUE(tb_library_path_preferred(c, 9));  // Hopper: from 64 receivers
-    EXPECT_TRUE(tb_library_path_preferred(c, 10)); // and later GPUs
-    EXPECT_FALSE(tb_library_path_preferred(c, 8)); // Ampere / Ada: from 128
+    // Hopper: from 64 receivers, but the fused kernel's TMA voltage store
+    // first up to 128 receivers where the beams are a multiple of 32.
+    EXPECT_FALSE(tb_library_path_preferred(c, 9, true));
+    EXPECT_TRUE(tb_library_path_fused_first(c, true));
+    EXPECT_TRUE(tb_library_path_preferred(c, 9, false));  // no sm_90a image
+    EXPECT_TRUE(tb_library_path_preferred(c, 10, false)); // later GPUs: from 64
+    EXPECT_FALSE(tb_library_path_fused_first(c, false));
+    EXPECT_FALSE(tb_library_path_preferred(c, 8, false)); // Ampere / Ada: from 128
+    auto odd = c;
+    odd.n_beams = 1000; // not whole boxes of 32 beams: the warps would store
+    EXPECT_TRUE(tb_library_path_preferred(odd, 9, true));
     c.n_receivers = 63;
-    EXPECT_FALSE(tb_library_path_preferred(c, 9));
+    EXPECT_FALSE(tb_library_path_preferred(c, 9, true));
     c.n_receivers = 128;
-    EXPECT_TRUE(tb_library_path_preferred(c, 8));
+    EXPECT_TRUE(tb_library_path_preferred(c, 8, false));
+    EXPECT_FALSE(tb_library_path_preferred(c, 9, true));
+    c.n_receivers = 129;
+    EXPECT_TRUE(tb_library_path_preferred(c, 9, true));
     EXPECT_EQ(tb_library_path_min_receivers(8), 128u);
     EXPECT_EQ(tb_library_path_min_receivers(9), 64u);
     c.n_receivers = 512;
+    EXPECT_TRUE(tb_library_path_preferred(c, 9, true));
     auto p = c;
     p.output = beam_output::power; // the power path stays fused
     p.n_int = 16;
-    EXPECT_FALSE(tb_library_path_preferred(p, 9));
+    EXPECT_FALSE(tb_library_path_preferred(p, 9, true));
     auto b = c;
     b.precision = beam_precision::int1;
-    EXPECT_FALSE(tb_library_path_preferred(b, 9));
+    EXPECT_FALSE(tb_library_path_preferred(b, 9, true));
     auto xy = c;
     xy.polarization = polarization_layout::xy_pairs; // only when asked for
-    EXPECT_FALSE(tb_library_path_preferred(xy, 9));
+    EXPECT_FALSE(tb_library_path_preferred(xy, 9, true));
     EXPECT_TRUE(tb_library_path_covers(xy));
 }
 

@@ -209,7 +209,7 @@ size_t ws_voltage_stage_smem_bytes(const tensor_beamformer_config& c, int block_
 {
     if (c.output != beam_output::voltage ||
         c.polarization != polarization_layout::single ||
-        c.precision != beam_precision::float16)
+        c.precision != beam_precision::float16 || c.n_beams % tb::voltage_box_beams != 0)
         return 0;
     // In ping-pong two groups of block_m / 4 beams, else one of block_m / 2:
     // the same bytes. Plus the alignment.

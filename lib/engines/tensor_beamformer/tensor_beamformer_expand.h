@@ -133,8 +133,9 @@ power_reduce_smem_bytes(const tensor_beamformer_config& config, int block_m, int
 
 /*!
  * Shared memory where the warp-specialised resident-samples kernels stage
- * float16 single-polarization voltage for TMA (tb::voltage_stage_buffers
- * buffers of tb::voltage_stage_bytes per consumer group, 1024-byte aligned); 0 otherwise.
+ * float16 single-polarization voltage of a beam count that TMA stores (a
+ * multiple of tb::voltage_box_beams): tb::voltage_stage_buffers buffers of
+ * tb::voltage_stage_bytes per consumer group, 1024-byte aligned; 0 otherwise.
  */
 size_t ws_voltage_stage_smem_bytes(const tensor_beamformer_config& config, int block_m);
 

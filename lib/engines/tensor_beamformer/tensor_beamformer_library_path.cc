@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "tensor_beamformer_library_path.h"
+#include <common/tensor_beamformer_layout.h>
 #include <climits>
 #include <stdexcept>
 
@@ -79,12 +80,24 @@ size_t tb_library_path_min_receivers(int cc_major)
     return cc_major >= 9 ? 64 : 128;
 }
 
-bool tb_library_path_preferred(const tensor_beamformer_config& c, int cc_major)
+bool tb_library_path_fused_first(const tensor_beamformer_config& c, bool wgmma)
+{
+    // Hopper's warp-specialised kernel with its TMA voltage store, measured
+    // on an H200 (beamform_bench 3/rx64 and 3/rx128: 0.72 and 0.82 ms against
+    // this path's 0.75 and 0.84; 3/rx512 stays here, 2.1 ms against 2.8 for
+    // the fused kernel: apps/beamform_bench.md, session 24).
+    return wgmma && c.n_beams % tb::voltage_box_beams == 0 && c.n_receivers <= 128;
+}
+
+bool tb_library_path_preferred(const tensor_beamformer_config& c,
+                               int cc_major,
+                               bool wgmma)
 {
     // xy_pairs stays fused: its library GEMM multiplies by the other
     // polarization's zero weights (2x the products) and was not measured.
     return tb_library_path_covers(c) && c.polarization == polarization_layout::single &&
-           c.n_receivers >= tb_library_path_min_receivers(cc_major);
+           c.n_receivers >= tb_library_path_min_receivers(cc_major) &&
+           !tb_library_path_fused_first(c, wgmma);
 }
 
 } // namespace beamform

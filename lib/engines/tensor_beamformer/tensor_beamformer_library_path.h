@@ -61,9 +61,17 @@ void tb_check_library_path(const tensor_beamformer_config& config,
  * The built-in rule (no tuning file, BEAMFORM_TB_VARIANT unset): the library
  * path for float16, single-polarization voltage output with at least
  * tb_library_path_min_receivers(cc_major) receivers, on a GPU of compute
- * capability \p cc_major; the fused kernels everywhere else.
+ * capability \p cc_major, except where tb_library_path_fused_first; the
+ * fused kernels everywhere else. \p wgmma: the GPU runs the sm_90a kernels.
  */
-bool tb_library_path_preferred(const tensor_beamformer_config& config, int cc_major);
+bool tb_library_path_preferred(const tensor_beamformer_config& config,
+                               int cc_major,
+                               bool wgmma);
+//! Where the fused kernel is faster than the library path although it
+//! covers the shape: a GPU that runs the sm_90a kernels (\p wgmma), at most
+//! 128 receivers, beams a multiple of tb::voltage_box_beams (the
+//! warp-specialised kernel's TMA voltage store).
+bool tb_library_path_fused_first(const tensor_beamformer_config& config, bool wgmma);
 //! 64 from compute capability 9 (Hopper, where it was measured) on, 128 before.
 size_t tb_library_path_min_receivers(int cc_major);
 

@@ -260,7 +260,8 @@ std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& c, in
     // The library voltage path: where the rule expects it faster, or wherever
     // it computes the configuration when BEAMFORM_TB_VARIANT=cublas.
     if ((family == kernel_family::automatic &&
-         tb_library_path_preferred(c, compute_capability_major(device))) ||
+         tb_library_path_preferred(
+             c, compute_capability_major(device), tb_wgmma_available(device))) ||
         (family == kernel_family::library && tb_library_path_covers(c)))
         return tb_library_path_name;
     return tensor_beamformer_builtin_kernel_tile(c, device);
