@@ -698,9 +698,7 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
 {
     using pfb_plan::tiled_shape_index;
     using pfb_plan::tiled_shapes;
-    const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
-    const std::string saved = knob ? knob : "";
-    unsetenv("BEAMFORM_PFB_TILED_SHAPE");
+    beamform_test::scoped_env knob("BEAMFORM_PFB_TILED_SHAPE", nullptr);
     // Defaults: the register FFT where an entry is made for N, else the
     // in-place FFT entries by min_channels.
     for (size_t n : { size_t(128), size_t(256), size_t(512), size_t(1024) })
@@ -752,36 +750,35 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
         EXPECT_LE(pfb_plan::tiled_shared_bytes(1024, tiled_shapes[i]),
                   pfb_plan::tiled_shared_limit);
     // The tiled path is the default up to N = 256 (T <= 16), two_pass above.
-    const char* forced_path = std::getenv("BEAMFORM_PFB_PATH");
-    const std::string saved_path = forced_path ? forced_path : "";
-    unsetenv("BEAMFORM_PFB_PATH");
-    for (size_t n : { size_t(256), size_t(512), size_t(1024), size_t(2048) }) {
-        pfb_channelizer_config c;
-        c.n_channels = n;
-        c.taps_per_branch = 16;
-        for (unsigned o : { 1u, 2u }) {
-            c.oversample = o;
+    {
+        const beamform_test::scoped_env no_path("BEAMFORM_PFB_PATH", nullptr);
+        for (size_t n : { size_t(256), size_t(512), size_t(1024), size_t(2048) }) {
+            pfb_channelizer_config c;
+            c.n_channels = n;
+            c.taps_per_branch = 16;
+            for (unsigned o : { 1u, 2u }) {
+                c.oversample = o;
+                EXPECT_EQ(pfb_plan::path_for(c),
+                          n <= 256 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
+                    << "N=" << n << " O=" << o;
+            }
+        }
+        // Beyond T = 16: two_pass for power-of-two N up to 4096 (pass 1 in
+        // blocks of 16 taps), the general path with an FFT library beyond.
+        for (size_t n :
+             { size_t(16), size_t(256), size_t(1024), size_t(4096), size_t(8192) }) {
+            pfb_channelizer_config c;
+            c.n_channels = n;
+            c.taps_per_branch = 24;
             EXPECT_EQ(pfb_plan::path_for(c),
-                      n <= 256 ? pfb_plan::path::tiled : pfb_plan::path::two_pass)
-                << "N=" << n << " O=" << o;
+                      n <= 4096 ? pfb_plan::path::two_pass
+                                : pfb_plan::path::fir_library_fft)
+                << "N=" << n;
         }
     }
-    // Beyond T = 16: two_pass for power-of-two N up to 4096 (pass 1 in
-    // blocks of 16 taps), the general path with an FFT library beyond.
-    for (size_t n :
-         { size_t(16), size_t(256), size_t(1024), size_t(4096), size_t(8192) }) {
-        pfb_channelizer_config c;
-        c.n_channels = n;
-        c.taps_per_branch = 24;
-        EXPECT_EQ(pfb_plan::path_for(c),
-                  n <= 4096 ? pfb_plan::path::two_pass : pfb_plan::path::fir_library_fft)
-            << "N=" << n;
-    }
-    if (forced_path)
-        setenv("BEAMFORM_PFB_PATH", saved_path.c_str(), 1);
     // The knob forces an entry where it can run and falls back otherwise.
     for (size_t i = 0; i < pfb_plan::tiled_shape_count; i++) {
-        setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
+        knob.set(std::to_string(i).c_str());
         // A forced entry runs every call, short ones too.
         EXPECT_EQ(tiled_short_call_shape(256, 1, 4), tiled_shape_count);
         for (size_t n : { size_t(64), size_t(256), size_t(1024) }) {
@@ -792,8 +789,4 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
                 EXPECT_TRUE(pfb_plan::tiled_shape_can_run(n, tiled_shapes[got])) << "N=" << n;
         }
     }
-    if (knob)
-        setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
-    else
-        unsetenv("BEAMFORM_PFB_TILED_SHAPE");
 }

@@ -308,11 +308,10 @@ TEST(PfbChannelizerGpu, EveryTiledShape)
     // (N = 128, 256, 512, 1024) and the in-place ones, every format, receivers
     // not a multiple of RB, calls ending in partial tiles.
     namespace plan = gr::beamform::pfb_plan;
-    const char* knob = std::getenv("BEAMFORM_PFB_TILED_SHAPE");
-    const std::string saved = knob ? knob : "";
+    beamform_test::scoped_env knob("BEAMFORM_PFB_TILED_SHAPE", nullptr);
     unsigned seed = 250;
     for (size_t i = 0; i < plan::tiled_shape_count; i++) {
-        setenv("BEAMFORM_PFB_TILED_SHAPE", std::to_string(i).c_str(), 1);
+        knob.set(std::to_string(i).c_str());
         for (size_t n : { 128, 256, 512, 1024 })
             for (auto f :
                  { sample_format::sc8, sample_format::sc16, sample_format::fc32 }) {
@@ -325,10 +324,6 @@ TEST(PfbChannelizerGpu, EveryTiledShape)
                         gpu, { n, 16, o, f, 13, o == 2, { 31, 2, 22 } }, seed++);
             }
     }
-    if (knob)
-        setenv("BEAMFORM_PFB_TILED_SHAPE", saved.c_str(), 1);
-    else
-        unsetenv("BEAMFORM_PFB_TILED_SHAPE");
 }
 
 TEST(PfbChannelizerGpu, ShortAndLongCallsOfTheTiledPath)
@@ -387,19 +382,13 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
     // Powers of two through the general path's shared-memory FFT (no
     // default since two_pass serves every T; forced as the bench does):
     // rows of 24 and 1 per block, receivers cut at 32.
-    const char* knob = std::getenv("BEAMFORM_PFB_PATH");
-    const std::string saved = knob ? knob : "";
-    setenv("BEAMFORM_PFB_PATH", "fir_smem_fft", 1);
+    const beamform_test::scoped_env forced("BEAMFORM_PFB_PATH", "fir_smem_fft");
     compare_gpu_with_cpu(
         gpu, { 64, 24, 2, sample_format::sc8, 3, true, { 30, 9 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 256, 24, 1, sample_format::sc16, 40, false, { 37, 12 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 4096, 20, 1, sample_format::sc16, 3, false, { 6, 5 } }, seed++);
-    if (knob)
-        setenv("BEAMFORM_PFB_PATH", saved.c_str(), 1);
-    else
-        unsetenv("BEAMFORM_PFB_PATH");
 }
 
 TEST(PfbChannelizerGpu, TwoPassTapsInBlocksOf16)

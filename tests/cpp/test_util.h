@@ -4,17 +4,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Helpers shared by the C++ tests: the GPU to test on (or a skip reason),
- * random data, device copies, poisoning and error norms.
+ * random data, device copies, poisoning and error norms, and environment
+ * knobs set for one scope.
  */
 #ifndef INCLUDED_BEAMFORM_TEST_UTIL_H
 #define INCLUDED_BEAMFORM_TEST_UTIL_H
 
-#include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gnuradio/beamform/runtime/device.h>
+#include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gtest/gtest.h>
 #include <cctype>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -147,6 +149,37 @@ void expect_invalid_config(Change change, const char* word)
         EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
     }
 }
+
+/*!
+ * Sets the environment variable \p name to \p value (nullptr: unsets it)
+ * for the life of this object, then puts back what it was, so that a knob a
+ * test forces (BEAMFORM_PFB_PATH, ...) does not leak into the next test, even
+ * when an assertion returns early.
+ */
+class scoped_env
+{
+public:
+    scoped_env(const char* name, const char* value) : d_name(name)
+    {
+        if (const char* old = std::getenv(name))
+            d_saved = old;
+        set(value);
+    }
+    void set(const char* value)
+    {
+        if (value)
+            setenv(d_name.c_str(), value, 1);
+        else
+            unsetenv(d_name.c_str());
+    }
+    ~scoped_env() { set(d_saved ? d_saved->c_str() : nullptr); }
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+    std::string d_name;
+    std::optional<std::string> d_saved;
+};
 
 } // namespace beamform_test
 
