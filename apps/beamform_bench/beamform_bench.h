@@ -69,7 +69,8 @@ struct context {
 };
 
 // configs.cc
-std::vector<bench_config> all_configs(bool quick);
+//! The configurations; configs 3 and 4 once per receiver count in \p receivers.
+std::vector<bench_config> all_configs(bool quick, const std::vector<size_t>& receivers);
 double useful_ops(const bench_config& b);
 size_t out_floats(const tensor_beamformer_config& c, size_t T);
 

@@ -13,7 +13,7 @@
  * Notes, counted bytes and operations, and predictions: apps/beamform_bench.md.
  *
  *   beamform_bench [--config=N|ID] [--quick] [--runs=N] [--json=path]
- *                  [--tune [--tuning-file=path]]
+ *                  [--receivers=R,R,...] [--tune [--tuning-file=path]]
  *
  * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
  *   1  GEMM core: 1 ch x 8192 beams x 8192 samples x 8192 receivers, fp16 in
@@ -21,6 +21,8 @@
  *      voltage out; 2/I and 2/IQUV the same with power out (n_int 16)
  *   3  256 ch x 1024 beams x 1024 samples, 64/128/512 rx, fc32 in, voltage out
  *   4  the same, power out (n_int 16)
+ *      (--receivers=96,160 runs configs 3 and 4 at other receiver counts,
+ *      1-4096; issue 11's targets name 64, 128 and 512, other counts report)
  *   5  int1: 1 ch x 8192 beams x 8192 samples x 262144 receivers
  *   6  the reference station: 256 ch x 1024 beams x 1024 samples x 96 rx,
  *      power Stokes I n_int 16
@@ -50,7 +52,9 @@ int main(int argc, char** argv)
         const std::string json = bench::option(argc, argv, "json", "beamform_bench.json");
         const std::string tuning_file =
             bench::option(argc, argv, "tuning-file", "beamform_tuning.txt");
-        const auto configs = all_configs(quick);
+        const auto receivers =
+            bench::list_option(argc, argv, "receivers", { 64, 128, 512 }, 1, 4096);
+        const auto configs = all_configs(quick, receivers);
         if (std::none_of(configs.begin(), configs.end(), [&](const bench_config& b) {
                 return selected(only, b.id);
             })) {

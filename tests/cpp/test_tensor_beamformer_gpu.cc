@@ -320,10 +320,10 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     REQUIRE_GPU(gpu);
     if (gpu.kind != backend::cuda)
         GTEST_SKIP() << "CUDA kernel choice";
-    // Power output with short k (64 and 96 receivers), beams a multiple of
-    // 128. Built in: the warp-specialised tile with resident samples where
-    // the GPU runs the sm_90a image (without ping-pong up to 64 receivers),
-    // else the pipelined mma.sync tile; BEAMFORM_TB_VARIANT=resident forces
+    // Power output with short k (64, 96 and 160 receivers), beams a multiple
+    // of 128. Built in: the warp-specialised tile with resident samples where
+    // the GPU runs the sm_90a image (its consumers side by side, no
+    // ping-pong), else the pipelined mma.sync tile; BEAMFORM_TB_VARIANT=resident forces
     // the resident-weights kernel, =pipelined the mma.sync one.
     auto c = tb_reference::make_config(3,
                                        64,
@@ -338,18 +338,16 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
         EXPECT_EQ(builtin, "128x256x128/ws/3+rs");
     else
         EXPECT_EQ(builtin, tb_testing::default_tile(c));
-    c.n_receivers = 96;
-    EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index),
-              sm90a ? "128x256x128/ws/8+rs+pp" : tb_testing::default_tile(c));
-    // At 160 receivers the power sums leave room for 6 stages only.
-    c.n_receivers = 160;
-    EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index),
-              sm90a ? "128x256x128/ws/6+rs+pp" : tb_testing::default_tile(c));
+    for (size_t rx : { 96, 160 }) {
+        c.n_receivers = rx;
+        EXPECT_EQ(tb_testing::builtin_tile(c, gpu.index),
+                  sm90a ? "128x256x128/ws/3+rs" : tb_testing::default_tile(c));
+    }
     c.n_receivers = 64;
     EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
     check(c, 16 * 41, gpu, 12); // the built-in choice
 
-    setenv("BEAMFORM_TB_VARIANT", "resident", 1);
+    scoped_env variant("BEAMFORM_TB_VARIANT", "resident");
     EXPECT_NE(tb_testing::builtin_tile(c, gpu.index).find("/resident"), std::string::npos);
     check(c, 16 * 41, gpu, 13); // 6 time tiles of 128, the last partial
     c.n_receivers = 96;         // the reference station's k
@@ -360,18 +358,18 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     EXPECT_NE(tb_testing::default_tile(c).find("/resident"), std::string::npos);
     check(c, 300, gpu, 15);
 
-    setenv("BEAMFORM_TB_VARIANT", "pipelined", 1);
+    variant.set("pipelined");
     const std::string pipelined = tb_testing::builtin_tile(c, gpu.index);
     EXPECT_EQ(pipelined.find("/resident"), std::string::npos) << pipelined;
     EXPECT_EQ(pipelined.find("/wgmma/"), std::string::npos) << pipelined;
     check(c, 300, gpu, 16);
-    unsetenv("BEAMFORM_TB_VARIANT");
+    variant.set(nullptr);
 
     // xy pairs, LOFAR's 155 beams: the resident-samples kernel on Hopper,
     // with two sample sets up to 64 antennas, elsewhere the least padded (310
     // rows: 384 in 128-row tiles, 320 in 64-row ones); 20 beams the same;
-    // power output Stokes I the same, IQUV in ping-pong; 80 antennas one
-    // sample set.
+    // power output (Stokes I and IQUV) in ping-pong; 80 antennas one sample
+    // set.
     auto xy = tb_reference::make_config(3,
                                         46,
                                         155,
@@ -399,9 +397,7 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     for (auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
         xy.stokes = stokes;
         EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-                  hopper ? (stokes == stokes_mode::IQUV ? "128x128x128/ws/4+rs+pp+db"
-                                                        : "128x128x128/ws/2+rs+db")
-                         : tb_testing::default_tile(xy));
+                  hopper ? "128x128x128/ws/4+rs+pp+db" : tb_testing::default_tile(xy));
         check(xy, 4 * 53, gpu, 18 + int(stokes));
     }
     // At 64 antennas, power sums of 128 windows per tile (n_int 1) leave no
@@ -526,11 +522,11 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
     ASSERT_GE(tiles.size(), 2u);
     const std::string path = "/tmp/beamform_tuning_test.txt";
     const auto w = tb_reference::random_complex(c.weight_count(), 3);
+    scoped_env tuning_file("BEAMFORM_TUNING_FILE", path.c_str());
     for (const std::string& wanted : { tiles[0], tiles.back() }) {
         std::ofstream(path) << "# test\n"
                             << tb_testing::tuning_key(c, gpu.index) << " = " << wanted
                             << "\n";
-        setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
         auto engine = tensor_beamformer_engine::make(c, w, gpu);
         EXPECT_EQ(tb_testing::tile(*engine), wanted);
     }
@@ -538,7 +534,6 @@ TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
     auto engine =
         tensor_beamformer_engine::make(c, w, gpu); // warns, uses the built-in tile
     EXPECT_EQ(tb_testing::tile(*engine), tb_testing::builtin_tile(c, gpu.index));
-    unsetenv("BEAMFORM_TUNING_FILE");
     std::remove(path.c_str());
 }
 
@@ -707,10 +702,11 @@ TEST(tensor_beamformer_gpu, library_path_choice)
     EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
     auto xy = library_config(2, 512, 40, polarization_layout::xy_pairs);
     EXPECT_NE(tb_testing::builtin_tile(xy, gpu.index), library);
-    setenv("BEAMFORM_TB_VARIANT", "cublas", 1); // forced wherever it applies
-    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), library);
-    EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
-    unsetenv("BEAMFORM_TB_VARIANT");
+    {
+        scoped_env variant("BEAMFORM_TB_VARIANT", "cublas"); // forced wherever it applies
+        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), library);
+        EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
+    }
 
     // The tuning file: this GPU's key chooses; another GPU's does not steer
     // this one; an entry of 'cublas' for power output warns and is ignored.
@@ -719,7 +715,7 @@ TEST(tensor_beamformer_gpu, library_path_choice)
     std::ofstream(path) << "Some Other GPU/" << tb_testing::shape_class(c) << " = "
                         << kernel_tile << "\n"
                         << tb_testing::tuning_key(power, gpu.index) << " = cublas\n";
-    setenv("BEAMFORM_TUNING_FILE", path.c_str(), 1);
+    scoped_env tuning_file("BEAMFORM_TUNING_FILE", path.c_str());
     EXPECT_EQ(tb_testing::tile(*tensor_beamformer_engine::make(
                   c, tb_reference::random_complex(c.weight_count(), 3), gpu)),
               library);
@@ -740,7 +736,6 @@ TEST(tensor_beamformer_gpu, library_path_choice)
     EXPECT_EQ(tb_testing::tile(*tensor_beamformer_engine::make(
                   c, tb_reference::random_complex(c.weight_count(), 3), gpu)),
               kernel_tile);
-    unsetenv("BEAMFORM_TUNING_FILE");
     std::remove(path.c_str());
 }
 #endif

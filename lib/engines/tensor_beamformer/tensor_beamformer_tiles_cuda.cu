@@ -192,25 +192,21 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
         (c.precision == beam_precision::float16 && input == tb_input::fp16) ||
         (c.precision == beam_precision::int1 && input == tb_input::bits_wide);
     // float16 fc32 samples of at most 160 receivers (the "+rs" tiles cover
-    // them): the samples resident, converted once per (channel, time tile),
-    // the consumer warpgroups in ping-pong (H100, power n_int 16, 1024 beams,
-    // with the four-windows epilogue: 96 receivers 0.675 ms against 0.727
-    // for +rs without ping-pong and 0.827 for +pass; 64: 0.604 against 0.601
-    // / 0.707; 128: 0.787 against 0.867 / 0.938; apps/beamform_bench.md).
-    // Power output in ping-pong: a ring of 8 stages of 64 weight rows where it
-    // fits, else 6 (H200, beamform_bench 4/rx128: 0.580-0.582 ms against
-    // 0.587-0.589, 10 stages 0.602-0.603; config 6: 0.444 against 0.456;
-    // apps/beamform_bench.md, session 20). At 129-160 receivers the power sums
-    // leave room for 6 only. Voltage (below the library path's 64 receivers)
-    // keeps the 6 stages it was measured with.
-    // Power output of at most 64 receivers: the same kernel without ping-pong
-    // (beamform_bench 4/rx64: H100 0.55 ms against 0.57, H200 0.531-0.535
-    // against 0.546-0.550, 2.54x the route; the station's 96 receivers and
-    // voltage output keep ping-pong).
+    // them): the samples resident, converted once per (channel, time tile).
+    // Power output: the consumer warpgroups side by side, 3 weight stages
+    // (H200, beamform_bench config 4, 1024 beams, n_int 16, two runs each:
+    // 96 receivers 0.442 ms against 0.453 for ping-pong with 8 stages, 128:
+    // 0.572 against 0.592, 160: 0.702 against 0.733 for ping-pong with 6;
+    // apps/beamform_bench.md, session 25). Ping-pong, which hides one
+    // warpgroup's epilogue behind the other's multiplies, led by 7 % at 96
+    // receivers on an H100 until the power epilogue became cheap (session 19).
+    // Voltage output (below the library path's 64 receivers, and on Hopper to
+    // 128 with 32-beam multiples, tb_library_path_fused_first): ping-pong, 6
+    // stages (H200, 3/rx64 0.722-0.727 ms, 3/rx96 0.761-0.766 against
+    // 0.766-0.771 without ping-pong).
     const bool fc32 = c.precision == beam_precision::float16 &&
                       (input == tb_input::fc32_vec2 || input == tb_input::fc32_vec1);
-    const bool ping_pong = c.output == beam_output::voltage || c.n_receivers > 64;
-    const bool power = c.output == beam_output::power;
+    const bool voltage = c.output == beam_output::voltage;
     const bool pass = fc32 && c.n_receivers >= 128;
     // float16 xy pairs, voltage, where "+rs" (next) does not cover k: 128x64
     // with two blocks per SM where its beam padding is within 25% of the 64-row
@@ -229,24 +225,22 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // 2.05x the cuBLAS route; apps/beamform_bench.md).
     const bool xy_resident =
         input == tb_input::fc32_xy && c.precision == beam_precision::float16;
-    // Full Stokes (IQUV) from X/Y pairs: the same with two sets in
-    // ping-pong, which hides the heavier four-Stokes epilogue behind the
-    // other warpgroup's multiplies (config 2/IQUV, H200: 0.221-0.227 ms
-    // against 0.255-0.258; voltage was slower in ping-pong, 0.297-0.308
-    // against 0.283-0.285, and Stokes I level).
-    const bool full_stokes = c.output == beam_output::power && c.n_stokes() == 4;
+    // Power from X/Y pairs: the same with two sets in ping-pong, which hides
+    // the epilogue behind the other warpgroup's multiplies (config 2/IQUV,
+    // H200: 0.221-0.227 ms against 0.255-0.258; 2/I 0.187-0.189 against
+    // 0.193 in sessions 21 and 25); voltage was slower in ping-pong
+    // (0.297-0.308 ms against 0.283-0.285).
+    const bool xy_power = xy_resident && c.output == beam_output::power;
     const auto cands = tb_candidates(c, input);
-    for (const std::string preferred :
-         { tma_samples ? "128x256x128/ws/4" : "",
-           fc32 && ping_pong && power ? "128x256x128/ws/8+rs+pp" : "",
-           fc32 && ping_pong ? "128x256x128/ws/6+rs+pp" : "",
-           fc32 ? "128x256x128/ws/3+rs" : "",
-           pass ? "128x256x128/ws/4+pass" : "",
-           xy_resident && full_stokes ? "128x128x128/ws/4+rs+pp+db" : "",
-           xy_resident ? "128x128x128/ws/2+rs+db" : "",
-           xy_resident ? "128x128x128/ws/4+rs" : "",
-           xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
-           "256x128x128/wgmma/4" })
+    for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
+                                         fc32 && voltage ? "128x256x128/ws/6+rs+pp" : "",
+                                         fc32 ? "128x256x128/ws/3+rs" : "",
+                                         pass ? "128x256x128/ws/4+pass" : "",
+                                         xy_power ? "128x128x128/ws/4+rs+pp+db" : "",
+                                         xy_resident ? "128x128x128/ws/2+rs+db" : "",
+                                         xy_resident ? "128x128x128/ws/4+rs" : "",
+                                         xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
+                                         "256x128x128/wgmma/4" })
         for (const auto* v : cands)
             if (v->tile == preferred && tb_smem_for(*v, c) <= hopper_smem_bytes)
                 return preferred;
