@@ -190,6 +190,26 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+/*!
+ * Every argument is "--name" or "--name=value" for one of \p names; a
+ * usage_error naming the first other one (a misspelt option would otherwise
+ * run the defaults without a word) and listing the accepted options.
+ */
+inline void accept_only(int argc, char** argv, const std::vector<std::string>& names)
+{
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        const std::string name =
+            a.rfind("--", 0) == 0 ? a.substr(2, a.find('=') - 2) : "";
+        if (std::find(names.begin(), names.end(), name) != names.end())
+            continue;
+        std::string accepted;
+        for (const auto& n : names)
+            accepted += (accepted.empty() ? "--" : ", --") + n;
+        throw usage_error(a + ": unknown option; accepted: " + accepted);
+    }
+}
+
 namespace detail {
 //! \p text as an integer in [lo, hi]; usage_error naming --name otherwise.
 inline long long

@@ -337,6 +337,10 @@ std::vector<bench_case> parse_cases(const std::string& text)
 int main(int argc, char** argv)
 {
     try {
+        bench::accept_only(
+            argc,
+            argv,
+            { "receivers", "gpu-mib", "cpu-samples", "skip-cpu", "json", "cases" });
         const size_t receivers =
             size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
         const size_t gpu_mib =

@@ -75,6 +75,7 @@ chain_figures run_chain(const std::string& device, size_t n_rx, size_t n_items, 
 namespace {
 int run(int argc, char** argv)
 {
+    bench::accept_only(argc, argv, { "receivers", "items", "stages", "json" });
     const size_t n_rx =
         size_t(bench::integer_option(argc, argv, "receivers", 262144, 1, 1 << 30));
     const size_t n_items =

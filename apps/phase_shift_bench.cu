@@ -60,6 +60,7 @@ phase_shift_delays make_delays(size_t receivers, bool with_rates)
 namespace {
 int run(int argc, char** argv)
 {
+    bench::accept_only(argc, argv, { "receivers", "channels", "bytes", "runs", "json" });
     const size_t receivers =
         size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
     const auto channel_list =

@@ -199,6 +199,8 @@ struct row_printer {
 int main(int argc, char** argv)
 {
     try {
+        bench::accept_only(
+            argc, argv, { "runs", "json", "sweep", "no-conventional", "profile" });
         const int runs = int(bench::integer_option(argc, argv, "runs", 30, 1, 100000));
         const std::string json = bench::option(argc, argv, "json", "rca_bench.json");
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";

@@ -58,6 +58,8 @@ void fill_spectra(cf* d, size_t items, size_t tile_items, size_t elements)
 namespace {
 int run(int argc, char** argv)
 {
+    bench::accept_only(
+        argc, argv, { "receivers", "channels", "block", "bytes", "runs", "json" });
     const size_t receivers =
         size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
     const auto channel_list =

@@ -403,6 +403,17 @@ engine_times time_engines(const station_size& s, const device_spec& gpu, size_t 
 namespace {
 int run(int argc, char** argv)
 {
+    bench::accept_only(argc,
+                       argv,
+                       { "receivers",
+                         "channels",
+                         "taps",
+                         "beams",
+                         "n-int",
+                         "rate",
+                         "spectra",
+                         "cpu-spectra",
+                         "json" });
     // GNU Radio's performance counters (work calls, items per call, work time).
     setenv("GR_CONF_PERFCOUNTERS_ON", "True", 0);
     setenv("GR_CONF_PERFCOUNTERS_CLOCK", "monotonic", 0);

@@ -46,6 +46,10 @@ using namespace bf_bench;
 int main(int argc, char** argv)
 {
     try {
+        bench::accept_only(
+            argc,
+            argv,
+            { "config", "quick", "runs", "json", "receivers", "tune", "tuning-file" });
         const bool quick = bench::option(argc, argv, "quick", "") == "1";
         const bool tune = bench::option(argc, argv, "tune", "") == "1";
         const std::string only = bench::option(argc, argv, "config", "");
