@@ -85,8 +85,9 @@ bool tb_library_path_fused_first(const tensor_beamformer_config& c, bool wgmma)
     // Hopper's warp-specialised kernel with its TMA voltage store, measured
     // on an H200 (beamform_bench 3/rx64 and 3/rx128, 1024 beams: 0.72-0.73
     // and 0.82 ms against this path's 0.74-0.75 and 0.84-0.85; 3/rx512 stays
-    // here, 2.10 ms against 2.57 for the fused kernel; 129-160 receivers not
-    // measured: apps/beamform_bench.md, session 24). An output that is not
+    // here, 2.10 ms against 2.57 for the fused kernel; at 129-160 receivers
+    // no resident tile fits beside the TMA buffers, 3/rx160 0.94 ms here
+    // against 1.19: apps/beamform_bench.md, sessions 24 and 25). An output that is not
     // 16-byte aligned falls back to the warps' stores (the module's GPU
     // buffers hold items of C x B x 8 bytes, so theirs are aligned).
     return wgmma && c.n_beams % tb::voltage_box_beams == 0 && c.n_receivers <= 128;
