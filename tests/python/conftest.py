@@ -72,11 +72,11 @@ def byte_source(array, item_bytes, tags=(), repeat=False):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Say how many fuzz cases ran (test_fuzz.py), each in its own interpreter."""
+    """Say how many fuzz cases ran (test_fuzz.py), each in a process of its own."""
     import isolated
 
     total = sum(isolated.FUZZ_CASES.values())
     if total:
         terminalreporter.write_line(
-            f"fuzz suite: {total} cases in {len(isolated.FUZZ_CASES)} tests, each in its "
-            "own interpreter")
+            f"fuzz suite: {total} cases in {len(isolated.FUZZ_CASES)} tests, each in a "
+            "process of its own")

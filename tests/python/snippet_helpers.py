@@ -1,6 +1,6 @@
 # Copyright 2026 gr-beamform authors.
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Helpers for the snippets isolated.py runs in their own interpreter (the
+"""Helpers for the snippets isolated.py runs in processes of their own (the
 bad-input regression tests and the fuzz suite): streaming random items
 through a block, PMTs from plain Python values, arguments handed over by
 pickle."""

@@ -3,7 +3,7 @@
 """Regression tests for the reproducers of issue 14 ("bad input never crashes,
 hangs or corrupts silently"): each one used to crash or mislead, and must now
 raise a ValueError naming the parameter, the value and the accepted range.
-Each case runs in its own interpreter (isolated.py): a segfault fails the test
+Each case runs in a process of its own (isolated.py): a segfault fails the test
 instead of ending pytest."""
 import pytest
 

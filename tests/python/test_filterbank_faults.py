@@ -57,7 +57,7 @@ def test_values_that_corrupted_files_are_refused(tmp_path, change, message):
     assert not any(tmp_path.iterdir()), "no file may be created for bad parameters"
 
 
-# The write error runs in its own interpreter: RLIMIT_FSIZE (with SIGXFSZ
+# The write error runs in a process of its own: RLIMIT_FSIZE (with SIGXFSZ
 # ignored, so that write() fails with EFBIG instead of killing the process)
 # stands in for a full disk without root or a small file system.
 WRITE_ERROR_CASE = """

@@ -5,7 +5,7 @@ blocks' message ports and the Python helpers, as a hostile but honest user
 would call them: sizes at and past every limit, NaN, inf, denormals, integers
 outside enums, odd strings, random bytes as samples, malformed messages.
 
-Each case runs in its own interpreter with a timeout (isolated.py), so a crash
+Each case runs in a process of its own with a timeout (isolated.py), so a crash
 or a hang is a failing case, not a dead pytest. The property: a call either
 works (and then a short run of random items works too, with finite output
 where the input is finite) or raises ValueError (RuntimeError only where a
@@ -58,7 +58,7 @@ def sized_list(draw, element, n):
 
 
 def run_case(body, args, allowed=("ok", "ValueError"), timeout=CASE_TIMEOUT):
-    """Run one case in its own interpreter; fail unless it ends in `allowed`."""
+    """Run one case in a process of its own; fail unless it ends in `allowed`."""
     isolated.FUZZ_CASES[os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]] += 1
     outcome = isolated.run_isolated(f"args = arguments({pickled(args)!r})\n" + body,
                                     timeout=timeout)
