@@ -8,8 +8,9 @@
 #
 # Debian bookworm (GNU Radio 3.10.5.1). The CUDA backend is built when nvcc is
 # found (PATH or /usr/local/cuda); the HIP backend when BEAMFORM_WITH_HIP=1
-# (installs Debian's hipcc; compile-checked only). BUILD_DIR (default: build)
-# and JOBS (default: nproc) can be set in the environment.
+# (installs Debian's hipcc; compile-checked only; BEAMFORM_HIP_ARCHITECTURES,
+# default "gfx90a;gfx940", the AMD targets). BUILD_DIR (default: build) and
+# JOBS (default: nproc) can be set in the environment.
 #
 # The installed module needs no ldconfig or LD_LIBRARY_PATH (its libraries
 # carry an install RPATH relative to their own folder). In /usr/local, Debian's
@@ -44,6 +45,8 @@ cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 if [ "${BEAMFORM_WITH_HIP:-0}" = 1 ]; then
     packages+=(hipcc)
     cmake_args+=(-DENABLE_HIP=ON)
+    [ -z "${BEAMFORM_HIP_ARCHITECTURES:-}" ] ||
+        cmake_args+=("-DBEAMFORM_HIP_ARCHITECTURES=$BEAMFORM_HIP_ARCHITECTURES")
 fi
 
 missing=()

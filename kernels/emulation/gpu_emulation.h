@@ -11,7 +11,7 @@
  * wrappers and the models below) and compiles the portable kernels
  * (kernels/gpu/) into namespace gr::beamform::emulated (BF_GPU_NS).
  *
- * Each GPU thread of a block is a fiber (ucontext); fibers switch only at
+ * Each GPU thread of a block is a fiber (fiber_context.h); fibers switch only at
  * __syncthreads, at warp-collective operations and at waits, in a shuffled
  * order (fixed seed: reproducible), so that a missing barrier tends to show
  * as a wrong result. Blocks run one after the other, in a shuffled order.
@@ -63,7 +63,7 @@
 #define BF_GPU_EMULATION 1
 
 #include <common/half_bits.h>
-#include <ucontext.h>
+#include <emulation/fiber_context.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -211,8 +211,7 @@ struct wgmma_op {
 };
 
 struct fiber {
-    ucontext_t ctx;
-    void* stack = nullptr;
+    fiber_context ctx;
     bool done = false;
     std::deque<std::vector<async_copy>> groups; // committed, oldest first
     std::vector<async_copy> open;
@@ -250,7 +249,7 @@ struct block_state {
     std::map<unsigned, std::pair<unsigned, unsigned>> named; //!< bar.sync id: (arrived, generation)
     size_t idle_yields = 0; //!< spin-wait yields since the last synchronisation progress
     std::vector<warp_state> warps;
-    ucontext_t scheduler;
+    fiber_context scheduler;
     unsigned char* smem = nullptr; //!< dynamic shared memory (in emulated::pfb_smem)
     size_t smem_bytes = 0;
     unsigned barrier_count = 0;
@@ -277,7 +276,7 @@ inline global_state& state()
 inline void yield()
 {
     block_state* b = state().blk;
-    swapcontext(&b->fibers[b->current].ctx, &b->scheduler);
+    fiber_switch(b->fibers[b->current].ctx, b->scheduler);
 }
 
 //! Some thread changed synchronisation state (arrived somewhere).
@@ -597,30 +596,48 @@ inline uint32_t wgmma_address(uint64_t desc, int r, int kb)
 
 inline void wgmma_run(const wgmma_op& op)
 {
+    // The thread's accumulators cover rows R0 and R0 + 8 of the warp's 16 and,
+    // per 8 columns j, columns 8 j + 2 (lane % 4) and the next: each operand
+    // row is read once per op, and every sum runs over k in order.
     const unsigned t = state().linear % 128, warp = t / 32, lane = t % 32;
-    for (int j = 0; j < op.n / 8; j++)
-        for (int r = 0; r < 4; r++) {
-            const int row = int(warp * 16 + lane / 4) + 8 * (r / 2);
-            const int col = j * 8 + 2 * int(lane % 4) + r % 2;
-            if (op.b1) {
+    const int rows[2] = { int(warp * 16 + lane / 4), int(warp * 16 + lane / 4) + 8 };
+    if (op.b1) {
+        uint8_t a[2][32], b[32];
+        for (int i = 0; i < 2; i++)
+            for (int kb = 0; kb < 32; kb++)
+                a[i][kb] = *smem_at(wgmma_address(op.desc_a, rows[i], kb), 1);
+        for (int col = 2 * int(lane % 4); col < op.n; col += (col % 2 == 0 ? 1 : 7)) {
+            for (int kb = 0; kb < 32; kb++)
+                b[kb] = *smem_at(wgmma_address(op.desc_b, col, kb), 1);
+            for (int i = 0; i < 2; i++) {
                 int sum = 0;
                 for (int kb = 0; kb < 32; kb++)
-                    sum += __builtin_popcount(
-                        *smem_at(wgmma_address(op.desc_a, row, kb), 1) &
-                        *smem_at(wgmma_address(op.desc_b, col, kb), 1));
-                static_cast<int*>(op.acc)[j * 4 + r] += sum;
-            } else {
-                float sum = 0.0f;
-                for (int k = 0; k < 16; k++) {
-                    uint16_t a, b;
-                    std::memcpy(&a, smem_at(wgmma_address(op.desc_a, row, 2 * k), 2), 2);
-                    std::memcpy(&b, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
-                    sum += gr::beamform::half_bits::to_float(a) *
-                           gr::beamform::half_bits::to_float(b);
-                }
-                static_cast<float*>(op.acc)[j * 4 + r] += sum;
+                    sum += __builtin_popcount(unsigned(a[i][kb] & b[kb]));
+                static_cast<int*>(op.acc)[(col / 8) * 4 + 2 * i + col % 2] += sum;
             }
         }
+    } else {
+        float a[2][16], b[16];
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 16; k++) {
+                uint16_t h;
+                std::memcpy(&h, smem_at(wgmma_address(op.desc_a, rows[i], 2 * k), 2), 2);
+                a[i][k] = gr::beamform::half_bits::to_float(h);
+            }
+        for (int col = 2 * int(lane % 4); col < op.n; col += (col % 2 == 0 ? 1 : 7)) {
+            for (int k = 0; k < 16; k++) {
+                uint16_t h;
+                std::memcpy(&h, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
+                b[k] = gr::beamform::half_bits::to_float(h);
+            }
+            for (int i = 0; i < 2; i++) {
+                float sum = 0.0f;
+                for (int k = 0; k < 16; k++)
+                    sum += a[i][k] * b[k];
+                static_cast<float*>(op.acc)[(col / 8) * 4 + 2 * i + col % 2] += sum;
+            }
+        }
+    }
 }
 
 template <int N>
@@ -878,7 +895,8 @@ inline void fiber_entry()
         b->error = "emulation: a thread ended with TMA stores not waited for";
     b->fibers[b->current].done = true;
     b->idle_yields = 0;
-    // returning resumes uc_link (the scheduler)
+    for (;;) // the scheduler never resumes a finished thread
+        fiber_switch(b->fibers[b->current].ctx, b->scheduler);
 }
 
 /*!
@@ -902,7 +920,6 @@ inline void run_grid(unsigned grid_x,
                      unsigned block_z = 1)
 {
     const unsigned threads = threads_x * block_y * block_z;
-    const size_t stack_bytes = 1024 * 1024;
     if (smem_bytes > sizeof(gr::beamform::emulated::pfb_smem))
         throw std::runtime_error("emulated launch: more shared memory than emulated");
     state().warp_size = warp_size;
@@ -930,13 +947,7 @@ inline void run_grid(unsigned grid_x,
         state().block = idx3{ bx, by, id.z };
         state().dim = idx3{ threads_x, block_y, block_z };
         for (unsigned t = 0; t < threads; t++) {
-            fiber& f = b.fibers[t];
-            f.stack = std::malloc(stack_bytes);
-            getcontext(&f.ctx);
-            f.ctx.uc_stack.ss_sp = f.stack;
-            f.ctx.uc_stack.ss_size = stack_bytes;
-            f.ctx.uc_link = &b.scheduler;
-            makecontext(&f.ctx, fiber_entry, 0);
+            fiber_prepare(b.fibers[t].ctx, fiber_stack(t), fiber_entry);
         }
         // Each round resumes every unfinished thread once, in a new random
         // order, so that a missing barrier shows up as a wrong result.
@@ -953,14 +964,14 @@ inline void run_grid(unsigned grid_x,
                 b.current = int(t);
                 state().linear = t;
                 state().thread = idx3{ t % threads_x, (t / threads_x) % block_y, t / (threads_x * block_y) };
-                swapcontext(&b.scheduler, &b.fibers[t].ctx);
+                fiber_switch(b.scheduler, b.fibers[t].ctx);
                 if (!b.fibers[t].done)
                     running++;
             }
         }
         bool unwaited = false;
+        // An aborted block's fibers are abandoned here (their stacks are reused).
         for (auto& f : b.fibers) {
-            std::free(f.stack); // an aborted block's fibers are abandoned here
             unwaited = unwaited || !f.open.empty() || !f.groups.empty() ||
                        !f.wgmma_open.empty() || !f.wgmma_groups.empty();
         }

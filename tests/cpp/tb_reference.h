@@ -71,21 +71,25 @@ inline std::vector<float> reference(const tensor_beamformer_config& c,
     const bool xy = c.polarization == polarization_layout::xy_pairs;
     const size_t npol = xy ? 2 : 1;
     const size_t B = c.n_beams, C = c.n_channels, R = c.n_receivers;
-    auto q = [&](float v) {
-        return c.precision == beam_precision::int1 ? sign1(v) : round_half(v);
+    // Each operand rounded (or reduced to its sign) once, before the sums.
+    auto quantised = [&](const std::vector<cfloat>& v, size_t n) {
+        std::vector<std::complex<double>> out(n);
+        for (size_t i = 0; i < n; i++)
+            out[i] = c.precision == beam_precision::int1
+                         ? std::complex<double>(sign1(v[i].real()), sign1(v[i].imag()))
+                         : std::complex<double>(round_half(v[i].real()), round_half(v[i].imag()));
+        return out;
     };
+    const auto qw = quantised(w, C * B * R);
+    const auto qx = quantised(x, T * C * R);
     std::vector<std::complex<double>> beams(T * C * B * npol);
     for (size_t t = 0; t < T; t++)
         for (size_t ch = 0; ch < C; ch++)
             for (size_t b = 0; b < B; b++)
                 for (size_t p = 0; p < npol; p++) {
                     std::complex<double> s = 0;
-                    for (size_t r = p; r < R; r += npol) {
-                        const cfloat wv = w[(ch * B + b) * R + r];
-                        const cfloat xv = x[(t * C + ch) * R + r];
-                        s += std::complex<double>(q(wv.real()), q(wv.imag())) *
-                             std::complex<double>(q(xv.real()), q(xv.imag()));
-                    }
+                    for (size_t r = p; r < R; r += npol)
+                        s += qw[(ch * B + b) * R + r] * qx[(t * C + ch) * R + r];
                     beams[((t * C + ch) * B + b) * npol + p] = s;
                 }
     std::vector<float> out;
