@@ -114,11 +114,13 @@ __attribute__((naked, noinline)) static void fiber_switch_x86_64(void**, void*)
 
 inline void fiber_prepare(fiber_context& c, void* stack, void (*entry)())
 {
-    // From the top: the return address fiber_switch's `ret` takes (entry),
+    // From the top: a null return address for entry (an unwinder or a
+    // debugger stops there), the address fiber_switch's `ret` takes (entry),
     // placed so that entry starts with the stack as a call leaves it (rsp + 8
     // a multiple of 16), six zero registers, and the caller's control words.
     auto top = (reinterpret_cast<uintptr_t>(stack) + fiber_stack_bytes) & ~uintptr_t(15);
     auto* slot = reinterpret_cast<uint64_t*>(top - 16);
+    slot[1] = 0;
     slot[0] = reinterpret_cast<uint64_t>(entry);
     for (int r = 1; r <= 6; r++)
         slot[-r] = 0;

@@ -889,6 +889,9 @@ inline void fiber_entry()
     } catch (const std::exception& e) {
         if (b->error.empty())
             b->error = e.what();
+    } catch (...) { // nothing may unwind past a fiber's first frame
+        if (b->error.empty())
+            b->error = "a thread threw an exception that is not a std::exception";
     }
     if (b->error.empty() && (!b->fibers[b->current].bulk_groups.empty() ||
                              !b->fibers[b->current].bulk_open.empty()))
