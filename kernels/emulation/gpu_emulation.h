@@ -596,47 +596,53 @@ inline uint32_t wgmma_address(uint64_t desc, int r, int kb)
 
 inline void wgmma_run(const wgmma_op& op)
 {
-    // The thread's accumulators cover rows R0 and R0 + 8 of the warp's 16 and,
-    // per 8 columns j, columns 8 j + 2 (lane % 4) and the next: each operand
-    // row is read once per op, and every sum runs over k in order.
+    // The thread's accumulators acc[4 j + 2 i + h]: row R0 + 8 i of the warp's
+    // 16 (R0 = lane / 4), column 8 j + 2 (lane % 4) + h. Each operand row is
+    // read once per op, and every sum runs over k in order.
     const unsigned t = state().linear % 128, warp = t / 32, lane = t % 32;
     const int rows[2] = { int(warp * 16 + lane / 4), int(warp * 16 + lane / 4) + 8 };
+    auto each_column = [&](auto&& column) { // column(col, index of its row-0 accumulator)
+        for (int j = 0; j < op.n / 8; j++)
+            for (int h = 0; h < 2; h++)
+                column(8 * j + 2 * int(lane % 4) + h, 4 * j + h);
+    };
     if (op.b1) {
+        auto* acc = static_cast<int*>(op.acc);
         uint8_t a[2][32], b[32];
         for (int i = 0; i < 2; i++)
             for (int kb = 0; kb < 32; kb++)
                 a[i][kb] = *smem_at(wgmma_address(op.desc_a, rows[i], kb), 1);
-        for (int col = 2 * int(lane % 4); col < op.n; col += (col % 2 == 0 ? 1 : 7)) {
+        each_column([&](int col, int first) {
             for (int kb = 0; kb < 32; kb++)
                 b[kb] = *smem_at(wgmma_address(op.desc_b, col, kb), 1);
             for (int i = 0; i < 2; i++) {
                 int sum = 0;
                 for (int kb = 0; kb < 32; kb++)
                     sum += __builtin_popcount(unsigned(a[i][kb] & b[kb]));
-                static_cast<int*>(op.acc)[(col / 8) * 4 + 2 * i + col % 2] += sum;
+                acc[first + 2 * i] += sum;
             }
-        }
+        });
     } else {
+        auto* acc = static_cast<float*>(op.acc);
+        auto half_at = [](uint64_t desc, int r, int k) {
+            uint16_t h;
+            std::memcpy(&h, smem_at(wgmma_address(desc, r, 2 * k), 2), 2);
+            return gr::beamform::half_bits::to_float(h);
+        };
         float a[2][16], b[16];
         for (int i = 0; i < 2; i++)
-            for (int k = 0; k < 16; k++) {
-                uint16_t h;
-                std::memcpy(&h, smem_at(wgmma_address(op.desc_a, rows[i], 2 * k), 2), 2);
-                a[i][k] = gr::beamform::half_bits::to_float(h);
-            }
-        for (int col = 2 * int(lane % 4); col < op.n; col += (col % 2 == 0 ? 1 : 7)) {
-            for (int k = 0; k < 16; k++) {
-                uint16_t h;
-                std::memcpy(&h, smem_at(wgmma_address(op.desc_b, col, 2 * k), 2), 2);
-                b[k] = gr::beamform::half_bits::to_float(h);
-            }
+            for (int k = 0; k < 16; k++)
+                a[i][k] = half_at(op.desc_a, rows[i], k);
+        each_column([&](int col, int first) {
+            for (int k = 0; k < 16; k++)
+                b[k] = half_at(op.desc_b, col, k);
             for (int i = 0; i < 2; i++) {
                 float sum = 0.0f;
                 for (int k = 0; k < 16; k++)
                     sum += a[i][k] * b[k];
-                static_cast<float*>(op.acc)[(col / 8) * 4 + 2 * i + col % 2] += sum;
+                acc[first + 2 * i] += sum;
             }
-        }
+        });
     }
 }
 
