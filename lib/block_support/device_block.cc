@@ -121,6 +121,29 @@ const device_block* gpu_block(const gr::block_sptr& b)
 }
 } // namespace
 
+uint64_t device_block::read_end(gr::buffer_reader& in, int noutput_items) const
+{
+    // At most the items published now (GNU Radio counted the input before
+    // calling work()); the writer moves its index under the buffer's lock.
+    uint64_t end;
+    {
+        gr::thread::scoped_lock guard(*in.mutex());
+        end = in.nitems_read() + uint64_t(in.items_available());
+    }
+    // A fixed-rate block (every GPU block: sync, decimator) reads
+    // [read - (history - 1), read + n) for n = its ninput minus the history:
+    // items published after those, which a fast writer adds while this call
+    // is limited by its output space, are not waited for. Waiting for them
+    // held a reader (and the copies of its next lap) back a whole call.
+    auto& b = const_cast<gr::block&>(as_block());
+    if (b.fixed_rate()) {
+        const int64_t reads =
+            int64_t(b.fixed_rate_noutput_to_ninput(noutput_items)) - (int64_t(b.history()) - 1);
+        end = std::min(end, in.nitems_read() + uint64_t(std::max<int64_t>(reads, 0)));
+    }
+    return end;
+}
+
 void device_block::wait_for_neighbours(int noutput_items)
 {
     if (!d_stream)
@@ -131,15 +154,7 @@ void device_block::wait_for_neighbours(int noutput_items)
     for (int i = 0; i < detail->ninputs(); i++) {
         const gr::buffer_reader_sptr& in = detail->input(i);
         d_read_before_now[i] = in->nitems_read();
-        // This call reads at most the items published now (GNU Radio counted
-        // its input before calling work()): the writer's call that wrote the
-        // newest of them is the one to wait for.
-        uint64_t end;
-        {
-            // The writer moves its index under the buffer's lock.
-            gr::thread::scoped_lock guard(*in->mutex());
-            end = in->nitems_read() + uint64_t(in->items_available());
-        }
+        const uint64_t end = read_end(*in, noutput_items);
         const gr::buffer_sptr& buf = in->buffer();
         if (const device_block* writer = gpu_block(buf->link())) {
             auto writer_detail = buf->link()->detail();
@@ -147,7 +162,7 @@ void device_block::wait_for_neighbours(int noutput_items)
                 if (writer_detail->output(p) == buf)
                     writer->wait_for_writes_before(p, end, s);
         } else if (auto* copied = dynamic_cast<device_buffer*>(buf.get())) {
-            copied->make_wait_for_copies(s);
+            copied->make_wait_for_copies(s, end);
         }
     }
     d_written_before_now.resize(detail->noutputs());

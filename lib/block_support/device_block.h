@@ -91,14 +91,21 @@ protected:
     /*!
      * The first thing a GPU work() enqueues: this block's stream waits (on the
      * GPU, the host goes on) until
-     *  - every GPU block that wrote the items on its inputs has written them
-     *    (the writer's call that wrote the newest of them), and
+     *  - every GPU block that wrote the items this call reads has written
+     *    them (the writer's call that wrote the newest of them; read_end), and
      *  - every GPU block that reads its outputs has finished reading the items
      *    whose slots this call may overwrite (the next \p noutput_items items
      *    of a ring of bufsize items overwrite those bufsize items older).
      * Items from a host block: their host -> GPU copies (device_buffer).
      */
     void wait_for_neighbours(int noutput_items);
+
+    /*!
+     * One past the newest item of \p in that a work call of \p noutput_items
+     * outputs may read: the items published now, and for a fixed-rate block
+     * no more than its rate and history read.
+     */
+    uint64_t read_end(gr::buffer_reader& in, int noutput_items) const;
 
     /*!
      * The last thing a GPU work() does: records this call's work_done, which

@@ -204,8 +204,7 @@ void device_buffer::post_work(int nitems)
                 host_base() + offset,
                 bytes,
                 copy_kind::host_to_device);
-        note_copy_in_flight(
-            d_write_index, d_write_index + static_cast<size_t>(nitems), copies);
+        note_copy_in_flight(d_write_index, static_cast<size_t>(nitems), end, copies);
         d_h2d_bytes += bytes;
         break;
     }
@@ -222,8 +221,10 @@ void device_buffer::post_work(int nitems)
                 device_base() + offset,
                 bytes,
                 copy_kind::device_to_host);
-        note_copy_in_flight(
-            d_write_index, d_write_index + static_cast<size_t>(nitems), copies);
+        note_copy_in_flight(d_write_index,
+                            static_cast<size_t>(nitems),
+                            nitems_written() + uint64_t(nitems),
+                            copies);
         d_d2h_bytes += bytes;
         break;
     }
@@ -242,7 +243,10 @@ void device_buffer::copy_on(
     d_trace->end(s.get());
 }
 
-void device_buffer::note_copy_in_flight(size_t first, size_t end, const gpu_stream& s)
+void device_buffer::note_copy_in_flight(size_t first,
+                                        size_t n,
+                                        uint64_t items_end,
+                                        const gpu_stream& s)
 {
     std::lock_guard<std::mutex> lock(d_copies_mutex);
     std::unique_ptr<gpu_event> done;
@@ -253,7 +257,7 @@ void device_buffer::note_copy_in_flight(size_t first, size_t end, const gpu_stre
         d_spare_events.pop_back();
     }
     done->record(s.get());
-    d_copies.push_back({ first, end, std::move(done) });
+    d_copies.push_back({ first, first + n, items_end, std::move(done) });
 }
 
 void device_buffer::wait_for_copies_from(size_t first)
@@ -284,14 +288,19 @@ gpu_stream& device_buffer::copy_stream()
     return *d_copy_stream;
 }
 
-void device_buffer::make_wait_for_copies(stream_handle s)
+void device_buffer::make_wait_for_copies(stream_handle s, uint64_t end)
 {
     std::lock_guard<std::mutex> lock(d_copies_mutex);
-    // Copies complete in order (one copy stream): the newest covers the rest.
-    // An event retired to the spare pool has completed, so waiting on the
-    // newest one still listed is enough.
-    if (!d_copies.empty())
-        d_copies.back().done->make_wait(s);
+    // Copies complete in order (one copy stream): the one that holds item
+    // end - 1 covers the older ones. None listed: it was retired, so it has
+    // completed. Not the newest copy: a host writer runs ahead, and a reader
+    // limited by its output space would wait a whole copy for items it does
+    // not read, and hold back the copy of the next lap behind its kernels.
+    for (const copy_in_flight& c : d_copies)
+        if (c.items_end >= end) {
+            c.done->make_wait(s);
+            return;
+        }
 }
 
 namespace {

@@ -100,9 +100,10 @@ public:
     bool output_blocked_callback(int output_multiple, bool force) override;
     void update_reader_block_history(unsigned history, int delay) override;
 
-    //! Host -> GPU: work enqueued on \p s from now on runs after every copy
-    //! enqueued so far (the GPU reader's stream, before its kernels).
-    void make_wait_for_copies(stream_handle s);
+    //! Host -> GPU: work enqueued on \p s from now on runs after the copies
+    //! of the items before item \p end (counted from the flowgraph's start):
+    //! the GPU reader's stream, before the kernels of a call that reads them.
+    void make_wait_for_copies(stream_handle s, uint64_t end);
     //! GPU -> host: a copy to the host failed (its reader logged it and ended);
     //! the GPU writer ends at its next work call.
     bool copy_failed() const { return d_copy_failed; }
@@ -127,9 +128,10 @@ private:
     void* device_memmove(void* dst, const void* src, size_t bytes);
     //! A host <-> GPU copy on \p s (traced with BEAMFORM_GPU_TRACE).
     void copy_on(const gpu_stream& s, void* dst, const void* src, size_t bytes, copy_kind kind);
-    //! Records that a copy of items [first, end) was just enqueued on \p s (an
-    //! event from a pool, for wait_for_copies_from).
-    void note_copy_in_flight(size_t first, size_t end, const gpu_stream& s);
+    //! Records that a copy of items [first, first + n) of the ring, items
+    //! [items_end - n, items_end) of the stream, was just enqueued on \p s (an
+    //! event from a pool, for wait_for_copies_from and make_wait_for_copies).
+    void note_copy_in_flight(size_t first, size_t n, uint64_t items_end, const gpu_stream& s);
     //! The stream host <-> GPU copies run on (made on first use), so that they
     //! overlap the GPU block's kernels.
     gpu_stream& copy_stream();
@@ -166,7 +168,8 @@ private:
     //! Copies enqueued and maybe still running, oldest first: the items each
     //! moves and an event recorded after it.
     struct copy_in_flight {
-        size_t first, end;
+        size_t first, end;  // in the ring
+        uint64_t items_end; // in the stream (nitems_written after it)
         std::unique_ptr<gpu_event> done;
     };
     std::mutex d_copies_mutex;
