@@ -25,7 +25,7 @@
  * next to what the reference station needs in real time.
  *
  *   station_bench [--receivers=96] [--channels=256] [--taps=16] [--beams=1024]
- *                 [--n-int=16] [--spectra=32768] [--cpu-spectra=64]
+ *                 [--n-int=16] [--spectra=131072] [--cpu-spectra=64]
  *                 [--rate=100e6] [--json=path]
  */
 #include "bench_common.h"
@@ -424,8 +424,14 @@ int run(int argc, char** argv)
     s.beams = size_t(bench::integer_option(argc, argv, "beams", 1024, 1, 1 << 20));
     s.n_int = size_t(bench::integer_option(argc, argv, "n-int", 16, 1, 1 << 20));
     s.sample_rate = bench::real_option(argc, argv, "rate", 100e6, 1.0, 1e12);
+    // The GPU buffers between the blocks hold about 2 GB of the reference
+    // station's input (512 MiB each; the powers' buffer alone 8 x 1024
+    // spectra): with 32768 spectra (3.2 GB) the middle half of the sink's
+    // output still caught the pipeline draining at engine speed once the last
+    // input had crossed the link, and read up to 14 % above the rate of the
+    // input copy alone (H200, 64 receivers and 256 beams; apps/station_bench.md).
     const size_t spectra =
-        size_t(bench::integer_option(argc, argv, "spectra", 32768, 1, 1ll << 40));
+        size_t(bench::integer_option(argc, argv, "spectra", 131072, 1, 1ll << 40));
     const size_t cpu_spectra =
         size_t(bench::integer_option(argc, argv, "cpu-spectra", 64, 1, 1ll << 40));
     const std::string json = bench::option(argc, argv, "json", "station_bench.json");

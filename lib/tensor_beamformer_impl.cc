@@ -236,7 +236,7 @@ void tensor_beamformer_impl::report_gpu_float16_range(bool include_latest)
     float16_range_counts fresh;
     fresh.overflow = totals.overflow - d_overflows.load();
     fresh.underflow = totals.underflow - d_underflows.load();
-    // Counts two calls late: this call's size stands for those calls'.
+    // Counts a call or more late: this call's size stands for those calls'.
     report_float16_range(fresh, d_gpu_values_per_call);
 }
 

@@ -51,6 +51,9 @@ using gpuEvent_t = hipEvent_t;
 #define gpuEventDestroy hipEventDestroy
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
+#define gpuEventQuery hipEventQuery
+#define gpuErrorNotReady hipErrorNotReady
+#define gpuPeekAtLastError hipPeekAtLastError
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuMemGetInfo hipMemGetInfo
 #define gpuDeviceProp_t hipDeviceProp_t
@@ -95,6 +98,9 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuEventDestroy cudaEventDestroy
 #define gpuEventRecord cudaEventRecord
 #define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventQuery cudaEventQuery
+#define gpuErrorNotReady cudaErrorNotReady
+#define gpuPeekAtLastError cudaPeekAtLastError
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuMemGetInfo cudaMemGetInfo
 #define gpuDeviceProp_t cudaDeviceProp

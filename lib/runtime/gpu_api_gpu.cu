@@ -157,6 +157,21 @@ public:
         BF_GPU_CHECK(gpuEventSynchronize(static_cast<gpuEvent_t>(e)));
     }
 
+    bool query_event(int device, event_handle e) const override
+    {
+        BF_GPU_CHECK(gpuSetDevice(device));
+        const gpuError_t r = gpuEventQuery(static_cast<gpuEvent_t>(e));
+        if (r == gpuErrorNotReady) {
+            // Not a failure; cleared in case the runtime kept it as the
+            // thread's last error, which a later launch check would report.
+            if (gpuPeekAtLastError() == gpuErrorNotReady)
+                (void)gpuGetLastError();
+            return false;
+        }
+        BF_GPU_CHECK(r);
+        return true;
+    }
+
     float elapsed_ms(int device, event_handle start, event_handle end) const override
     {
         BF_GPU_CHECK(gpuSetDevice(device));

@@ -18,9 +18,11 @@
 #ifdef BEAMFORM_HAVE_CUDA
 #include "tensor_beamformer_testing.h"
 #endif
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 using namespace gr::beamform;
 using namespace beamform_test;
@@ -566,9 +568,11 @@ TEST(tensor_beamformer_gpu, library_voltage_path)
 /*!
  * The float16 range counts of execute() with \p tile: values that round to
  * inf and to 0 in the first, a middle and the last time step, against the
- * host's count_float16_range. Four calls, so that the engine's three host
- * slots wrap: after each, input_range(false) holds all but the latest two
- * calls, and input_range(true) all four at the end.
+ * host's count_float16_range. Ten calls, so that the engine's eight counter
+ * slots wrap: after each, input_range(false) holds a whole number of calls
+ * (those whose counts reached the host, in order), never more than were made
+ * and never fewer than before; polled afterwards it comes to hold all of them,
+ * and input_range(true) all ten at the end.
  */
 void expect_range_counted(const tensor_beamformer_config& c,
                           size_t T,
@@ -581,27 +585,38 @@ void expect_range_counted(const tensor_beamformer_config& c,
     x[x.size() / 2] = cfloat(-7e4f, -1e-8f);         // both
     x.back() = cfloat(2e-8f, 65520.0f);              // both, the last value
     const auto expected = count_float16_range(x.data(), x.size());
+    ASSERT_GE(expected.overflow, 1u);
     auto engine = tb_testing::make_gpu_tiled(
         c, tb_reference::random_complex(c.weight_count(), 42), gpu, tile);
     const auto in = input_bytes(c, x, T);
-    const uint64_t calls = 4;
+    const uint64_t calls = 10;
+    uint64_t seen = 0;
     for (uint64_t n = 1; n <= calls; n++) {
         run_gpu(*engine, gpu, in, T); // synchronizes
         const auto lagging = engine->input_range(false);
-        const uint64_t known = n > 2 ? n - 2 : 0;
-        EXPECT_EQ(lagging.overflow, known * expected.overflow)
-            << tile << " after call " << n;
-        EXPECT_EQ(lagging.underflow, known * expected.underflow)
-            << tile << " after call " << n;
+        const uint64_t k = lagging.overflow / expected.overflow;
+        EXPECT_EQ(lagging.overflow, k * expected.overflow) << tile << " after call " << n;
+        EXPECT_EQ(lagging.underflow, k * expected.underflow) << tile << " after call " << n;
+        EXPECT_LE(k, n) << tile;
+        EXPECT_GE(k, seen) << tile;
+        seen = k;
     }
+    // Without waiting, the last copies arrive within microseconds.
+    auto idle = engine->input_range(false);
+    for (int i = 0; i < 5000 && idle.overflow < calls * expected.overflow; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        idle = engine->input_range(false);
+    }
+    EXPECT_EQ(idle.overflow, calls * expected.overflow) << tile;
+    EXPECT_EQ(idle.underflow, calls * expected.underflow) << tile;
     const auto got = engine->input_range(true);
     std::cout << tile << " range counts of " << calls << " calls: " << got.overflow
               << " overflows, " << got.underflow
               << " underflows (host, one call: " << expected.overflow << ", "
-              << expected.underflow << ")\n";
+              << expected.underflow << "); " << seen
+              << " calls' counts on the host after the last call, without waiting\n";
     EXPECT_EQ(got.overflow, calls * expected.overflow) << tile;
     EXPECT_EQ(got.underflow, calls * expected.underflow) << tile;
-    EXPECT_GE(got.overflow, 1u);
 }
 
 TEST(tensor_beamformer_gpu, library_path_counts_the_float16_range)

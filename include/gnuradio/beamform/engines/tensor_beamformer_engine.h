@@ -100,11 +100,11 @@ public:
 
     /*!
      * float16 precision on a GPU: the fc32 input values that float16 rounded
-     * to inf and to 0, summed over the execute() calls known complete without
-     * waiting once the caller has waited for the call before the latest: all
-     * but the latest two (their counts may still be on their way to the host),
-     * or all with \p include_latest once the caller has synchronized the
-     * stream. The CPU engine returns zeros (its
+     * to inf and to 0, summed over the execute() calls whose counts have
+     * reached the host, in call order, without waiting (usually all but the
+     * latest one or two; later ones while the GPU's device -> host copies are
+     * busy), or over all of them with \p include_latest once the caller has
+     * synchronized the stream. The CPU engine returns zeros (its
      * input is in host memory, where the block counts it).
      */
     virtual float16_range_counts input_range(bool include_latest) const

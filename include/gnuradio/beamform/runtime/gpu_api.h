@@ -68,6 +68,8 @@ public:
     virtual void stream_wait_event(int device, stream_handle s, event_handle e) const = 0;
     //! The host waits for the last record of \p e.
     virtual void synchronize_event(int device, event_handle e) const = 0;
+    //! Whether the last record of \p e has completed (the host does not wait).
+    virtual bool query_event(int device, event_handle e) const = 0;
     //! Milliseconds between two recorded events (waits for \p end).
     virtual float elapsed_ms(int device, event_handle start, event_handle end) const = 0;
 };

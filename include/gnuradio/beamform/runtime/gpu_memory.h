@@ -152,6 +152,8 @@ public:
     void make_wait(stream_handle s) const { d_api->stream_wait_event(d_device, s, d_handle); }
     //! The host waits until the last record() completed.
     void synchronize() const { d_api->synchronize_event(d_device, d_handle); }
+    //! Whether the last record() has completed, without waiting.
+    bool completed() const { return d_api->query_event(d_device, d_handle); }
     //! Milliseconds from \p start to this event.
     float ms_since(const gpu_event& start) const
     {
