@@ -188,6 +188,8 @@ void device_buffer::post_work(int nitems)
     // The write index has not advanced yet: [d_write_index, +nitems) is new.
     const size_t offset = static_cast<size_t>(d_write_index) * d_sizeof_item;
     const size_t bytes = static_cast<size_t>(nitems) * d_sizeof_item;
+    // Items written to this buffer since the start, these included.
+    const uint64_t end = nitems_written() + uint64_t(nitems);
     switch (d_transfer_type) {
     case gr::transfer_type::HOST_TO_DEVICE: {
         // On the buffer's copy stream, so that the copy runs on the copy
@@ -196,7 +198,6 @@ void device_buffer::post_work(int nitems)
         gpu_stream& copies = copy_stream();
         // The slots it fills held items bufsize older: the reader's kernels
         // must have read them first (a ring, as in wait_for_neighbours).
-        const uint64_t end = nitems_written() + uint64_t(nitems);
         if (end > d_bufsize)
             device_block::wait_for_readers(*this, end - d_bufsize, copies.get());
         copy_on(copies,
@@ -221,10 +222,7 @@ void device_buffer::post_work(int nitems)
                 device_base() + offset,
                 bytes,
                 copy_kind::device_to_host);
-        note_copy_in_flight(d_write_index,
-                            static_cast<size_t>(nitems),
-                            nitems_written() + uint64_t(nitems),
-                            copies);
+        note_copy_in_flight(d_write_index, static_cast<size_t>(nitems), end, copies);
         d_d2h_bytes += bytes;
         break;
     }
