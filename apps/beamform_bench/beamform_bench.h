@@ -66,6 +66,8 @@ struct context {
     double peak_b1_tops = 0; //!< mma.sync b1 AND peak of this run (config 5's target)
     int runs;
     device_spec gpu;
+    //! --others=0: no rows of the other kernels on the same data (a shorter run)
+    bool others = true;
 };
 
 // configs.cc

@@ -54,8 +54,9 @@ ws_tiles(const context& ctx, const bench_config& b, const std::string& ours)
     for (const auto& t : tb_testing::compiled_tiles(b.cfg))
         if (t.find("/ws/") != std::string::npos && t != ours &&
             tb_testing::tile_usable(b.cfg, ctx.gpu.index, t) &&
-            // "+pass" tiles convert fc32 themselves: no fp16-input twin
-            !(b.fp16_input && t.find("+pass") != std::string::npos))
+            // "+pass" and "+ipass" tiles convert fc32 themselves: no
+            // fp16-input twin
+            !(b.fp16_input && t.find("pass") != std::string::npos))
             out.push_back(t);
     return out;
 }
@@ -132,6 +133,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
         ours.verdict =
             bad ? "WRONG" : (ours.tops >= b.target * ctx.peak_b1_tops ? "met" : "missed");
         rows.push_back(ours);
+        if (!ctx.others)
+            return rows;
         auto compare_int1 = [&](const std::string& what, const std::string& tile) {
             result r = ours;
             r.what = what;
@@ -197,6 +200,8 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     else
         ours.verdict = "report";
     rows.insert(rows.begin(), ours);
+    if (!ctx.others)
+        return rows;
 
     // The other kernels on the same data: the wgmma tile (where this GPU runs
     // the sm_90a image and the engine chose another), the pipelined mma.sync

@@ -49,7 +49,7 @@ int main(int argc, char** argv)
         bench::accept_only(
             argc,
             argv,
-            { "config", "quick", "runs", "json", "receivers", "tune", "tuning-file" });
+            { "config", "quick", "runs", "json", "receivers", "tune", "tuning-file", "others" });
         const bool quick = bench::option(argc, argv, "quick", "") == "1";
         const bool tune = bench::option(argc, argv, "tune", "") == "1";
         const std::string only = bench::option(argc, argv, "config", "");
@@ -73,6 +73,7 @@ int main(int argc, char** argv)
         context ctx;
         ctx.runs =
             int(bench::integer_option(argc, argv, "runs", quick ? 5 : 20, 1, 100000));
+        ctx.others = bench::integer_option(argc, argv, "others", 1, 0, 1) == 1;
         ctx.gpu = select_device("cuda:0");
         BF_GPU_CHECK(cudaSetDevice(0));
         BF_GPU_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));

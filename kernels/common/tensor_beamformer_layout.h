@@ -106,7 +106,28 @@ struct kernel_args {
      * 0 (kernels/gpu/float16_range.cuh). nullptr: not counted here.
      */
     unsigned long long* range_counts;
+    /*!
+     * The in-kernel pass ("+ipass", tensor_beamformer_ws_inline_pass.cuh):
+     * the fc32 samples [T][C][pass_receivers] that spare warps convert into
+     * the fp16 rows at `input` while the product runs; pass_ready: one
+     * counter per (channel, time tile) of the parts converted, then the
+     * highest tile a block has started (all zero at the launch); the workers
+     * convert at most pass_lead_channels channels past the tiles the blocks
+     * take next (inline_pass_lead_channels).
+     */
+    const void* pass_input;
+    int pass_receivers;
+    unsigned* pass_ready;
+    int pass_lead_channels;
 };
+
+/*!
+ * How far the in-kernel pass converts past the channel group of the tiles
+ * that the blocks take next: not at all. On an H200 (beamform_bench
+ * 4/rx512) 1 channel further took 1.86-1.87 ms against 1.83, 2 channels
+ * 1.91-1.94 (apps/beamform_bench.md, session 29).
+ */
+constexpr int inline_pass_lead_channels = 0;
 
 /*!
  * Voltage output through shared memory (the warp-specialised resident

@@ -33,6 +33,9 @@ using emu::bulk_commit;
 using emu::bulk_wait;
 using emu::bulk_wait_read;
 using emu::fence_barrier_init;
+using emu::fence_proxy_async_global;
+using emu::flag_add_release;
+using emu::flag_load_acquire;
 using emu::mbar_arrive;
 using emu::mbar_arrive_expect_tx;
 using emu::mbar_init;
@@ -40,6 +43,7 @@ using emu::mbar_wait;
 using emu::named_barrier_sync;
 using emu::setmaxnreg_dec;
 using emu::setmaxnreg_inc;
+using emu::spin_pause;
 using emu::tma_load_3d;
 using emu::tma_store_3d;
 #else
@@ -143,6 +147,29 @@ tma_store_3d(const void* map, int x, int y, int z, uint32_t src)
                  "l"(l2_evict_first_policy())
                  : "memory");
 }
+/*!
+ * Flags between thread blocks of one launch (the in-kernel pass,
+ * tensor_beamformer_ws_inline_pass.cuh): a counter read with acquire
+ * semantics at GPU scope, and one added to with release semantics.
+ */
+__device__ __forceinline__ unsigned flag_load_acquire(const unsigned* p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void flag_add_release(unsigned* p, unsigned v)
+{
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+//! Orders this thread's global accesses of the generic proxy (ld, st) with
+//! those of the async proxy (TMA): data that plain stores wrote and TMA reads.
+__device__ __forceinline__ void fence_proxy_async_global()
+{
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+//! One round of a spin wait on a flag: leave the issue slots to other warps.
+__device__ __forceinline__ void spin_pause() { __nanosleep(128); }
 __device__ __forceinline__ void bulk_commit()
 {
     asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");

@@ -76,6 +76,11 @@
     X(128, 256, 4, 104)        \
     X(128, 128, 6, 104)
 
+// The same kernel with the fc32 -> fp16 pass run by the producer's spare
+// warps beside the product ("+ipass", tensor_beamformer_ws_inline_pass.cuh):
+// the shape of the many-receiver power tile "128x256x128/ws/4+pass".
+#define BF_TB_WS_INLINE_PASS_TILES(X) X(128, 256, 4, 104)
+
 #define BF_TB_WS_INT1_TILES(X) \
     X(128, 256, 4, 40)
 

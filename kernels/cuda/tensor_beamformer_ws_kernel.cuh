@@ -37,6 +37,7 @@
 
 #include "hopper_async.cuh"
 #include "tensor_beamformer_wgmma_kernel.cuh"
+#include "tensor_beamformer_ws_inline_pass.cuh"
 #include <gpu/float16_range.cuh>
 
 #ifdef BF_GPU_EMULATION
@@ -198,6 +199,7 @@ struct ws_maps {
 template <bool BITS>
 struct ws_samples_tma {
     static constexpr bool by_tma = true;
+    static constexpr bool inline_pass = false;
     static constexpr int npol = 1;
     static int row_bytes(const kernel_args& a)
     {
@@ -254,6 +256,7 @@ struct no_tally {
 template <class W, int VEC>
 struct ws_samples_fc32 {
     static constexpr bool by_tma = false;
+    static constexpr bool inline_pass = false;
     static constexpr int npol = 1;
     static constexpr int Q = W::BKB / 4; // complex samples per row per k tile
     static constexpr int VPR = Q / VEC;  // loads per row per k tile
@@ -424,11 +427,26 @@ __global__ void __launch_bounds__(W::threads, 1)
         // Producer.
         setmaxnreg_dec<W::PRODUCER_REGS>();
         const int p = threadIdx.x - W::consumer_threads;
+        if constexpr (Samples::inline_pass) {
+            if (p >= 32) { // the spare warps: the pass
+                range_tally range;
+                Samples::convert(args,
+                                 (p / 32 - 1) * int(gridDim.x) + int(blockIdx.x),
+                                 Samples::spare_warps * int(gridDim.x),
+                                 range);
+                range.flush(args.range_counts);
+                return;
+            }
+        }
         int it = 0;
         for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
             const tb::tile_coord tc = coord(t);
             const int m0 = tc.m_tile * W::BM;
             const int n0 = tc.n_tile * W::BN;
+            if constexpr (Samples::inline_pass) {
+                if (p == 0)
+                    Samples::wait_slab(args, t, tc.channel, tc.n_tile);
+            }
             for (int kt = 0; kt < k_tiles; kt++, it++) {
                 const int s = it % W::STAGES;
                 const uint32_t parity = uint32_t((it / W::STAGES) & 1) ^ 1u;

@@ -45,7 +45,9 @@
  *     three;
  *   - the read-only load __ldg, the fast intrinsics __sincosf, __cosf,
  *     __fdividef, __frcp_rn, __fsqrt_rn (as the exact operations), bit casts,
- *     atomicMax, __popc, __ffs, and the packed-half operations __hmul2,
+ *     atomicMax, atomicExch, flags between blocks (flag_load_acquire,
+ *     flag_add_release: the waiting block's own threads must set them, since
+ *     blocks run one after the other), __popc, __ffs, and the packed-half operations __hmul2,
  *     __hfma2 (each half rounded once, as the hardware does), __half22float2,
  *     __float2half2_rn.
  * Not modelled: timing, bank conflicts, memory spaces, preemption between
@@ -572,6 +574,17 @@ inline T shfl_xor(T v, int mask)
 // wgmma.wait_group, from shared memory as it is then.
 //---------------------------------------------------------------------------
 inline void fence_proxy_async() {}
+inline void fence_proxy_async_global() {}
+//! Flags between thread blocks: in the emulation the blocks run one after the
+//! other, so a flag waited for must be set by the waiting block's own threads.
+inline unsigned flag_load_acquire(const unsigned* p) { return *p; }
+inline void flag_add_release(unsigned* p, unsigned v)
+{
+    *p += v;
+    note_progress();
+}
+//! One round of a spin wait on a flag or a shared-memory value.
+inline void spin_pause() { wait_yield(); }
 inline void wgmma_fence() {}
 
 /*!
@@ -1043,6 +1056,7 @@ launch(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& 
 
 inline void __syncthreads() { emu::block_barrier(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu::warp_barrier(); }
+inline void __threadfence() {}
 template <class T>
 inline T __shfl_xor_sync(unsigned, T v, int mask)
 {
@@ -1053,6 +1067,13 @@ inline T atomicAdd(T* p, T v)
 {
     const T old = *p;
     *p = old + v;
+    return old;
+}
+template <class T>
+inline T atomicExch(T* p, T v)
+{
+    const T old = *p;
+    *p = v;
     return old;
 }
 inline unsigned atomicMax(unsigned* p, unsigned v)

@@ -229,6 +229,50 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
     return r->out;
 }
 
+/*!
+ * One emulated execute() with the in-kernel pass ("+ipass", tile W, VEC
+ * complex per load): the fp16 rows poisoned with NaN and the counters zeroed,
+ * as the engine leaves them, and one persistent block, whose spare warps
+ * convert every part (the emulation runs blocks one after the other, so a
+ * block cannot wait for another's). Checks that every slab's counter ends
+ * whole and the frontier at the last tile.
+ */
+template <class W, int VEC>
+std::vector<float> run_ws_inline_pass(const tensor_beamformer_config& c,
+                                      const std::vector<cfloat>& w,
+                                      const std::vector<cfloat>& x,
+                                      size_t T,
+                                      unsigned long long* range_counts = nullptr)
+{
+    using Samples = k::ws_samples_inline_pass<W, VEC>;
+    const auto r = prepare_hopper(c, w, x.data(), T, W::BM, W::BN);
+    k::kernel_args args = r->plan.args;
+    std::vector<unsigned char> rows(T * c.n_channels * size_t(args.row_bytes), 0xff);
+    const size_t slabs = size_t(args.n_channels) * size_t(args.n_tiles);
+    std::vector<unsigned> ready(slabs + 1, 0u); // and the frontier
+    args.range_counts = range_counts;
+    args.pass_input = x.data();
+    args.pass_receivers = args.n_receivers;
+    args.pass_ready = ready.data();
+    args.pass_lead_channels = tb::inline_pass_lead_channels;
+    args.input = rows.data();
+    args.n_receivers = args.row_bytes / 4;
+    k::ws_maps maps{};
+    maps.a = emu_map(k::ws_weights_box(args, W::ROWS));
+    maps.b = emu_map(k::ws_samples_box(args, Samples::row_bytes(args), W::BN));
+    const long long tiles = (long long)r->plan.blocks;
+    emu::launch(1,
+                1,
+                W::threads,
+                size_t(k::ws_pipeline_smem_bytes<W>()) +
+                    power_reduce_smem_bytes(c, W::BM, W::BN),
+                [&] { k::tensor_beamformer_ws_kernel<W, k::op_fp16, Samples>(args, maps, tiles); });
+    for (size_t i = 0; i < slabs; i++)
+        EXPECT_EQ(ready[i], unsigned(Samples::parts)) << "slab " << i;
+    EXPECT_EQ(ready[slabs], unsigned(tiles - 1)) << "the frontier";
+    return r->out;
+}
+
 //! int1 exact, float16 within 2e-6 of the definition (relative error norm).
 void expect_matches_definition(const tensor_beamformer_config& c,
                                size_t T,
@@ -667,6 +711,49 @@ TEST(tensor_beamformer_emulated,
 TEST(tensor_beamformer_emulated,
      warp_specialised_tiles){ BF_TB_WS_FP16_TILES(BF_EMU_WS_FP16)
                                   BF_TB_WS_INT1_TILES(BF_EMU_WS_INT1) }
+
+// The in-kernel pass: odd sizes (155 beams x 46 receivers; 33 and 1
+// receivers: one complex per load), k padded past the receivers (200: 7 k
+// tiles, the last one part padding; the rows start as NaN, so padding not
+// written as zeros shows), time not a multiple of the tile (the last slab's
+// parts past the times), voltage and power.
+template <int VEC>
+void check_inline_pass(size_t C, size_t R, size_t B, size_t T, beam_output o, size_t n_int)
+{
+    using W = k::ws_shape<128, 256, 4, 104>;
+    const auto c =
+        make_config(C, R, B, beam_precision::float16, o, polarization_layout::single, n_int);
+    const auto w = random_complex(c.weight_count(), unsigned(R * 7 + B));
+    const auto x = random_complex(T * C * R, unsigned(T * 13 + C));
+    const auto got = run_ws_inline_pass<W, VEC>(c, w, x, T);
+    expect_matches_definition(c, T, "ws 128x256/4+ipass", got, reference(c, w, x, T));
+}
+
+TEST(tensor_beamformer_emulated, warp_specialised_inline_pass)
+{
+    check_inline_pass<2>(3, 46, 155, 304, beam_output::power, 16);
+    check_inline_pass<2>(2, 200, 90, 300, beam_output::voltage, 1);
+    check_inline_pass<1>(2, 33, 40, 288, beam_output::power, 48);
+    check_inline_pass<1>(2, 1, 1, 300, beam_output::power, 3);
+    check_inline_pass<2>(1, 300, 40, 40, beam_output::voltage, 1);
+}
+
+TEST(tensor_beamformer_emulated, inline_pass_counts_the_float16_range)
+{
+    using W = k::ws_shape<128, 256, 4, 104>;
+    const size_t T = W::BN + 7;
+    const auto c = make_config(
+        2, 46, 70, beam_precision::float16, beam_output::voltage, polarization_layout::single);
+    auto x = random_complex(T * c.n_channels * c.n_receivers, 79);
+    x[5] = cfloat(1e5f, 0.25f);              // rounds to inf
+    x[x.size() / 3] = cfloat(0.5f, 1e-9f);   // rounds to 0
+    x.back() = cfloat(2e-8f, 65520.0f);      // both, the last value
+    const auto want = count_float16_range(x.data(), x.size());
+    unsigned long long counts[2] = { 0, 0 };
+    run_ws_inline_pass<W, 2>(c, random_complex(c.weight_count(), 80), x, T, counts);
+    EXPECT_EQ(counts[0], want.overflow);
+    EXPECT_EQ(counts[1], want.underflow);
+}
 
 // Resident samples: odd sizes (155 beams x 46 receivers: 3 row tiles, 1 k
 // tile), 1 beam x 1 receiver, the most k (160 receivers: 5 k tiles), voltage

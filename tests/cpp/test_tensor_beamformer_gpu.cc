@@ -496,9 +496,12 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         make_config(1, 320, 40, f16, beam_output::voltage, xy),
         make_config(3, 46, 96, f16, beam_output::voltage, single),
         make_config(2, 33, 64, f16, beam_output::voltage, single),
+        // More tiles (400) than SMs, k padded past 200 receivers: the
+        // in-kernel pass's blocks wait for each other's spare warps.
+        make_config(16, 200, 300, f16, beam_output::power, single, 16),
     };
     const size_t times[] = { 70,  300, 304, 300, 320, 130, 130, 304,
-                             100, 300, 304, 131, 130, 200, 300 };
+                             100, 300, 304, 131, 130, 200, 300, 1040 };
     size_t tested = 0;
     for (size_t i = 0; i < std::size(cases); i++)
         for (const auto& tile : usable_tiles(cases[i], gpu))
@@ -630,8 +633,9 @@ TEST(tensor_beamformer_gpu, library_path_counts_the_float16_range)
                          tb_testing::library_path());
 }
 
-//! The resident-samples kernels count the range as they convert (no pass
-//! before them): even and odd R, X/Y pairs, several time tiles per channel.
+//! The resident-samples kernels and the in-kernel pass ("+ipass") count the
+//! range as they convert (no pass before them): even and odd R, X/Y pairs,
+//! several time tiles per channel.
 TEST(tensor_beamformer_gpu, resident_samples_count_the_float16_range)
 {
     REQUIRE_GPU(gpu);
@@ -644,7 +648,8 @@ TEST(tensor_beamformer_gpu, resident_samples_count_the_float16_range)
                 continue;
             const auto c = library_config(3, R, 70, pol);
             for (const auto& tile : usable_tiles(c, gpu))
-                if (tile.find("+rs") != std::string::npos) {
+                if (tile.find("+rs") != std::string::npos ||
+                    tile.find("+ipass") != std::string::npos) {
                     expect_range_counted(c, 600, gpu, tile);
                     tested++;
                 }

@@ -72,7 +72,8 @@ void tensor_beamformer_cuda::execute(const void* in,
 {
     const auto s = static_cast<cudaStream_t>(stream);
     // The "+pass" variants count the float16 range in their conversion pass,
-    // the resident-samples kernels ("+rs", fc32) as they convert.
+    // the resident-samples kernels ("+rs", fc32) and the in-kernel pass
+    // ("+ipass") as they convert.
     if (d_input_range && n_times > 0 && !d_variant->counts_range_on_the_way()) {
         BF_GPU_CHECK(cudaSetDevice(d_device.index));
         d_input_range->count(in, n_times * d_config.n_channels * d_config.n_receivers, s);
@@ -127,25 +128,40 @@ void tensor_beamformer_cuda::run(
                                             d_w.row_popc().as<int>(),
                                             d_col_popc.as<int>());
     tb_kernels::kernel_args args = plan.args;
-    if (v.fp16_pass) {
+    if (v.fp16_pass || v.inline_pass) {
         // fc32 -> fp16 rows of the padded k (zeros past the receivers), read by
-        // TMA as fp16 samples of row_bytes / 4 "receivers". The rows may still
-        // feed the previous call's kernel (another stream).
+        // TMA as fp16 samples of row_bytes / 4 "receivers". The rows (and the
+        // in-kernel pass's counters) may still feed the previous call's kernel
+        // (another stream).
         const size_t n_rows = n_times * c.n_channels;
         const size_t need = n_rows * layout.row_bytes;
-        if (d_x16.size() < need) {
+        // "+ipass": a counter per (channel, time tile), then the frontier.
+        const size_t counters = size_t(args.n_channels) * size_t(args.n_tiles) + 1;
+        if (d_x16.size() < need ||
+            (v.inline_pass && d_pass_ready.size() < counters * sizeof(unsigned))) {
             d_w.sync_last_use();
-            d_x16 = device_memory(d_device, need);
+            d_x16 = device_memory(d_device, std::max(need, d_x16.size()));
+            if (v.inline_pass)
+                d_pass_ready = device_memory(d_device, counters * sizeof(unsigned));
         } else
             d_w.wait_last_use(s);
-        launch_fc32_to_fp16_rows(in,
-                                 d_x16.get(),
-                                 n_rows,
-                                 unsigned(c.n_receivers),
-                                 unsigned(layout.row_bytes / 4),
-                                 d_input_range->device_counts(s), // float16: always made
-                                 s);
-        d_input_range->publish(s);
+        if (v.fp16_pass) {
+            launch_fc32_to_fp16_rows(in,
+                                     d_x16.get(),
+                                     n_rows,
+                                     unsigned(c.n_receivers),
+                                     unsigned(layout.row_bytes / 4),
+                                     d_input_range->device_counts(s), // float16: always made
+                                     s);
+            d_input_range->publish(s);
+        } else {
+            BF_GPU_CHECK(
+                cudaMemsetAsync(d_pass_ready.get(), 0, counters * sizeof(unsigned), s));
+            args.pass_input = in;
+            args.pass_receivers = int(c.n_receivers);
+            args.pass_ready = d_pass_ready.as<unsigned>();
+            args.pass_lead_channels = tb::inline_pass_lead_channels;
+        }
         args.input = d_x16.get();
         args.n_receivers = int(layout.row_bytes / 4);
     }

@@ -59,7 +59,8 @@ private:
     size_t d_resident_max_blocks = 0; // resident-weights kernel: SMs x blocks per SM
     tb_device_weights d_w;
     device_memory d_col_popc;
-    device_memory d_x16; // fp16 rows of the "+pass" variants (tb_variant::fp16_pass)
+    device_memory d_x16; // fp16 rows of the "+pass" and "+ipass" variants
+    device_memory d_pass_ready; // "+ipass": parts converted per (channel, time tile)
     std::unique_ptr<tb_input_range> d_input_range; // float16 precision only
 };
 

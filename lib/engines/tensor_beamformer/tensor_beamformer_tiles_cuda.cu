@@ -184,10 +184,15 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // on an H100: 11540 TOPs/s, the wgmma tile 7229 and the mma.sync b1 AND
     // peak 10112 in the same run); 8-byte rows (no TMA) keep the wgmma tile.
     // fc32 samples past what "+rs" covers (more than 160 receivers), from
-    // 128 on: converted to fp16 rows by a pass, then the warp-specialised tile
-    // (H100, power n_int 16, before the register-window epilogue: 2.890-2.900
-    // ms against 4.394 for the wgmma tile at 512 receivers). Fewer receivers
-    // than 128 that "+rs" does not cover (none today) keep the wgmma tile.
+    // 128 on: converted to fp16 rows that the warp-specialised tile reads by
+    // TMA, by the producer's spare warps beside the product ("+ipass"; H200,
+    // power n_int 16, five machine sessions: 512 receivers 1.76-1.88 ms
+    // against 2.06-2.13 with the pass before the kernel ("+pass"), 256
+    // receivers 1.05-1.12 against 1.16-1.17; apps/beamform_bench.md,
+    // session 29), "+pass" where "+ipass" cannot run
+    // (H100, before the register-window epilogue: 2.890-2.900 ms against
+    // 4.394 for the wgmma tile at 512 receivers). Fewer receivers than 128
+    // that "+rs" does not cover (none today) keep the wgmma tile.
     const bool tma_samples =
         (c.precision == beam_precision::float16 && input == tb_input::fp16) ||
         (c.precision == beam_precision::int1 && input == tb_input::bits_wide);
@@ -235,6 +240,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 && voltage ? "128x256x128/ws/6+rs+pp" : "",
                                          fc32 ? "128x256x128/ws/3+rs" : "",
+                                         pass ? "128x256x128/ws/4+ipass" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
                                          xy_power ? "128x128x128/ws/4+rs+pp+db" : "",
                                          xy_resident ? "128x128x128/ws/2+rs+db" : "",

@@ -73,6 +73,13 @@ struct tb_variant {
      */
     bool fp16_pass = false;
     /*!
+     * The same conversion run inside the kernel by spare warps beside the
+     * product ("+ipass", tensor_beamformer_ws_inline_pass.cuh): the fp16 rows
+     * as for fp16_pass, and a counter per (channel, time tile) and the
+     * frontier, zeroed before the launch (kernel_args::pass_ready).
+     */
+    bool inline_pass = false;
+    /*!
      * Warp-specialised kernel with the samples of a (channel, time tile)
      * resident in shared memory for all its row tiles ("+rs",
      * tensor_beamformer_ws_resident_kernel.cuh): its shared memory grows by

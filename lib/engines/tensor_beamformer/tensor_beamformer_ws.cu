@@ -7,7 +7,9 @@
  * (kernels/cuda/tensor_beamformer_ws_kernel.cuh): one variant per tile of
  * BF_TB_WS_FP16_TILES / BF_TB_WS_INT1_TILES and sample source, named
  * "BMxBNx128/ws/STAGES" ("+pass": fc32 samples converted to fp16 rows by a
- * streaming pass before the kernel, tb_variant::fp16_pass; "+rs": the samples
+ * streaming pass before the kernel, tb_variant::fp16_pass; "+ipass": the same
+ * rows converted by the producer's spare warps beside the product,
+ * tb_variant::inline_pass; "+rs": the samples
  * resident, tensor_beamformer_ws_resident_kernel.cuh, tb_variant::samples_resident,
  * single polarization or X/Y pairs;
  * "+rs+pp": that kernel with its consumer warpgroups in ping-pong; "+rs+db":
@@ -172,6 +174,11 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
     tb_variant v = ws_common<W>(precision, input, Samples::by_tma);
     if (fp16_pass)
         v.tile += "+pass";
+    if (Samples::inline_pass) {
+        v.tile += "+ipass";
+        v.inline_pass = true;
+        v.counts_range = true; // each value converted once, by the spare warps
+    }
     v.pipeline_smem_bytes = tb_kernels::ws_pipeline_smem_bytes<W>();
     v.launch = &ws_launch<W, Op, Samples>;
     v.allow_smem = &ws_allow_smem<W, Op, Samples>;
@@ -222,6 +229,14 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_variant<W, op_fp16, ws_samples_tma<false>>( \
             beam_precision::float16, tb_input::fp16));             \
     }
+#define BF_TB_ADD_WS_INLINE_PASS(BM, BN, ST, PREGS)                               \
+    {                                                                             \
+        using W = ws_shape<BM, BN, ST, PREGS>;                                    \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_inline_pass<W, 2>>(         \
+            beam_precision::float16, tb_input::fc32_vec2));                       \
+        v.push_back(ws_variant<W, op_fp16, ws_samples_inline_pass<W, 1>>(         \
+            beam_precision::float16, tb_input::fc32_vec1));                       \
+    }
 #define BF_TB_ADD_WS_INT1(BM, BN, ST, PREGS)                                            \
     {                                                                                   \
         using W = ws_shape<BM, BN, ST, PREGS>;                                          \
@@ -251,11 +266,13 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
             beam_precision::float16, tb_input::fc32_xy));                      \
     }
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
+    BF_TB_WS_INLINE_PASS_TILES(BF_TB_ADD_WS_INLINE_PASS)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
     BF_TB_WS_RESIDENT_TILES(BF_TB_ADD_WS_RESIDENT)
     BF_TB_WS_RESIDENT_XY_TILES(BF_TB_ADD_WS_RESIDENT_XY)
     BF_TB_WS_RESIDENT_XY_DB_TILES(BF_TB_ADD_WS_RESIDENT_XY_DB)
 #undef BF_TB_ADD_WS_FP16
+#undef BF_TB_ADD_WS_INLINE_PASS
 #undef BF_TB_ADD_WS_INT1
 #undef BF_TB_ADD_WS_RESIDENT
 #undef BF_TB_ADD_WS_RESIDENT_XY
