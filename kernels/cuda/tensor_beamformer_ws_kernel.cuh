@@ -14,7 +14,10 @@
  *     the samples (B) by a second TMA copy (fp16, packed bits) or converted
  *     fc32 -> fp16 by the warpgroup's 128 threads (st.shared, then
  *     fence.proxy.async so that the tensor cores see them); the stage's "full"
- *     mbarrier completes when all its bytes and arrivals are in.
+ *     mbarrier completes when all its bytes and arrivals are in. With the
+ *     in-kernel pass (tensor_beamformer_ws_inline_pass.cuh) warps 1-3 convert
+ *     fc32 samples into the fp16 rows that TMA reads, for every block, and
+ *     thread 0 waits for a tile's rows before its copies.
  *   consumer warpgroups (64 rows each, setmaxnreg.inc):
  *     wait "full", issue the k tile's wgmma (one group in flight), and once
  *     the previous k tile's group has completed, arrive on its stage's

@@ -45,7 +45,7 @@
  *     three;
  *   - the read-only load __ldg, the fast intrinsics __sincosf, __cosf,
  *     __fdividef, __frcp_rn, __fsqrt_rn (as the exact operations), bit casts,
- *     atomicMax, atomicExch, flags between blocks (flag_load_acquire,
+ *     atomicMax, flags between blocks (flag_load_acquire,
  *     flag_add_release: the waiting block's own threads must set them, since
  *     blocks run one after the other), __popc, __ffs, and the packed-half operations __hmul2,
  *     __hfma2 (each half rounded once, as the hardware does), __half22float2,
@@ -583,7 +583,7 @@ inline void flag_add_release(unsigned* p, unsigned v)
     *p += v;
     note_progress();
 }
-//! One round of a spin wait on a flag or a shared-memory value.
+//! One round of a spin wait on a flag.
 inline void spin_pause() { wait_yield(); }
 inline void wgmma_fence() {}
 
@@ -1067,13 +1067,6 @@ inline T atomicAdd(T* p, T v)
 {
     const T old = *p;
     *p = old + v;
-    return old;
-}
-template <class T>
-inline T atomicExch(T* p, T v)
-{
-    const T old = *p;
-    *p = v;
     return old;
 }
 inline unsigned atomicMax(unsigned* p, unsigned v)
