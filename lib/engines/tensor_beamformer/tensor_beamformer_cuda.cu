@@ -8,8 +8,6 @@
 #include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
 #include <gpu/float16_gemm_input.cuh>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 
 namespace gr {
@@ -27,32 +25,6 @@ tb_operand_layout checked_layout(const tensor_beamformer_config& c, const tb_var
         throw std::invalid_argument("tensor_beamformer: n_receivers or n_beams too large "
                                     "for the CUDA engine");
     return layout;
-}
-
-/*!
- * The in-kernel pass's blocks ("+ipass") wait for each other, so all the
- * blocks of its launch must be resident at once: two such launches side by
- * side (two engines on two streams) could each hold part of the GPU and wait
- * for ever. So in this process they run one after another on a device: each
- * launch's stream waits for the previous one's event (stream-ordered, no
- * host wait). One event per device, never destroyed (it may outlive the CUDA
- * runtime's teardown at exit).
- */
-template <class Launch>
-void launch_one_inline_pass_at_a_time(int device, cudaStream_t s, Launch launch)
-{
-    static std::mutex m;
-    static std::map<int, cudaEvent_t> last;
-    std::lock_guard<std::mutex> lock(m);
-    auto it = last.find(device);
-    if (it == last.end()) {
-        cudaEvent_t e;
-        BF_GPU_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        it = last.emplace(device, e).first;
-    } else
-        BF_GPU_CHECK(cudaStreamWaitEvent(s, it->second, 0));
-    launch();
-    BF_GPU_CHECK(cudaEventRecord(it->second, s));
 }
 
 } // namespace
@@ -165,11 +137,14 @@ void tensor_beamformer_cuda::run(
         const size_t need = n_rows * layout.row_bytes;
         // "+ipass": a counter per (channel, time tile), then the frontier.
         const size_t counters = size_t(args.n_channels) * size_t(args.n_tiles) + 1;
-        if (d_x16.size() < need ||
-            (v.inline_pass && d_pass_ready.size() < counters * sizeof(unsigned))) {
+        const bool more_rows = d_x16.size() < need;
+        const bool more_counters =
+            v.inline_pass && d_pass_ready.size() < counters * sizeof(unsigned);
+        if (more_rows || more_counters) {
             d_w.sync_last_use();
-            d_x16 = device_memory(d_device, std::max(need, d_x16.size()));
-            if (v.inline_pass)
+            if (more_rows)
+                d_x16 = device_memory(d_device, need);
+            if (more_counters)
                 d_pass_ready = device_memory(d_device, counters * sizeof(unsigned));
         } else
             d_w.wait_last_use(s);
@@ -206,11 +181,7 @@ void tensor_beamformer_cuda::run(
     if (blocks >= (size_t(1) << 31))
         throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
                                     "pass fewer time steps per execute()");
-    if (v.inline_pass)
-        launch_one_inline_pass_at_a_time(
-            d_device.index, s, [&] { v.launch(&args, unsigned(blocks), d_smem, s); });
-    else
-        v.launch(&args, unsigned(blocks), d_smem, s);
+    v.launch(&args, unsigned(blocks), d_smem, s);
     if (v.counts_range)
         d_input_range->publish(s);
     d_w.record_use(s);

@@ -24,8 +24,9 @@
 #include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
 #include <cudaTypedefs.h>
-#include <type_traits>
+#include <map>
 #include <mutex>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 
@@ -89,6 +90,34 @@ int sm_count()
     return sms;
 }
 
+/*!
+ * The in-kernel pass's blocks ("+ipass") wait for each other, so all the
+ * blocks of its launch must be resident at once: two such launches side by
+ * side (two engines on two streams) could each hold part of the GPU and wait
+ * for ever. So in this process they run one after another on a device: each
+ * launch's stream waits for the previous one's event (stream-ordered, no
+ * host wait). One event per device, never destroyed (it may outlive the CUDA
+ * runtime's teardown at exit).
+ */
+template <class Launch>
+void launch_one_inline_pass_at_a_time(cudaStream_t s, Launch launch)
+{
+    static std::mutex m;
+    static std::map<int, cudaEvent_t> last;
+    int device = 0;
+    BF_GPU_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(m);
+    auto it = last.find(device);
+    if (it == last.end()) {
+        cudaEvent_t e;
+        BF_GPU_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        it = last.emplace(device, e).first;
+    } else
+        BF_GPU_CHECK(cudaStreamWaitEvent(s, it->second, 0));
+    launch();
+    BF_GPU_CHECK(cudaEventRecord(it->second, s));
+}
+
 template <class W, class Op, class Samples>
 void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
 {
@@ -99,10 +128,16 @@ void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
         maps.b =
             encode(tb_kernels::ws_samples_box(args, Samples::row_bytes(args), W::BN));
     const unsigned grid = std::min(blocks, unsigned(sm_count()));
-    tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>
-        <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(
-            args, maps, (long long)blocks);
-    BF_GPU_CHECK_LAUNCH("tensor_beamformer_ws_kernel");
+    const auto s = static_cast<cudaStream_t>(stream);
+    auto launch = [&] {
+        tb_kernels::tensor_beamformer_ws_kernel<W, Op, Samples>
+            <<<grid, W::threads, smem, s>>>(args, maps, (long long)blocks);
+        BF_GPU_CHECK_LAUNCH("tensor_beamformer_ws_kernel");
+    };
+    if constexpr (Samples::inline_pass)
+        launch_one_inline_pass_at_a_time(s, launch);
+    else
+        launch();
 }
 
 template <class W, class Op, class Samples>
