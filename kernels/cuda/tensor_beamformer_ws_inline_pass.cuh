@@ -68,25 +68,33 @@ struct ws_samples_inline_pass {
 
     static int row_bytes(const kernel_args& a) { return a.n_receivers * 4; }
 
+    //! fc32 samples are read once: marked evict-first (ld.global.cs).
+    __device__ static vec_t load_once(const float2* p)
+    {
+#ifdef BF_GPU_EMULATION
+        return load_as<vec_t>(p);
+#else
+        return __ldcs(reinterpret_cast<const vec_t*>(p));
+#endif
+    }
+
     //! The counter after the slabs': the highest tile a block has started.
     __device__ static unsigned* frontier(const kernel_args& a)
     {
         return a.pass_ready + size_t(a.n_channels) * size_t(a.n_tiles);
     }
 
-    //! The last channel whose slabs the workers may convert now.
+    //! The last channel whose slabs the workers may convert now. Tiles take
+    //! channel groups in order (tb::map_block), so the group of tile t is
+    //! t / (channel_group x m_tiles x n_tiles).
     __device__ static int reach(const kernel_args& a)
     {
 #ifdef BF_TB_HAVE_WGMMA
-        const long long tiles = (long long)a.n_channels * a.m_tiles * a.n_tiles;
-        long long t = (long long)flag_load_acquire(frontier(a)) + gridDim.x;
-        t = t < tiles ? t : tiles - 1;
-        const int c =
-            tb::map_block(
-                t, a.n_channels, a.m_tiles, a.n_tiles, a.channel_group, a.m_group)
-                .channel;
+        const long long group_tiles =
+            (long long)a.channel_group * a.m_tiles * a.n_tiles;
+        const long long t = (long long)flag_load_acquire(frontier(a)) + gridDim.x;
         const int g = a.channel_group;
-        return c / g * g + g - 1 + a.pass_lead_channels;
+        return int(t / group_tiles) * g + g - 1 + a.pass_lead_channels;
 #else
         return 0;
 #endif
@@ -123,15 +131,20 @@ struct ws_samples_inline_pass {
         const float2* in = static_cast<const float2*>(a.pass_input);
         unsigned char* out = static_cast<unsigned char*>(const_cast<void*>(a.input));
         const long long all = (long long)a.n_channels * a.n_tiles * parts;
+        int reached = -1; // lane 0's last reading of reach()
         BF_NO_UNROLL
         for (long long g = worker; g < all; g += workers) {
             const long long slab = g / parts;
             const int c = int(slab / a.n_tiles);
             const int t_first =
                 int(slab % a.n_tiles) * W::BN + int(g % parts) * rows_per_part;
+            // The reach only grows, so it is read again only when c passes it.
             if (lane == 0)
-                while (c > reach(a))
-                    spin_pause();
+                while (c > reached) {
+                    reached = reach(a);
+                    if (c > reached)
+                        spin_pause();
+                }
             __syncwarp();
             BF_NO_UNROLL
             for (int r0 = 0; r0 < rows_per_part; r0 += RU)
@@ -146,7 +159,7 @@ struct ws_samples_inline_pass {
                             const int col = (v0 + lane + 32 * u) * VEC;
                             // VEC == 2 implies R even, so col < R covers both values.
                             if (t < a.n_times && col < R)
-                                x[r][u] = load_as<vec_t>(in + (size_t(t) * C + c) * R + col);
+                                x[r][u] = load_once(in + (size_t(t) * C + c) * R + col);
                             else
                                 x[r][u] = vec_t{};
                         }

@@ -512,6 +512,64 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
     EXPECT_GT(tested, 0u) << "no warp-specialised tile was usable";
 }
 
+/*!
+ * Two engines run the in-kernel pass ("+ipass") on two streams, their calls
+ * enqueued alternately with no host wait between them. A block of that kernel
+ * waits for the other blocks' spare warps, so two launches side by side could
+ * each hold part of the SMs and wait for ever; the engine orders them (one
+ * launch at a time per device). Both outputs must match the CPU engine.
+ */
+TEST(tensor_beamformer_gpu, inline_pass_on_two_streams)
+{
+    REQUIRE_GPU(gpu);
+    if (gpu.kind != backend::cuda || !tb_testing::wgmma_available(gpu.index))
+        GTEST_SKIP() << "needs a GPU that runs the sm_90a image (H100, H200)";
+    const auto c = tb_reference::make_config(16,
+                                             200,
+                                             300,
+                                             beam_precision::float16,
+                                             beam_output::power,
+                                             polarization_layout::single,
+                                             16);
+    const std::string tile = "128x256x128/ws/4+ipass";
+    const size_t T = 1040, calls = 4;
+    const size_t n_out = tb_reference::output_floats(c, T);
+    struct side {
+        std::vector<cfloat> w;
+        std::vector<uint8_t> in;
+        std::unique_ptr<tensor_beamformer_engine> engine;
+        std::unique_ptr<device_memory> d_in, d_out;
+        std::unique_ptr<gpu_stream> stream;
+    };
+    side sides[2];
+    for (unsigned i = 0; i < 2; i++) {
+        auto& s = sides[i];
+        s.w = tb_reference::random_complex(c.weight_count(), 70 + 2 * i);
+        const auto x =
+            tb_reference::random_complex(T * c.n_channels * c.n_receivers, 71 + 2 * i);
+        s.in = input_bytes(c, x, T);
+        s.engine = tb_testing::make_gpu_tiled(c, s.w, gpu, tile);
+        ASSERT_EQ(tb_testing::tile(*s.engine), tile);
+        s.d_in = std::make_unique<device_memory>(to_device(gpu, s.in));
+        s.d_out = std::make_unique<device_memory>(gpu, n_out * sizeof(float));
+        s.stream = std::make_unique<gpu_stream>(gpu);
+    }
+    for (auto& s : sides)
+        poison(gpu, *s.d_out); // before the calls: poison() waits for the device
+    for (size_t k = 0; k < calls; k++)
+        for (auto& s : sides)
+            s.engine->execute(s.d_in->get(), s.d_out->get(), T, s.stream->get());
+    for (auto& s : sides) {
+        s.stream->synchronize();
+        const auto got = to_host<float>(gpu, *s.d_out, n_out);
+        const double e = tb_reference::rel_error(got, run_cpu(c, s.w, s.in, T));
+        std::cout << tb_reference::describe(c, T, tile) << ", " << calls
+                  << " calls on each of two streams: relative error norm vs CPU engine "
+                  << e << " (limit 1e-3)\n";
+        EXPECT_LT(e, 1e-3);
+    }
+}
+
 TEST(tensor_beamformer_gpu, tuning_file_selects_tile)
 {
     REQUIRE_GPU(gpu);
