@@ -3,7 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Typed access to raw bytes in device code: load_as / store_as. Shared by the
+ * Typed access to raw bytes in device code: load_as / load_once_as / store_as. Shared by the
  * tensor-beamformer kernels of both back ends (kernels/cuda/ mma and wgmma,
  * kernels/hip/ MFMA). On the GPU these are plain (vector) loads and stores;
  * the host emulation (BF_GPU_EMULATION) copies bytes instead, which is what
@@ -28,6 +28,18 @@ __device__ __forceinline__ T load_as(const void* p)
     return v;
 #else
     return *static_cast<const T*>(p);
+#endif
+}
+
+//! load_as for data read once: marked evict-first in the caches
+//! (ld.global.cs) on CUDA; a plain load elsewhere.
+template <class T>
+__device__ __forceinline__ T load_once_as(const void* p)
+{
+#if defined(BF_GPU_EMULATION) || !defined(BF_BACKEND_CUDA)
+    return load_as<T>(p);
+#else
+    return __ldcs(static_cast<const T*>(p));
 #endif
 }
 

@@ -32,6 +32,7 @@ namespace cuda {
 namespace tb_kernels {
 
 using tb::load_as;
+using tb::load_once_as;
 using tb::store_as;
 
 //---------------------------------------------------------------------------

@@ -68,16 +68,6 @@ struct ws_samples_inline_pass {
 
     static int row_bytes(const kernel_args& a) { return a.n_receivers * 4; }
 
-    //! fc32 samples are read once: marked evict-first (ld.global.cs).
-    __device__ static vec_t load_once(const float2* p)
-    {
-#ifdef BF_GPU_EMULATION
-        return load_as<vec_t>(p);
-#else
-        return __ldcs(reinterpret_cast<const vec_t*>(p));
-#endif
-    }
-
     //! The counter after the slabs': the highest tile a block has started.
     __device__ static unsigned* frontier(const kernel_args& a)
     {
@@ -159,7 +149,8 @@ struct ws_samples_inline_pass {
                             const int col = (v0 + lane + 32 * u) * VEC;
                             // VEC == 2 implies R even, so col < R covers both values.
                             if (t < a.n_times && col < R)
-                                x[r][u] = load_once(in + (size_t(t) * C + c) * R + col);
+                                // fc32 samples are read once: evict-first.
+                                x[r][u] = load_once_as<vec_t>(in + (size_t(t) * C + c) * R + col);
                             else
                                 x[r][u] = vec_t{};
                         }
