@@ -24,10 +24,12 @@
  *
  * Pass 2 for N = 128 ... 1024: pfb_columns_register_fft_kernel
  * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
- * tiles of columns. For other N, pfb_columns_fft_kernel: one block per C
- * consecutive columns loads them (C consecutive elements of each row), runs
- * the shared-memory Stockham FFT of pfb_channelizer.cuh on them and writes
- * out[t][k][r], again C consecutive elements per output channel.
+ * tiles of columns. For larger N and N that are not powers of two, where the
+ * backend has one, a library FFT down the columns in place and
+ * pfb_columns_to_output_kernel. For other N, pfb_columns_fft_kernel: one
+ * block per C consecutive columns loads them (C consecutive elements of each
+ * row), runs the shared-memory Stockham FFT of pfb_channelizer.cuh on them and
+ * writes out[t][k][r], again C consecutive elements per output channel.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
@@ -382,6 +384,40 @@ __global__ void pfb_columns_fft_kernel(const float2* __restrict__ columns,
         if (o >= 0)
             out[o + (long long)k * g.n_receivers] =
                 spectrum[c * ld + ((k + shift) & (n - 1))];
+    }
+}
+
+/*!
+ * Pass 2's last step where a library FFT transformed the columns in place
+ * (CUDA: cuFFT down the columns, pfb_inverse_fft::run_columns): spectra
+ * [bin][t][receiver] of the chunk to out[t_first + t][channel][receiver]. A
+ * step's N R outputs are contiguous in out, so blocks (grid.x) walk them in
+ * order and each warp's stores are whole sectors; its loads read runs of R
+ * receivers of a bin. Steps: grid.y, y, y + gridDim.y, ... N R < 2^31 (the
+ * path's condition, pfb_plan::path_applies).
+ */
+__global__ void pfb_columns_to_output_kernel(const float2* __restrict__ spectra,
+                                             float2* __restrict__ out,
+                                             pfb_geometry g,
+                                             long long t_first,
+                                             long long n_steps)
+{
+    const unsigned n = unsigned(g.n_channels);
+    const unsigned n_rx = unsigned(g.n_receivers);
+    const unsigned per_step = n * n_rx;
+    const long long column_stride = n_steps * n_rx;
+    // fft_shift: output channel k holds bin (k + N - N/2) mod N.
+    const unsigned half = n / 2, upper = n - n / 2;
+    for (long long t = blockIdx.y; t < n_steps; t += gridDim.y) {
+        float2* o = out + (t_first + t) * per_step;
+        const float2* s = spectra + t * n_rx;
+        for (unsigned f = blockIdx.x * blockDim.x + threadIdx.x; f < per_step;
+             f += gridDim.x * blockDim.x) {
+            const unsigned k = f / n_rx;
+            const unsigned r = f - k * n_rx;
+            const unsigned bin = !g.fft_shift ? k : k < half ? k + upper : k - half;
+            o[f] = s[bin * column_stride + r];
+        }
     }
 }
 

@@ -165,7 +165,7 @@ private:
         const auto g = geometry(n_out);
         for (size_t t0 = 0; t0 < n_out; t0 += d_chunk) {
             const size_t steps = std::min(d_chunk, n_out - t0);
-            const auto l = pfb_plan::plan_two_pass(d_config, steps, d_sm_count);
+            const auto l = pfb_plan::plan_two_pass(d_config, steps, d_sm_count, 3, library_from());
             std::vector<float2> columns(steps * n * r, make_float2(NAN, NAN));
             for (const auto& b : pfb_plan::two_pass_tap_blocks(d_config)) {
                 pfb_geometry gb = g;
@@ -188,6 +188,38 @@ private:
                                                      l.steps_per_run);
                            });
                 });
+            }
+            if (l.library_rows) {
+                // The CUDA engine's transposes around cuFFT's part (on the host).
+                const dim3 tile_block(pfb_general_receivers, pfb_general_rows);
+                std::vector<float2> rows(columns.size(), make_float2(NAN, NAN));
+                pfb_geometry as_rows = g;
+                as_rows.n_channels = int(steps * r);
+                as_rows.n_receivers = int(n);
+                as_rows.fft_shift = 0;
+                launch(dim3(2), tile_block, pfb_general_transpose_smem_bytes, [&] {
+                    pfb_general_transpose_kernel(columns.data(), rows.data(), as_rows, 0, 1);
+                });
+                inverse_dft(rows, steps * r, 1, n);
+                launch(dim3(2), tile_block, pfb_general_transpose_smem_bytes, [&] {
+                    pfb_general_transpose_kernel(
+                        rows.data(), out, g, (long long)t0, (long long)steps);
+                });
+                continue;
+            }
+            if (l.library_fft) {
+                // cuFFT's part on the host, then the CUDA engine's copy kernel;
+                // fewer blocks than the grid's, as on the GPU: blocks loop.
+                inverse_dft(columns, steps * r, steps * r, 1);
+                launch(dim3(unsigned(std::min<long long>(l.fft_blocks, 2)),
+                            unsigned(std::min<long long>(l.fft_step_blocks, 3))),
+                       dim3(pfb_plan::two_pass_threads),
+                       0,
+                       [&] {
+                           pfb_columns_to_output_kernel(
+                               columns.data(), out, g, (long long)t0, (long long)steps);
+                       });
+                continue;
             }
             if (l.register_fft) {
                 // Fewer blocks than tiles, as on the GPU: blocks loop.
@@ -225,13 +257,20 @@ public:
     size_t d_chunk = 1 << 30;
     //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
     size_t d_tiled_shape = 0;
-    //! fir_library_fft: the host's DFT and the transpose kernel (else the
-    //! direct-DFT kernel).
+    //! A library FFT (cuFFT's part on the host), as the CUDA engine has:
+    //! fir_library_fft runs the host's DFT and the transpose kernel (else the
+    //! direct-DFT kernel), two_pass the library pass 2 where its plan takes it
+    //! (else the FFT kernels only, as on HIP).
     bool d_host_fft = false;
     //! Lanes per load group of the last two-pass pass 1 (pfb_lane_group).
     int d_lane_group = 0;
 
 private:
+    size_t library_from() const
+    {
+        return d_host_fft ? pfb_plan::two_pass_library_from : pfb_plan::no_library_fft;
+    }
+
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out)
     {
@@ -299,7 +338,7 @@ private:
                                                   rows);
                        });
             } else if (d_host_fft) {
-                inverse_dft_rows(workspace, size_t(steps) * n_rx);
+                inverse_dft(workspace, size_t(steps) * n_rx, 1, n);
                 launch(dim3(2), tile_block, pfb_general_transpose_smem_bytes, [&] {
                     pfb_general_transpose_kernel(
                         workspace.data(), out, g, (long long)t0, steps);
@@ -313,22 +352,26 @@ private:
         }
     }
 
-    //! cuFFT's part: unnormalized inverse DFTs of \p rows rows of N, in place.
-    void inverse_dft_rows(std::vector<float2>& workspace, size_t rows) const
+    /*!
+     * cuFFT's part: unnormalized inverse DFTs of N points, in place; transform
+     * i's element j at i dist + j stride (rows: stride 1, dist N; columns:
+     * stride = the count, dist 1).
+     */
+    void inverse_dft(std::vector<float2>& data, size_t count, size_t stride, size_t dist) const
     {
         const size_t n = d_config.n_channels;
         std::vector<cfloat> row(n);
-        for (size_t i = 0; i < rows; i++) {
-            float2* x = workspace.data() + i * n;
+        for (size_t i = 0; i < count; i++) {
+            float2* x = data.data() + i * dist;
             for (size_t k = 0; k < n; k++) {
                 std::complex<double> sum = 0;
                 for (size_t j = 0; j < n; j++)
-                    sum += std::complex<double>(x[j].x, x[j].y) *
+                    sum += std::complex<double>(x[j * stride].x, x[j * stride].y) *
                            std::polar(1.0, 2.0 * M_PI * double(j * k % n) / double(n));
                 row[k] = cfloat(sum);
             }
             for (size_t k = 0; k < n; k++)
-                x[k] = make_float2(row[k].real(), row[k].imag());
+                x[k * stride] = make_float2(row[k].real(), row[k].imag());
         }
     }
 
@@ -399,7 +442,10 @@ int check_path(const emulated_case& k,
     what << "emulated pfb_channelizer N=" << k.n << " T=" << k.t << " O=" << k.o
          << " fmt=" << to_string(k.f) << " R=" << k.r << " shift=" << k.shift
          << " path=" << pfb_plan::path_name(path) << " chunk=" << std::min(k.chunk, n_out)
-         << " sm=" << k.sm_count << (host_fft ? " host_fft+transpose" : "");
+         << " sm=" << k.sm_count
+         << (!host_fft                              ? ""
+             : path == pfb_plan::path::two_pass ? " library pass 2 (host DFT)"
+                                                : " host_fft+transpose");
     if (path == pfb_plan::path::fused)
         what << " runs_of_longest_call="
              << pfb_plan::plan_fused(
@@ -444,13 +490,20 @@ void check_case(const emulated_case& k, unsigned seed)
             check_path(k, seed, pfb_plan::path::tiled, shape);
         ran++;
     }
+    // Without a library FFT (as on HIP), then two_pass with the library's
+    // pass 2 where the CUDA engine's plan takes it.
     for (auto p : { pfb_plan::path::two_pass, pfb_plan::path::fused })
-        if (pfb_plan::path_applies(p, c)) {
+        if (pfb_plan::path_applies(p, c, false)) {
             check_path(k, seed, p);
             ran++;
         }
+    if (pfb_plan::path_applies(pfb_plan::path::two_pass, c) &&
+        pfb_plan::plan_two_pass(c, 1, 1, 3, pfb_plan::two_pass_library_from).library_fft)
+        check_path(k, seed, pfb_plan::path::two_pass, 0, true);
+    // Where no kernel path applies without a library FFT: the HIP engine's
+    // general path (its direct DFT).
     if (ran == 0)
-        check_path(k, seed, pfb_plan::path_for(c));
+        check_path(k, seed, pfb_plan::path_for(c, false));
 }
 
 } // namespace
@@ -519,6 +572,31 @@ TEST(PfbChannelizerEmulated, GeneralPathTransposeAfterLibraryFft)
                library,
                0,
                true);
+}
+
+TEST(PfbChannelizerEmulated, TwoPassLibraryFftPass2)
+{
+    // cuFFT's part down the columns on the host, then the CUDA engine's copy
+    // kernel: N not a power of two at O = 1 (odd N with fft_shift), T > 16
+    // (two tap blocks), sc16 lane groups, chunks of 3 and 4 steps across calls,
+    // N = 2048 (the library from two_pass_library_from on), and N = 2050
+    // (above 2048 and not a power of two: the columns transposed to rows).
+    unsigned seed = 110;
+    const auto two_pass = pfb_plan::path::two_pass;
+    check_path({ 24, 18, 1, sample_format::sc16, 8, true, { 7, 10 }, 2, 3 },
+               seed++, two_pass, 0, true);
+    check_path({ 25, 5, 1, sample_format::fc32, 33, true, { 19, 1 }, 2, 4 },
+               seed++, two_pass, 0, true);
+    check_path({ 100, 3, 1, sample_format::sc8, 3, false, { 2, 5 }, 64, 1 << 30 },
+               seed++, two_pass, 0, true);
+    check_path({ 2048, 4, 2, sample_format::sc16, 2, true, { 3, 2 }, 2, 2 },
+               seed++, two_pass, 0, true);
+    check_path({ 2050, 3, 1, sample_format::fc32, 3, true, { 2, 3 }, 2, 2 },
+               seed++, two_pass, 0, true);
+    EXPECT_FALSE(pfb_plan::two_pass_library_rows(4096));
+    EXPECT_TRUE(pfb_plan::two_pass_library_rows(8192));
+    EXPECT_FALSE(pfb_plan::two_pass_library_rows(2000));
+    EXPECT_TRUE(pfb_plan::two_pass_library_rows(3000));
 }
 
 TEST(PfbChannelizerEmulated, TwoPassChunksRunsAndShortRing)
@@ -763,17 +841,40 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
                     << "N=" << n << " O=" << o;
             }
         }
-        // Beyond T = 16: two_pass for power-of-two N up to 4096 (pass 1 in
-        // blocks of 16 taps), the general path with an FFT library beyond.
-        for (size_t n :
-             { size_t(16), size_t(256), size_t(1024), size_t(4096), size_t(8192) }) {
+        // Beyond T = 16: two_pass (pass 1 in blocks of 16 taps) for
+        // power-of-two N, and for any N at O = 1 with a library FFT as pass 2
+        // (CUDA); without one (HIP) the general path beyond N = 4096 and for
+        // other N.
+        for (size_t n : { size_t(16),
+                          size_t(256),
+                          size_t(1024),
+                          size_t(4096),
+                          size_t(8192),
+                          size_t(100),
+                          size_t(384) }) {
             pfb_channelizer_config c;
             c.n_channels = n;
             c.taps_per_branch = 24;
-            EXPECT_EQ(pfb_plan::path_for(c),
-                      n <= 4096 ? pfb_plan::path::two_pass
-                                : pfb_plan::path::fir_library_fft)
-                << "N=" << n;
+            const bool kernel_fft = pfb_plan::is_power_of_two(n) && n <= 4096;
+            for (unsigned o : { 1u, 2u }) {
+                c.oversample = o;
+                EXPECT_EQ(pfb_plan::path_for(c),
+                          kernel_fft || o == 1 || pfb_plan::is_power_of_two(n)
+                              ? pfb_plan::path::two_pass
+                              : pfb_plan::path::fir_library_fft)
+                    << "N=" << n << " O=" << o;
+                EXPECT_EQ(pfb_plan::path_for(c, false),
+                          kernel_fft ? pfb_plan::path::two_pass
+                                     : pfb_plan::path::fir_library_fft)
+                    << "N=" << n << " O=" << o << " without a library FFT";
+                // Pass 2: the library's from two_pass_library_from on, and for N
+                // that the kernels cannot transform; the register FFT at 128-1024.
+                const auto l = pfb_plan::plan_two_pass(c, 5, 4, 3, pfb_plan::two_pass_library_from);
+                EXPECT_EQ(l.library_fft,
+                          !kernel_fft || n >= pfb_plan::two_pass_library_from)
+                    << "N=" << n;
+                EXPECT_FALSE(pfb_plan::plan_two_pass(c, 5, 4).library_fft);
+            }
         }
     }
     // The knob forces an entry where it can run and falls back otherwise.

@@ -360,21 +360,39 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
 {
     REQUIRE_GPU(gpu);
     unsigned seed = 400;
-    // Not powers of two (cuFFT on CUDA, direct DFT on HIP).
+    // Not powers of two (O = 2: the general path, cuFFT on CUDA, direct DFT
+    // on HIP; O = 1 on CUDA: two_pass with cuFFT down the columns).
     for (size_t n : { 3, 6, 12, 100, 1000 })
         compare_gpu_with_cpu(
             gpu,
             { n, 8, n % 2 ? 1u : 2u, sample_format::sc16, 5, n == 12, { 21, 4 } },
             seed++);
-    // N = 2048 and 4096 with T <= 16 (two_pass, its shared-memory pass 2).
+    for (size_t n : { 100, 384, 1000 })
+        compare_gpu_with_cpu(
+            gpu,
+            { n, 16, 1, n == 384 ? sample_format::fc32 : sample_format::sc16,
+              n == 100 ? 96u : 33u, n == 1000, { 21, 4 } },
+            seed++);
+    // N = 2048 and 4096 with T <= 16: two_pass, cuFFT as its pass 2 on CUDA
+    // (the shared-memory pass 2 on HIP, and below forced on CUDA).
     compare_gpu_with_cpu(
         gpu, { 2048, 16, 1, sample_format::fc32, 3, false, { 20, 3 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 4096, 4, 2, sample_format::sc16, 2, true, { 9, 8 } }, seed++);
-    // N = 8192 (beyond two_pass: cuFFT); 24 and 384 channels with 40 and 33
-    // receivers: the FIR's and the transpose's tiles cut at every edge.
+    {
+        const beamform_test::scoped_env kernel_fft("BEAMFORM_PFB_LIBRARY_FROM", "1000000");
+        compare_gpu_with_cpu(
+            gpu, { 2048, 16, 1, sample_format::sc16, 3, true, { 20, 3 } }, seed++);
+        compare_gpu_with_cpu(
+            gpu, { 4096, 4, 2, sample_format::fc32, 2, false, { 9, 8 } }, seed++);
+    }
+    // N = 8192 and 32768 (beyond the FFT kernels: cuFFT on CUDA, the general
+    // path on HIP); 24 and 384 channels with 40 and 33 receivers: the FIR's
+    // and the transpose's tiles cut at every edge.
     compare_gpu_with_cpu(
         gpu, { 8192, 16, 2, sample_format::fc32, 2, true, { 5, 4 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 32768, 16, 1, sample_format::sc16, 8, true, { 3, 1, 2 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 24, 20, 2, sample_format::fc32, 40, true, { 50, 3 } }, seed++);
     compare_gpu_with_cpu(
@@ -397,7 +415,7 @@ TEST(PfbChannelizerGpu, TwoPassTapsInBlocksOf16)
     unsigned seed = 450;
     // T > 16: pass 1 once per block of 16 taps, adding to the columns (two
     // and three blocks, a block of one tap), the register-FFT pass 2 (256,
-    // 1024) and the shared-memory one (64, 2048, 4096).
+    // 1024), the shared-memory one (64) and cuFFT's (CUDA: 2048, 4096).
     compare_gpu_with_cpu(
         gpu, { 256, 24, 1, sample_format::sc16, 96, false, { 37, 12, 200 } }, seed++);
     compare_gpu_with_cpu(

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 namespace gr {
@@ -29,6 +30,27 @@ namespace {
 using namespace pfb_plan;
 
 constexpr size_t workspace_budget = size_t(64) << 20;
+
+#ifdef BF_BACKEND_CUDA
+constexpr bool gpu_library_fft = true; // cuFFT
+#else
+constexpr bool gpu_library_fft = false; // hipFFT is not in Debian
+#endif
+
+/*!
+ * From which N the two-pass path's pass 2 is the library FFT
+ * (pfb_plan::two_pass_library_from; BEAMFORM_PFB_LIBRARY_FROM overrides it,
+ * for apps/channelizer_bench); no_library_fft where the backend has none.
+ */
+size_t two_pass_library_from()
+{
+    if (!gpu_library_fft)
+        return no_library_fft;
+    if (const char* v = std::getenv("BEAMFORM_PFB_LIBRARY_FROM"))
+        if (const long n = std::atol(v); n > 0)
+            return size_t(n);
+    return pfb_plan::two_pass_library_from;
+}
 
 // The plan (host only) and the kernel's launch bound name the same block size.
 static_assert(two_pass_threads == pfb_two_pass_threads, "pass 1's block size");
@@ -64,7 +86,7 @@ public:
           d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
           d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
           d_twiddle(dev, c.n_channels * sizeof(float2)),
-          d_path(path_for(c))
+          d_path(path_for(c, gpu_library_fft))
     {
         BF_GPU_CHECK(gpuSetDevice(dev.index));
         d_history[0] = device_memory(dev, std::max<size_t>(d_history_bytes, 1));
@@ -112,7 +134,7 @@ public:
         if (d_path == path::tiled)
             prepare_tiled();
         if (d_path == path::two_pass) {
-            const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols);
+            const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols, d_library_from);
             if (l.register_fft) {
                 const auto pass2 = pfb_columns_register_fft_kernel_of(log2_exact(c.n_channels));
                 BF_GPU_CHECK(gpuFuncSetAttribute(pass2,
@@ -120,7 +142,7 @@ public:
                                                  int(l.fft_shared_bytes)));
                 BF_GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(
                     &d_fft_blocks_per_sm, pass2, two_pass_fft_threads, l.fft_shared_bytes));
-            } else {
+            } else if (!l.library_fft) { // the copy after a library FFT: no shared memory
                 BF_GPU_CHECK(gpuFuncSetAttribute(pfb_columns_fft_kernel,
                                                  gpuFuncAttributeMaxDynamicSharedMemorySize,
                                                  int(l.fft_shared_bytes)));
@@ -309,7 +331,7 @@ private:
         for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
             const size_t steps = std::min(chunk, n_out - t0);
             const two_pass_launch l =
-                plan_two_pass(d_config, steps, d_sm_count, d_max_log2_cols);
+                plan_two_pass(d_config, steps, d_sm_count, d_max_log2_cols, d_library_from);
             for (const two_pass_tap_block& b : tap_blocks) {
                 pfb_geometry gb = g;
                 gb.taps_per_branch = b.taps;
@@ -330,6 +352,10 @@ private:
                                  l.steps_per_run);
                 });
                 BF_GPU_CHECK_LAUNCH("pfb_fir_columns_kernel");
+            }
+            if (l.library_fft) {
+                run_library_pass2(l, out, g, t0, steps, s);
+                continue;
             }
             if (l.register_fft) {
                 const long long resident =
@@ -359,6 +385,65 @@ private:
                                           l.log2_cols);
             BF_GPU_CHECK_LAUNCH("pfb_columns_fft_kernel");
         }
+    }
+
+    /*!
+     * The two-pass path's pass 2 through the library FFT (CUDA: cuFFT) on the
+     * chunk's columns [position][step][receiver] in d_workspace: down the
+     * columns in place, or on rows after a transpose (plan_two_pass says which).
+     */
+    void run_library_pass2(const two_pass_launch& l,
+                           float2* out,
+                           const pfb_geometry& g,
+                           size_t t0,
+                           size_t steps,
+                           gpuStream_t s)
+    {
+#ifdef BF_BACKEND_CUDA
+        const int n = int(d_config.n_channels), n_rx = int(d_config.n_receivers);
+        const long long columns = (long long)steps * n_rx;
+        float2* workspace = d_workspace.as<float2>();
+        if (!l.library_rows) {
+            d_cufft.run_columns(workspace, n, columns, s);
+            pfb_columns_to_output_kernel<<<dim3(unsigned(l.fft_blocks),
+                                                unsigned(l.fft_step_blocks)),
+                                           two_pass_threads,
+                                           0,
+                                           s>>>(
+                workspace, out, g, (long long)t0, (long long)steps);
+            BF_GPU_CHECK_LAUNCH("pfb_columns_to_output_kernel");
+            return;
+        }
+        const size_t bytes = size_t(columns) * size_t(n) * sizeof(float2);
+        if (d_rows.size() < bytes)
+            d_rows = device_memory(d_device, bytes);
+        const auto blocks_for = [&](long long tiles) {
+            return unsigned(std::min<long long>(tiles, 8ll * d_sm_count));
+        };
+        const dim3 tile_block(pfb_general_receivers, pfb_general_rows);
+        // The columns as one step of `columns` "channels" x N "receivers":
+        // the general transpose writes them as rows [column][position].
+        pfb_geometry as_rows = g;
+        as_rows.n_channels = int(columns);
+        as_rows.n_receivers = n;
+        as_rows.fft_shift = 0;
+        pfb_general_transpose_kernel<<<blocks_for(pfb_general_transpose_tiles(1, int(columns), n)),
+                                       tile_block,
+                                       pfb_general_transpose_smem_bytes,
+                                       s>>>(workspace, d_rows.as<float2>(), as_rows, 0, 1);
+        BF_GPU_CHECK_LAUNCH("pfb_general_transpose_kernel");
+        d_cufft.run(d_rows.as<float2>(), n, columns, s);
+        pfb_general_transpose_kernel<<<blocks_for(pfb_general_transpose_tiles(
+                                           (long long)steps, n, n_rx)),
+                                       tile_block,
+                                       pfb_general_transpose_smem_bytes,
+                                       s>>>(
+            d_rows.as<float2>(), out, g, (long long)t0, (long long)steps);
+        BF_GPU_CHECK_LAUNCH("pfb_general_transpose_kernel");
+#else
+        (void)l, (void)out, (void)g, (void)t0, (void)steps, (void)s;
+        throw std::logic_error("pfb_channelizer: no library FFT on this backend");
+#endif
     }
 
     template <typename Tin>
@@ -448,9 +533,11 @@ private:
     device_memory d_history[2]; //!< ping-pong: the kernels read d_current
     int d_current = 0;
     device_memory d_workspace;
+    device_memory d_rows; //!< the library pass 2's rows (two_pass_launch::library_rows)
     path d_path;
     int d_sm_count = 1;
     int d_max_log2_cols = two_pass_max_log2_cols();
+    size_t d_library_from = two_pass_library_from();
     int d_fft_blocks_per_sm = 1; //!< occupancy of the register-FFT pass 2
     int d_fft_rows = 1;          //!< fir_smem_fft: rows per pfb_general_fft_kernel block
     //! indices in tiled_shapes: for whole calls, for short calls (or tiled_shape_count)

@@ -74,15 +74,18 @@ inline int log2_exact(size_t n)
 
 enum class path {
     tiled,          //!< pfb_tiled_kernel: FIR + FFT in one pass, tiles of steps
-    two_pass,       //!< pfb_fir_columns_kernel -> columns -> pfb_columns_fft_kernel
+    two_pass,       //!< pfb_fir_columns_kernel -> columns -> pass 2 (two_pass_launch)
     fused,          //!< pfb_fused_kernel: FIR + FFT in one pass
     fir_smem_fft,   //!< pfb_general_fir_kernel -> workspace -> pfb_general_fft_kernel
     fir_library_fft //!< pfb_general_fir_kernel -> workspace -> cuFFT + transpose (HIP:
                     //!< direct DFT)
 };
 
-//! Whether \p p can run configuration \p c.
-inline bool path_applies(path p, const pfb_channelizer_config& c)
+/*!
+ * Whether \p p can run configuration \p c; \p library_fft: the backend has a
+ * library FFT (cuFFT on CUDA; not on HIP).
+ */
+inline bool path_applies(path p, const pfb_channelizer_config& c, bool library_fft = true)
 {
     const bool pow2 = is_power_of_two(c.n_channels);
     const bool short_branches = c.taps_per_branch <= size_t(fused_max_taps);
@@ -90,7 +93,12 @@ inline bool path_applies(path p, const pfb_channelizer_config& c)
     case path::tiled:
         return pow2 && c.n_channels <= size_t(tiled_max_channels) && short_branches;
     case path::two_pass: // any T: pass 1 in blocks of 16 taps
-        return pow2 && c.n_channels <= size_t(fft_kernel_max_channels);
+        // Pass 1 places branch p at FFT input (p - t M) mod N, a mask for O = 2;
+        // with a library FFT as pass 2 any N at O = 1 (one step's N R outputs
+        // indexed in 32 bits by pfb_columns_to_output_kernel).
+        return (pow2 && c.n_channels <= size_t(fft_kernel_max_channels)) ||
+               (library_fft && (pow2 || c.oversample == 1) &&
+                c.n_channels * c.n_receivers < (size_t(1) << 31));
     case path::fused:
         return pow2 && c.n_channels <= size_t(fused_max_channels) && short_branches;
     case path::fir_smem_fft:
@@ -112,15 +120,15 @@ inline const char* path_name(path p)
 
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
- * (256) and T <= 16, else two_pass for power-of-two N up to
- * fft_kernel_max_channels (any T), else fir_library_fft (measured in
- * apps/channelizer_bench.md). fir_smem_fft, the general path with its FFT in
- * shared memory, is no default (apps/channelizer_bench.md, version 16).
+ * (256) and T <= 16, else two_pass where it applies (any T; with a library
+ * FFT any power-of-two N, and any N at O = 1), else fir_library_fft (measured
+ * in apps/channelizer_bench.md). fir_smem_fft, the general path with its FFT
+ * in shared memory, is no default (apps/channelizer_bench.md, version 16).
  * BEAMFORM_PFB_PATH = tiled | two_pass | fused | fir_smem_fft |
  * fir_library_fft forces one where it applies (for measuring the paths
  * against each other).
  */
-inline path path_for(const pfb_channelizer_config& c)
+inline path path_for(const pfb_channelizer_config& c, bool library_fft = true)
 {
     if (const char* forced = std::getenv("BEAMFORM_PFB_PATH")) {
         for (path p : { path::tiled,
@@ -128,12 +136,12 @@ inline path path_for(const pfb_channelizer_config& c)
                         path::fused,
                         path::fir_smem_fft,
                         path::fir_library_fft })
-            if (path_name(p) == std::string(forced) && path_applies(p, c))
+            if (path_name(p) == std::string(forced) && path_applies(p, c, library_fft))
                 return p;
     }
     if (path_applies(path::tiled, c) && c.n_channels <= size_t(tiled_default_max_channels))
         return path::tiled;
-    if (path_applies(path::two_pass, c))
+    if (path_applies(path::two_pass, c, library_fft))
         return path::two_pass;
     return path::fir_library_fft;
 }
@@ -510,6 +518,13 @@ struct two_pass_launch {
     long long runs;          //!< grid.y of pass 1
     long long steps_per_run; //!< steps of one pass-1 thread
     bool register_fft;       //!< pass 2 is pfb_columns_register_fft_kernel
+    //! pass 2 is the library FFT: down the columns, then pfb_columns_to_output_kernel
+    //! on fft_blocks x fft_step_blocks blocks of two_pass_threads; or (library_rows)
+    //! the columns transposed to rows, the library FFT on the rows, and the general
+    //! path's transpose (pfb_general_transpose_kernel, kernels/gpu/pfb_general.cuh)
+    bool library_fft;
+    bool library_rows;
+    long long fft_step_blocks;
     int cols_per_block;      //!< C of pfb_columns_fft_kernel, a power of two
     int log2_cols;
     long long fft_blocks;    //!< grid of pass 2 (register FFT: its tiles)
@@ -523,6 +538,29 @@ constexpr size_t two_pass_fft_shared_budget = 96 * 1024;
 //! 64 bytes from each column).
 constexpr int two_pass_fft_threads = 256;
 constexpr int two_pass_fft_receivers = 8;
+
+/*!
+ * Pass 2 for N without a register FFT, where the backend has a library FFT:
+ * the library's from this N on, and for every N that pfb_columns_fft_kernel
+ * cannot take (not a power of two, above fft_kernel_max_channels); below it
+ * the Stockham kernel. no_library_fft: the backend has none.
+ */
+constexpr size_t two_pass_library_from = 2048;
+constexpr size_t no_library_fft = ~size_t(0);
+
+/*!
+ * Whether the library pass 2 transposes the columns to rows first. cuFFT
+ * down the columns (strided, batches adjacent) measured faster up to N = 4096
+ * for powers of two and to 2048 for other N, the rows' extra transpose faster
+ * above (H200: 1.11 against 1.35 ms at 2048 x 16 sc16, 1.61 against 1.43 at
+ * 8192, 9.17 against 5.71 at 32768, 4.58 against 1.50 at 6000 x 16 fc32;
+ * apps/channelizer_bench.md, version 18).
+ */
+inline bool two_pass_library_rows(size_t n_channels)
+{
+    return n_channels > size_t(fft_kernel_max_channels) ||
+           (!is_power_of_two(n_channels) && n_channels > 2048);
+}
 
 //! Whether pass 2 runs the FFT in registers: N = A B with A <= 32 points per
 //! thread (pfb_register_fft_rows), from 128 on (smaller N keep the Stockham pass).
@@ -581,7 +619,8 @@ inline size_t two_pass_chunk_steps(const pfb_channelizer_config& c, size_t works
 inline two_pass_launch plan_two_pass(const pfb_channelizer_config& c,
                                      size_t steps,
                                      int sm_count,
-                                     int max_log2_cols = 3)
+                                     int max_log2_cols = 3,
+                                     size_t library_from = no_library_fft)
 {
     two_pass_launch l;
     const long long threads = (long long)(c.n_channels * c.n_receivers);
@@ -598,6 +637,22 @@ inline two_pass_launch plan_two_pass(const pfb_channelizer_config& c,
 
     const size_t row_bytes = size_t(pfb_fft::row_stride(int(c.n_channels))) * 2 * sizeof(float);
     l.register_fft = two_pass_register_fft(c);
+    l.library_fft = !l.register_fft && library_from != no_library_fft &&
+                    (c.n_channels >= library_from || !is_power_of_two(c.n_channels) ||
+                     c.n_channels > size_t(fft_kernel_max_channels));
+    l.library_rows = l.library_fft && two_pass_library_rows(c.n_channels);
+    l.fft_step_blocks = 0;
+    if (l.library_fft) {
+        // The copy's grid: blocks over a step's N R outputs x steps.
+        const long long per_step = (long long)(c.n_channels * c.n_receivers);
+        l.cols_per_block = 0;
+        l.log2_cols = 0;
+        l.fft_blocks = std::min<long long>((per_step + two_pass_threads - 1) / two_pass_threads,
+                                           4LL * std::max(1, sm_count));
+        l.fft_step_blocks = std::min<long long>((long long)steps, 65535);
+        l.fft_shared_bytes = 0;
+        return l;
+    }
     if (l.register_fft) {
         const int rows = two_pass_fft_rows(c.n_channels);
         const long long steps_per_tile = rows / two_pass_fft_receivers;
