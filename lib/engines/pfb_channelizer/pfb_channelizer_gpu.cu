@@ -387,6 +387,12 @@ private:
         }
     }
 
+    //! Grid of a general-path kernel that loops over \p tiles: about 8 blocks per SM.
+    unsigned blocks_for(long long tiles) const
+    {
+        return unsigned(std::min<long long>(tiles, 8ll * d_sm_count));
+    }
+
     /*!
      * The two-pass path's pass 2 through the library FFT (CUDA: cuFFT) on the
      * chunk's columns [position][step][receiver] in d_workspace: down the
@@ -417,9 +423,6 @@ private:
         const size_t bytes = size_t(columns) * size_t(n) * sizeof(float2);
         if (d_rows.size() < bytes)
             d_rows = device_memory(d_device, bytes);
-        const auto blocks_for = [&](long long tiles) {
-            return unsigned(std::min<long long>(tiles, 8ll * d_sm_count));
-        };
         const dim3 tile_block(pfb_general_receivers, pfb_general_rows);
         // The columns as one step of `columns` "channels" x N "receivers":
         // the general transpose writes them as rows [column][position].
@@ -459,9 +462,6 @@ private:
         if (d_workspace.size() < chunk * row_bytes)
             d_workspace = device_memory(d_device, chunk * row_bytes);
         const pfb_geometry g = geometry(n_out);
-        const auto blocks_for = [&](long long tiles) {
-            return unsigned(std::min<long long>(tiles, 8ll * d_sm_count));
-        };
         const dim3 tile_block(pfb_general_receivers, pfb_general_rows);
         auto* workspace = d_workspace.as<float2>();
         for (size_t t0 = 0; t0 < n_out; t0 += chunk) {
