@@ -113,6 +113,18 @@ __device__ __forceinline__ int pfb_fft_position(int p, long long t, const pfb_ge
     return (p - rotation) & (g.n_channels - 1);
 }
 
+//! pfb_fft_position for any N (the mask above needs a power of two); the
+//! general path's FIR and the two-pass path's pass 1, which serve any N.
+template <int O>
+__device__ __forceinline__ int pfb_fft_position_any_n(int p, long long t, const pfb_geometry& g)
+{
+    if (O == 1)
+        return p;
+    const int rotation = int((g.first_parity + t) & 1) * g.step;
+    const int pos = p - rotation;
+    return pos < 0 ? pos + g.n_channels : pos;
+}
+
 //! Natural channel (FFT output index) written to output channel k.
 __device__ __forceinline__ int pfb_natural_channel(int k, const pfb_geometry& g)
 {

@@ -54,19 +54,6 @@ pfb_general_fir_tiles(long long n_steps, int n, int receivers)
            ((receivers + pfb_general_receivers - 1) / pfb_general_receivers);
 }
 
-//! FFT input position of branch p at step t for any N (pfb_fft_position
-//! needs a power of two).
-template <int O>
-__device__ __forceinline__ int
-pfb_general_position(int p, long long t, const pfb_geometry& g)
-{
-    if (O == 1)
-        return p;
-    const int rotation = int((g.first_parity + t) & 1) * g.step;
-    const int pos = p - rotation;
-    return pos < 0 ? pos + g.n_channels : pos;
-}
-
 /*!
  * Branch outputs of local steps [0, n_steps) (global step t_first + local)
  * into workspace[local step][receiver][N] at their FFT input positions.
@@ -171,7 +158,7 @@ __global__ void __launch_bounds__(pfb_general_receivers* pfb_general_rows, 3)
             const int p = pt * PB + pl;
             if (local < n_steps && rr < n_rx && p < n)
                 workspace[(local * n_rx + rr) * n +
-                          pfb_general_position<O>(p, t_first + local, g)] =
+                          pfb_fft_position_any_n<O>(p, t_first + local, g)] =
                     tile[row * (PB + 1) + pl];
         }
         __syncthreads();

@@ -303,7 +303,7 @@ __global__ void __launch_bounds__(pfb_two_pass_threads, 2)
                         acc.x = fmaf(tap[k], z.x, acc.x);
                         acc.y = fmaf(tap[k], z.y, acc.y);
                     }
-                    const int pos = pfb_fft_position<O>(p, t_first + u_begin + v, g);
+                    const int pos = pfb_fft_position_any_n<O>(p, t_first + u_begin + v, g);
                     float2& out = column[pos * column_stride + v * g.n_receivers];
                     if (ACCUMULATE) {
                         const float2 before = out;

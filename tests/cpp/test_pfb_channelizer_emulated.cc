@@ -577,7 +577,7 @@ TEST(PfbChannelizerEmulated, GeneralPathTransposeAfterLibraryFft)
 TEST(PfbChannelizerEmulated, TwoPassLibraryFftPass2)
 {
     // cuFFT's part down the columns on the host, then the CUDA engine's copy
-    // kernel: N not a power of two at O = 1 (odd N with fft_shift), T > 16
+    // kernel: N not a power of two (odd N with fft_shift; O = 2), T > 16
     // (two tap blocks), sc16 lane groups, chunks of 3 and 4 steps across calls,
     // N = 2048 (the library from two_pass_library_from on), and N = 2050
     // (above 2048 and not a power of two: the columns transposed to rows).
@@ -588,6 +588,8 @@ TEST(PfbChannelizerEmulated, TwoPassLibraryFftPass2)
     check_path({ 25, 5, 1, sample_format::fc32, 33, true, { 19, 1 }, 2, 4 },
                seed++, two_pass, 0, true);
     check_path({ 100, 3, 1, sample_format::sc8, 3, false, { 2, 5 }, 64, 1 << 30 },
+               seed++, two_pass, 0, true);
+    check_path({ 12, 6, 2, sample_format::sc16, 4, true, { 10, 3, 6 }, 2, 5 },
                seed++, two_pass, 0, true);
     check_path({ 2048, 4, 2, sample_format::sc16, 2, true, { 3, 2 }, 2, 2 },
                seed++, two_pass, 0, true);
@@ -841,10 +843,9 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
                     << "N=" << n << " O=" << o;
             }
         }
-        // Beyond T = 16: two_pass (pass 1 in blocks of 16 taps) for
-        // power-of-two N, and for any N at O = 1 with a library FFT as pass 2
-        // (CUDA); without one (HIP) the general path beyond N = 4096 and for
-        // other N.
+        // Beyond T = 16: two_pass (pass 1 in blocks of 16 taps) for every N
+        // with a library FFT as pass 2 (CUDA); without one (HIP) the general
+        // path beyond N = 4096 and for N that are not powers of two.
         for (size_t n : { size_t(16),
                           size_t(256),
                           size_t(1024),
@@ -858,10 +859,7 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
             const bool kernel_fft = pfb_plan::is_power_of_two(n) && n <= 4096;
             for (unsigned o : { 1u, 2u }) {
                 c.oversample = o;
-                EXPECT_EQ(pfb_plan::path_for(c),
-                          kernel_fft || o == 1 || pfb_plan::is_power_of_two(n)
-                              ? pfb_plan::path::two_pass
-                              : pfb_plan::path::fir_library_fft)
+                EXPECT_EQ(pfb_plan::path_for(c), pfb_plan::path::two_pass)
                     << "N=" << n << " O=" << o;
                 EXPECT_EQ(pfb_plan::path_for(c, false),
                           kernel_fft ? pfb_plan::path::two_pass

@@ -360,8 +360,8 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
 {
     REQUIRE_GPU(gpu);
     unsigned seed = 400;
-    // Not powers of two (O = 2: the general path, cuFFT on CUDA, direct DFT
-    // on HIP; O = 1 on CUDA: two_pass with cuFFT down the columns).
+    // Not powers of two (CUDA: two_pass with cuFFT as pass 2; HIP: the
+    // general path's direct DFT).
     for (size_t n : { 3, 6, 12, 100, 1000 })
         compare_gpu_with_cpu(
             gpu,
@@ -397,6 +397,15 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
         gpu, { 24, 20, 2, sample_format::fc32, 40, true, { 50, 3 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 384, 9, 2, sample_format::sc8, 33, false, { 17, 6 } }, seed++);
+    // The general path with cuFFT (on CUDA no default since two_pass serves
+    // every N; forced as the bench does): its FIR's and transpose's tiles cut.
+    {
+        const beamform_test::scoped_env forced("BEAMFORM_PFB_PATH", "fir_library_fft");
+        compare_gpu_with_cpu(
+            gpu, { 24, 20, 2, sample_format::fc32, 40, true, { 50, 3 } }, seed++);
+        compare_gpu_with_cpu(
+            gpu, { 1000, 8, 2, sample_format::sc16, 5, false, { 21, 4 } }, seed++);
+    }
     // Powers of two through the general path's shared-memory FFT (no
     // default since two_pass serves every T; forced as the bench does):
     // rows of 24 and 1 per block, receivers cut at 32.

@@ -93,12 +93,10 @@ inline bool path_applies(path p, const pfb_channelizer_config& c, bool library_f
     case path::tiled:
         return pow2 && c.n_channels <= size_t(tiled_max_channels) && short_branches;
     case path::two_pass: // any T: pass 1 in blocks of 16 taps
-        // Pass 1 places branch p at FFT input (p - t M) mod N, a mask for O = 2;
-        // with a library FFT as pass 2 any N at O = 1 (one step's N R outputs
-        // indexed in 32 bits by pfb_columns_to_output_kernel).
+        // With a library FFT as pass 2 any N (one step's N R outputs indexed
+        // in 32 bits by pfb_columns_to_output_kernel).
         return (pow2 && c.n_channels <= size_t(fft_kernel_max_channels)) ||
-               (library_fft && (pow2 || c.oversample == 1) &&
-                c.n_channels * c.n_receivers < (size_t(1) << 31));
+               (library_fft && c.n_channels * c.n_receivers < (size_t(1) << 31));
     case path::fused:
         return pow2 && c.n_channels <= size_t(fused_max_channels) && short_branches;
     case path::fir_smem_fft:
@@ -121,8 +119,7 @@ inline const char* path_name(path p)
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
  * (256) and T <= 16, else two_pass where it applies (any T; with a library
- * FFT any power-of-two N, and any N at O = 1), else fir_library_fft (measured
- * in apps/channelizer_bench.md). fir_smem_fft, the general path with its FFT
+ * FFT any N), else fir_library_fft (measured in apps/channelizer_bench.md). fir_smem_fft, the general path with its FFT
  * in shared memory, is no default (apps/channelizer_bench.md, version 16).
  * BEAMFORM_PFB_PATH = tiled | two_pass | fused | fir_smem_fft |
  * fir_library_fft forces one where it applies (for measuring the paths
