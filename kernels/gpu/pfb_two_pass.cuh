@@ -26,7 +26,7 @@
  * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
  * tiles of columns. For larger N and N that are not powers of two, where the
  * backend has one, a library FFT down the columns in place and
- * pfb_columns_to_output_kernel. For other N, pfb_columns_fft_kernel: one
+ * pfb_spectra_to_output_kernel (or on rows after a transpose). For other N, pfb_columns_fft_kernel: one
  * block per C consecutive columns loads them (C consecutive elements of each
  * row), runs the shared-memory Stockham FFT of pfb_channelizer.cuh on them and
  * writes out[t][k][r], again C consecutive elements per output channel.
@@ -388,35 +388,41 @@ __global__ void pfb_columns_fft_kernel(const float2* __restrict__ columns,
 }
 
 /*!
- * Pass 2's last step where a library FFT transformed the columns in place
- * (CUDA: cuFFT down the columns, pfb_inverse_fft::run_columns): spectra
- * [bin][t][receiver] of the chunk to out[t_first + t][channel][receiver]. A
- * step's N R outputs are contiguous in out, so blocks (grid.x) walk them in
- * order and each warp's stores are whole sectors; its loads read runs of R
- * receivers of a bin. Steps: grid.y, y, y + gridDim.y, ... N R < 2^31 (the
+ * Pass 2's last step where a library FFT transformed the chunk's spectra in
+ * place (CUDA: cuFFT): spectrum element (local step t, receiver r, bin b) at
+ * t step_stride + r receiver_stride + b bin_stride to out[t_first + t]
+ * [channel][r]. The columns [bin][t][r] (cuFFT down them,
+ * pfb_inverse_fft::run_columns) and, for few receivers, the rows [t][r][bin]
+ * (run on rows, where the general path's 32 x 32 transpose tiles would run
+ * nearly empty). A step's N R outputs are contiguous in out, so blocks
+ * (grid.x) walk them in order and each warp's stores are whole sectors; the
+ * loads read runs of R receivers of a bin (columns) or of consecutive bins of
+ * a receiver (rows). Steps: grid.y, y, y + gridDim.y, ... N R < 2^31 (the
  * path's condition, pfb_plan::path_applies).
  */
-__global__ void pfb_columns_to_output_kernel(const float2* __restrict__ spectra,
+__global__ void pfb_spectra_to_output_kernel(const float2* __restrict__ spectra,
                                              float2* __restrict__ out,
                                              pfb_geometry g,
                                              long long t_first,
-                                             long long n_steps)
+                                             long long n_steps,
+                                             long long step_stride,
+                                             long long receiver_stride,
+                                             long long bin_stride)
 {
     const unsigned n = unsigned(g.n_channels);
     const unsigned n_rx = unsigned(g.n_receivers);
     const unsigned per_step = n * n_rx;
-    const long long column_stride = n_steps * n_rx;
     // fft_shift: output channel k holds bin (k + N - N/2) mod N.
     const unsigned half = n / 2, upper = n - n / 2;
     for (long long t = blockIdx.y; t < n_steps; t += gridDim.y) {
         float2* o = out + (t_first + t) * per_step;
-        const float2* s = spectra + t * n_rx;
+        const float2* s = spectra + t * step_stride;
         for (unsigned f = blockIdx.x * blockDim.x + threadIdx.x; f < per_step;
              f += gridDim.x * blockDim.x) {
             const unsigned k = f / n_rx;
             const unsigned r = f - k * n_rx;
             const unsigned bin = !g.fft_shift ? k : k < half ? k + upper : k - half;
-            o[f] = s[bin * column_stride + r];
+            o[f] = s[bin * bin_stride + r * receiver_stride];
         }
     }
 }

@@ -201,24 +201,20 @@ private:
                     pfb_general_transpose_kernel(columns.data(), rows.data(), as_rows, 0, 1);
                 });
                 inverse_dft(rows, steps * r, 1, n);
-                launch(dim3(2), tile_block, pfb_general_transpose_smem_bytes, [&] {
-                    pfb_general_transpose_kernel(
-                        rows.data(), out, g, (long long)t0, (long long)steps);
-                });
+                if (r < pfb_plan::two_pass_rows_transpose_receivers)
+                    copy_out(l, rows, out, g, t0, steps, (long long)(r * n), (long long)n, 1);
+                else
+                    launch(dim3(2), tile_block, pfb_general_transpose_smem_bytes, [&] {
+                        pfb_general_transpose_kernel(
+                            rows.data(), out, g, (long long)t0, (long long)steps);
+                    });
                 continue;
             }
             if (l.library_fft) {
                 // cuFFT's part on the host, then the CUDA engine's copy kernel;
                 // fewer blocks than the grid's, as on the GPU: blocks loop.
                 inverse_dft(columns, steps * r, steps * r, 1);
-                launch(dim3(unsigned(std::min<long long>(l.fft_blocks, 2)),
-                            unsigned(std::min<long long>(l.fft_step_blocks, 3))),
-                       dim3(pfb_plan::two_pass_threads),
-                       0,
-                       [&] {
-                           pfb_columns_to_output_kernel(
-                               columns.data(), out, g, (long long)t0, (long long)steps);
-                       });
+                copy_out(l, columns, out, g, t0, steps, (long long)r, 1, (long long)(steps * r));
                 continue;
             }
             if (l.register_fft) {
@@ -266,6 +262,34 @@ public:
     int d_lane_group = 0;
 
 private:
+    //! The CUDA engine's pfb_spectra_to_output_kernel on fewer blocks than its
+    //! grid, as on the GPU: blocks loop.
+    void copy_out(const pfb_plan::two_pass_launch& l,
+                  const std::vector<float2>& spectra,
+                  float2* out,
+                  const pfb_geometry& g,
+                  size_t t0,
+                  size_t steps,
+                  long long step_stride,
+                  long long receiver_stride,
+                  long long bin_stride)
+    {
+        launch(dim3(unsigned(std::min<long long>(l.fft_blocks, 2)),
+                    unsigned(std::min<long long>(l.fft_step_blocks, 3))),
+               dim3(pfb_plan::two_pass_threads),
+               0,
+               [&] {
+                   pfb_spectra_to_output_kernel(spectra.data(),
+                                                out,
+                                                g,
+                                                (long long)t0,
+                                                (long long)steps,
+                                                step_stride,
+                                                receiver_stride,
+                                                bin_stride);
+               });
+    }
+
     size_t library_from() const
     {
         return d_host_fft ? pfb_plan::two_pass_library_from : pfb_plan::no_library_fft;
@@ -579,8 +603,9 @@ TEST(PfbChannelizerEmulated, TwoPassLibraryFftPass2)
     // cuFFT's part down the columns on the host, then the CUDA engine's copy
     // kernel: N not a power of two (odd N with fft_shift; O = 2), T > 16
     // (two tap blocks), sc16 lane groups, chunks of 3 and 4 steps across calls,
-    // N = 2048 (the library from two_pass_library_from on), and N = 2050
-    // (above 2048 and not a power of two: the columns transposed to rows).
+    // N = 2048 (the library from two_pass_library_from on), and N = 2050 and
+    // 2052 (above 2048 and not a power of two: the columns transposed to rows;
+    // the output by the copy kernel for 3 receivers, by the transpose for 33).
     unsigned seed = 110;
     const auto two_pass = pfb_plan::path::two_pass;
     check_path({ 24, 18, 1, sample_format::sc16, 8, true, { 7, 10 }, 2, 3 },
@@ -594,6 +619,8 @@ TEST(PfbChannelizerEmulated, TwoPassLibraryFftPass2)
     check_path({ 2048, 4, 2, sample_format::sc16, 2, true, { 3, 2 }, 2, 2 },
                seed++, two_pass, 0, true);
     check_path({ 2050, 3, 1, sample_format::fc32, 3, true, { 2, 3 }, 2, 2 },
+               seed++, two_pass, 0, true);
+    check_path({ 2052, 2, 2, sample_format::sc16, 33, false, { 1, 2 }, 2, 2 },
                seed++, two_pass, 0, true);
     EXPECT_FALSE(pfb_plan::two_pass_library_rows(4096));
     EXPECT_TRUE(pfb_plan::two_pass_library_rows(8192));

@@ -393,6 +393,11 @@ TEST(PfbChannelizerGpu, GeneralPathMatchesCpu)
         gpu, { 8192, 16, 2, sample_format::fc32, 2, true, { 5, 4 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 32768, 16, 1, sample_format::sc16, 8, true, { 3, 1, 2 } }, seed++);
+    // Rows with the transpose (33 receivers) and with the copy (1 receiver).
+    compare_gpu_with_cpu(
+        gpu, { 8192, 4, 1, sample_format::fc32, 33, false, { 4, 3 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 16384, 16, 2, sample_format::sc16, 1, true, { 40, 9 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 24, 20, 2, sample_format::fc32, 40, true, { 50, 3 } }, seed++);
     compare_gpu_with_cpu(

@@ -409,15 +409,28 @@ private:
         const int n = int(d_config.n_channels), n_rx = int(d_config.n_receivers);
         const long long columns = (long long)steps * n_rx;
         float2* workspace = d_workspace.as<float2>();
-        if (!l.library_rows) {
-            d_cufft.run_columns(workspace, n, columns, s);
-            pfb_columns_to_output_kernel<<<dim3(unsigned(l.fft_blocks),
+        // The copy to the output from spectra at (step, receiver, bin) strides.
+        const auto copy_out = [&](const float2* spectra,
+                                  long long step_stride,
+                                  long long receiver_stride,
+                                  long long bin_stride) {
+            pfb_spectra_to_output_kernel<<<dim3(unsigned(l.fft_blocks),
                                                 unsigned(l.fft_step_blocks)),
                                            two_pass_threads,
                                            0,
-                                           s>>>(
-                workspace, out, g, (long long)t0, (long long)steps);
-            BF_GPU_CHECK_LAUNCH("pfb_columns_to_output_kernel");
+                                           s>>>(spectra,
+                                                out,
+                                                g,
+                                                (long long)t0,
+                                                (long long)steps,
+                                                step_stride,
+                                                receiver_stride,
+                                                bin_stride);
+            BF_GPU_CHECK_LAUNCH("pfb_spectra_to_output_kernel");
+        };
+        if (!l.library_rows) {
+            d_cufft.run_columns(workspace, n, columns, s);
+            copy_out(workspace, n_rx, 1, columns);
             return;
         }
         const size_t bytes = size_t(columns) * size_t(n) * sizeof(float2);
@@ -436,6 +449,10 @@ private:
                                        s>>>(workspace, d_rows.as<float2>(), as_rows, 0, 1);
         BF_GPU_CHECK_LAUNCH("pfb_general_transpose_kernel");
         d_cufft.run(d_rows.as<float2>(), n, columns, s);
+        if (size_t(n_rx) < two_pass_rows_transpose_receivers) {
+            copy_out(d_rows.as<float2>(), (long long)n_rx * n, n, 1);
+            return;
+        }
         pfb_general_transpose_kernel<<<blocks_for(pfb_general_transpose_tiles(
                                            (long long)steps, n, n_rx)),
                                        tile_block,

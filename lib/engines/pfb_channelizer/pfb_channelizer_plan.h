@@ -94,7 +94,7 @@ inline bool path_applies(path p, const pfb_channelizer_config& c, bool library_f
         return pow2 && c.n_channels <= size_t(tiled_max_channels) && short_branches;
     case path::two_pass: // any T: pass 1 in blocks of 16 taps
         // With a library FFT as pass 2 any N (one step's N R outputs indexed
-        // in 32 bits by pfb_columns_to_output_kernel).
+        // in 32 bits by pfb_spectra_to_output_kernel).
         return (pow2 && c.n_channels <= size_t(fft_kernel_max_channels)) ||
                (library_fft && c.n_channels * c.n_receivers < (size_t(1) << 31));
     case path::fused:
@@ -515,10 +515,11 @@ struct two_pass_launch {
     long long runs;          //!< grid.y of pass 1
     long long steps_per_run; //!< steps of one pass-1 thread
     bool register_fft;       //!< pass 2 is pfb_columns_register_fft_kernel
-    //! pass 2 is the library FFT: down the columns, then pfb_columns_to_output_kernel
+    //! pass 2 is the library FFT: down the columns, then pfb_spectra_to_output_kernel
     //! on fft_blocks x fft_step_blocks blocks of two_pass_threads; or (library_rows)
     //! the columns transposed to rows, the library FFT on the rows, and the general
-    //! path's transpose (pfb_general_transpose_kernel, kernels/gpu/pfb_general.cuh)
+    //! path's transpose (pfb_general_transpose_kernel, kernels/gpu/pfb_general.cuh),
+    //! or for fewer than two_pass_rows_transpose_receivers the same copy kernel
     bool library_fft;
     bool library_rows;
     long long fft_step_blocks;
@@ -553,6 +554,11 @@ constexpr size_t no_library_fft = ~size_t(0);
  * 8192, 9.17 against 5.71 at 32768, 4.58 against 1.50 at 6000 x 16 fc32;
  * apps/channelizer_bench.md, version 18).
  */
+//! The library pass 2 on rows: the general path's transpose writes the output
+//! from this many receivers on (its tiles are 32 receivers wide); below, the
+//! copy kernel (a step's outputs in order, loads along the rows' bins).
+constexpr size_t two_pass_rows_transpose_receivers = 32;
+
 inline bool two_pass_library_rows(size_t n_channels)
 {
     return n_channels > size_t(fft_kernel_max_channels) ||
