@@ -25,11 +25,12 @@
  * Pass 2 for N = 128 ... 1024: pfb_columns_register_fft_kernel
  * (pfb_columns_register_fft.cuh), the register FFT of the tiled kernels on
  * tiles of columns. For larger N and N that are not powers of two, where the
- * backend has one, a library FFT down the columns in place and
- * pfb_spectra_to_output_kernel (or on rows after a transpose). For other N, pfb_columns_fft_kernel: one
- * block per C consecutive columns loads them (C consecutive elements of each
- * row), runs the shared-memory Stockham FFT of pfb_channelizer.cuh on them and
- * writes out[t][k][r], again C consecutive elements per output channel.
+ * backend has one, a library FFT down the columns in place (or on rows after
+ * a transpose) and pfb_spectra_to_output_kernel. For other N,
+ * pfb_columns_fft_kernel: one block per C consecutive columns loads them (C
+ * consecutive elements of each row), runs the shared-memory Stockham FFT of
+ * pfb_channelizer.cuh on them and writes out[t][k][r], again C consecutive
+ * elements per output channel.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_TWO_PASS_CUH

@@ -33,15 +33,16 @@ pfb_inverse_fft::~pfb_inverse_fft()
 
 void pfb_inverse_fft::run(void* data, int n, long long batch, void* stream)
 {
-    run(data, n, batch, 1, stream);
+    execute(data, n, batch, 1, stream);
 }
 
 void pfb_inverse_fft::run_columns(void* data, int n, long long columns, void* stream)
 {
-    run(data, n, columns, columns, stream);
+    execute(data, n, columns, columns, stream);
 }
 
-void pfb_inverse_fft::run(void* data, int n, long long batch, long long stride, void* stream)
+void pfb_inverse_fft::execute(
+    void* data, int n, long long batch, long long stride, void* stream)
 {
     auto found = std::find_if(d_plans.begin(), d_plans.end(), [&](const plan& p) {
         return p.n == n && p.batch == batch && p.stride == stride;

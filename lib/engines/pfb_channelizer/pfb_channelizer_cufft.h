@@ -44,7 +44,8 @@ private:
         long long batch;
         long long stride; //!< between a transform's elements (rows: 1)
     };
-    void run(void* data, int n, long long batch, long long stride, void* stream);
+    //! A kept (or new) plan for the layout, executed on \p stream.
+    void execute(void* data, int n, long long batch, long long stride, void* stream);
     std::vector<plan> d_plans; //!< newest last
 };
 

@@ -119,8 +119,9 @@ inline const char* path_name(path p)
 /*!
  * The path a configuration takes: tiled up to tiled_default_max_channels
  * (256) and T <= 16, else two_pass where it applies (any T; with a library
- * FFT any N), else fir_library_fft (measured in apps/channelizer_bench.md). fir_smem_fft, the general path with its FFT
- * in shared memory, is no default (apps/channelizer_bench.md, version 16).
+ * FFT any N), else fir_library_fft (measured in apps/channelizer_bench.md).
+ * fir_smem_fft, the general path with its FFT in shared memory, is no
+ * default (apps/channelizer_bench.md, version 16).
  * BEAMFORM_PFB_PATH = tiled | two_pass | fused | fir_smem_fft |
  * fir_library_fft forces one where it applies (for measuring the paths
  * against each other).
@@ -546,6 +547,11 @@ constexpr int two_pass_fft_receivers = 8;
 constexpr size_t two_pass_library_from = 2048;
 constexpr size_t no_library_fft = ~size_t(0);
 
+//! The library pass 2 on rows: the general path's transpose writes the output
+//! from this many receivers on (its tiles are 32 receivers wide); below, the
+//! copy kernel (a step's outputs in order, loads along the rows' bins).
+constexpr size_t two_pass_rows_transpose_receivers = 32;
+
 /*!
  * Whether the library pass 2 transposes the columns to rows first. cuFFT
  * down the columns (strided, batches adjacent) measured faster up to N = 4096
@@ -554,11 +560,6 @@ constexpr size_t no_library_fft = ~size_t(0);
  * 8192, 9.17 against 5.71 at 32768, 4.58 against 1.50 at 6000 x 16 fc32;
  * apps/channelizer_bench.md, version 18).
  */
-//! The library pass 2 on rows: the general path's transpose writes the output
-//! from this many receivers on (its tiles are 32 receivers wide); below, the
-//! copy kernel (a step's outputs in order, loads along the rows' bins).
-constexpr size_t two_pass_rows_transpose_receivers = 32;
-
 inline bool two_pass_library_rows(size_t n_channels)
 {
     return n_channels > size_t(fft_kernel_max_channels) ||
