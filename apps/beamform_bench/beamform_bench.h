@@ -63,6 +63,7 @@ struct context {
     cudaStream_t stream;
     cublasHandle_t cublas;
     double hgemm_tflops;
+    double copy_gbps = 0; //!< device-to-device copy of this run (the byte floor's rate)
     double peak_b1_tops = 0; //!< mma.sync b1 AND peak of this run (config 5's target)
     int runs;
     device_spec gpu;
@@ -73,12 +74,16 @@ struct context {
 // configs.cc
 //! The configurations; configs 3 and 4 once per receiver count in \p receivers.
 std::vector<bench_config> all_configs(bool quick, const std::vector<size_t>& receivers);
+//! --cases: shapes other than the configurations' (syntax in configs.cc),
+//! each reported against the cuBLAS route with no target.
+std::vector<bench_config> parse_cases(const std::string& text);
 double useful_ops(const bench_config& b);
 size_t out_floats(const tensor_beamformer_config& c, size_t T);
 
 // data.cu
 #ifdef __CUDACC__
 __global__ void convert_fc32_to_fp16(const float4* in, uint2* out, size_t n_pairs);
+__global__ void convert_last_fc32_to_fp16(const float2* in, __half2* out, size_t n);
 #endif
 //! ||ours - route|| / ||route|| over the outputs of T samples of \p c (the
 //! route's voltage X/Y pairs are grouped per polarization, ours per beam).

@@ -7,6 +7,7 @@
  */
 #include "beamform_bench.h"
 #include <random>
+#include <sstream>
 
 namespace bf_bench {
 
@@ -113,6 +114,83 @@ std::vector<bench_config> all_configs(bool quick, const std::vector<size_t>& rec
                   0,
                   "report (1.85 ms per call before)" });
     return v;
+}
+
+namespace {
+
+/*!
+ * One case of --cases: "CxRxBxT" (channels, receivers, beams, samples per
+ * call), then optionally ":voltage" (the default) or ":powerN" (power
+ * integrated over N samples), ":xy" (X/Y pairs, R counting both
+ * polarizations) and ":I" or ":IQUV" (the Stokes parameters of xy power).
+ * fc32 in, float16 products. bench::usage_error naming the text otherwise;
+ * the engine checks the values themselves when it is made.
+ */
+bench_config parse_case(const std::string& text)
+{
+    const auto bad = [&](const std::string& why) {
+        return bench::usage_error(
+            "--cases: \"" + text + "\": " + why +
+            " (accepted: CxRxBxT[:voltage|:powerN][:xy][:I|:IQUV], e.g. "
+            "256x96x1024x1024:power16)");
+    };
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ':');)
+        parts.push_back(part);
+    if (parts.empty() || parts.size() > 4)
+        throw bad("expected one to four parts separated by ':'");
+    const auto number = [&](const std::string& digits, const char* what) {
+        if (digits.empty() || digits.size() > 7 ||
+            digits.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoul(digits) == 0)
+            throw bad(std::string(what) + " must be a positive integer below 10^7");
+        return size_t(std::stoul(digits));
+    };
+    std::vector<std::string> dims;
+    std::stringstream shape(parts[0]);
+    for (std::string d; std::getline(shape, d, 'x');)
+        dims.push_back(d);
+    if (dims.size() != 4)
+        throw bad("the shape must be channels x receivers x beams x samples");
+    const size_t C = number(dims[0], "channels"), R = number(dims[1], "receivers"),
+                 B = number(dims[2], "beams"), T = number(dims[3], "samples");
+    auto out = beam_output::voltage;
+    auto pol = polarization_layout::single;
+    size_t n_int = 1;
+    auto stokes = stokes_mode::I;
+    for (size_t i = 1; i < parts.size(); i++) {
+        const std::string& p = parts[i];
+        if (p == "voltage")
+            out = beam_output::voltage;
+        else if (p.rfind("power", 0) == 0) {
+            out = beam_output::power;
+            n_int = number(p.substr(5), "the power's integration (powerN)");
+        } else if (p == "xy")
+            pol = polarization_layout::xy_pairs;
+        else if (p == "I" || p == "IQUV")
+            stokes = p == "I" ? stokes_mode::I : stokes_mode::IQUV;
+        else
+            throw bad("unknown part \"" + p + "\"");
+    }
+    if (T % n_int != 0)
+        throw bad("the samples must be a multiple of the power's integration");
+    auto c = make_cfg(C, R, B, beam_precision::float16, out, pol, n_int);
+    c.stokes = stokes;
+    return { text, "--cases", c, T, false, 0, "report" };
+}
+
+} // namespace
+
+std::vector<bench_config> parse_cases(const std::string& text)
+{
+    std::vector<bench_config> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        out.push_back(parse_case(item));
+    if (out.empty())
+        throw bench::usage_error("--cases: no case given");
+    return out;
 }
 
 double useful_ops(const bench_config& b)

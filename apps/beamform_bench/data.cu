@@ -22,6 +22,12 @@ __global__ void convert_fc32_to_fp16(const float4* in, uint2* out, size_t n_pair
     }
 }
 
+//! The last of \p n complex values (n odd: convert_fc32_to_fp16 takes pairs).
+__global__ void convert_last_fc32_to_fp16(const float2* in, __half2* out, size_t n)
+{
+    out[n - 1] = __floats2half2_rn(in[n - 1].x, in[n - 1].y);
+}
+
 /*!
  * sum (a - b)^2 and sum b^2 in double. map = 1: a is [T][C][B][2 pol] complex
  * (ours, xy_pairs) and b is [T][C][2 pol][B] (the per-polarization GEMMs).

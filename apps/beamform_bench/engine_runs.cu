@@ -172,6 +172,19 @@ std::vector<result> run_config(const context& ctx, const bench_config& b)
     ours.tile = tb_testing::tile(*engine); // "cublas": the library voltage path ran
     ours.ms = time_engine(ctx, *engine, b, d_in->get(), d_out, ctx.runs);
     ours.tops = ops / (ours.ms * 1e-3) / 1e12;
+    // The byte floor: the samples (fc32, or fp16 for the GEMM core) and the
+    // expanded fp16 weights (8 bytes per complex weight) read once, the output
+    // written once, at the copy rate.
+    const double in_mb =
+        double(c.n_channels * c.n_receivers * b.n_times) * (b.fp16_input ? 4 : 8) / 1e6;
+    const double w_mb = double(c.weight_count()) * 8 / 1e6;
+    const double out_mb = double(out_floats(c, b.n_times)) * 4 / 1e6;
+    const double floor_ms = (in_mb + w_mb + out_mb) / ctx.copy_gbps;
+    std::cout << "counted bytes: samples " << std::fixed << std::setprecision(1) << in_mb
+              << " MB + weights " << w_mb << " MB + output " << out_mb
+              << " MB; byte floor " << std::setprecision(3) << floor_ms
+              << " ms at the copy rate; ours " << ours.ms << " ms = " << std::setprecision(0)
+              << 100 * floor_ms / ours.ms << " % of it" << std::endl;
 
     device_array route_out(out_floats(c, b.n_times) * 4);
     result route;

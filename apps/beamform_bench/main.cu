@@ -14,6 +14,7 @@
  *
  *   beamform_bench [--config=N|ID] [--quick] [--runs=N] [--json=path]
  *                  [--receivers=R,R,...] [--tune [--tuning-file=path]]
+ *                  [--cases=CxRxBxT[:voltage|:powerN][:xy][:I|:IQUV],...]
  *
  * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
  *   1  GEMM core: 1 ch x 8192 beams x 8192 samples x 8192 receivers, fp16 in
@@ -32,6 +33,10 @@
  * kernel family on the same data: "(pipelined)" where the short-k
  * resident-weights kernel ran, "(resident)" where it covers k but did not run
  * (BEAMFORM_TB_VARIANT=resident / pipelined forces the engine's own choice).
+ * --cases replaces the configurations by other shapes, for example
+ * --cases=64x5x8x4096,256x96x1024x1024:power16,256x128x155x768:power16:xy:IQUV
+ * (channels x receivers x beams x samples per call; fc32 in, float16, voltage
+ * out unless :powerN; reported against the cuBLAS route, no target).
  * --quick shrinks every configuration for a smoke run (figures meaningless).
  * --tune times every compiled tile for each configuration's shape class and
  * writes the fastest per class to a tuning file (BEAMFORM_TUNING_FILE).
@@ -49,7 +54,15 @@ int main(int argc, char** argv)
         bench::accept_only(
             argc,
             argv,
-            { "config", "quick", "runs", "json", "receivers", "tune", "tuning-file", "others" });
+            { "config",
+              "quick",
+              "runs",
+              "json",
+              "receivers",
+              "tune",
+              "tuning-file",
+              "others",
+              "cases" });
         const bool quick = bench::option(argc, argv, "quick", "") == "1";
         const bool tune = bench::option(argc, argv, "tune", "") == "1";
         const std::string only = bench::option(argc, argv, "config", "");
@@ -58,7 +71,9 @@ int main(int argc, char** argv)
             bench::option(argc, argv, "tuning-file", "beamform_tuning.txt");
         const auto receivers =
             bench::list_option(argc, argv, "receivers", { 64, 128, 512 }, 1, 4096);
-        const auto configs = all_configs(quick, receivers);
+        const std::string case_list = bench::option(argc, argv, "cases", "");
+        const auto configs =
+            case_list.empty() ? all_configs(quick, receivers) : parse_cases(case_list);
         if (std::none_of(configs.begin(), configs.end(), [&](const bench_config& b) {
                 return selected(only, b.id);
             })) {
@@ -92,6 +107,7 @@ int main(int argc, char** argv)
 
         const double copy_gbps =
             bench::copy_ceiling_gbps(ctx.stream, quick ? (256u << 20) : (1u << 30));
+        ctx.copy_gbps = copy_gbps;
         ctx.hgemm_tflops = hgemm_ceiling(ctx.cublas, ctx.stream, quick ? 2048 : 8192);
         const double peak_f16 = time_peak_fp16(ctx.stream);
         const double peak_b1 = time_peak_b1(ctx.stream);

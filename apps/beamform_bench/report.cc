@@ -6,6 +6,7 @@
  * The results table on stdout and the result rows of the JSON report.
  */
 #include "beamform_bench.h"
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -14,7 +15,7 @@ namespace bf_bench {
 
 namespace {
 
-void print_row(const result& r)
+void print_row(const result& r, int id_width)
 {
     auto num = [](double v, int prec) {
         std::ostringstream s;
@@ -24,7 +25,7 @@ void print_row(const result& r)
             s << std::fixed << std::setprecision(prec) << v;
         return s.str();
     };
-    std::cout << std::left << std::setw(8) << r.id << std::setw(36) << r.what << std::right
+    std::cout << std::left << std::setw(id_width) << r.id << std::setw(36) << r.what << std::right
               << std::setw(10) << num(r.ms, 3) << std::setw(10) << num(r.tops, 1) << std::setw(9)
               << num(r.ratio_route, 2) << std::setw(9) << num(r.ratio_hgemm, 2) << std::setw(11)
               << (std::isnan(r.err) ? std::string("-") : [&] {
@@ -40,8 +41,11 @@ void print_row(const result& r)
 
 void print_table(const std::vector<result>& all)
 {
+    int id_width = 8; // wider for --cases' shapes
+    for (const auto& r : all)
+        id_width = std::max(id_width, int(r.id.size()) + 2);
     std::cout << "\n"
-              << std::left << std::setw(8) << "config" << std::setw(36) << "what"
+              << std::left << std::setw(id_width) << "config" << std::setw(36) << "what"
               << std::right << std::setw(10) << "ms" << std::setw(10) << "TOPs/s"
               << std::setw(9) << "xRoute" << std::setw(9) << "xHGEMM" << std::setw(11)
               << "rel.err"
@@ -49,7 +53,7 @@ void print_table(const std::vector<result>& all)
               << "target\n"
               << std::right;
     for (const auto& r : all)
-        print_row(r);
+        print_row(r, id_width);
     std::cout << "TOPs/s = 8 x beams x samples x receivers x channels / time; xRoute = "
                  "route time / our time (same data, same run); xHGEMM = rate / cuBLAS "
                  "HGEMM ceiling; rel.err = ||ours - route|| / ||route|| (int1: wrong "

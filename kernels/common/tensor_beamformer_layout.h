@@ -95,7 +95,20 @@ struct kernel_args {
     int n_tiles;
     int channel_group;
     int m_group;
+    //! The resident kernels' item order (tb::map_item): channels side by side
+    //! in groups of this many (0 or 1: the time tiles of one channel together).
+    int item_channel_group;
     int power; //!< 0: voltage output, 1: power
+    /*!
+     * Power written channel-major, [C][T / n_int][n_stokes][B], into a
+     * workspace that the engine then transposes to the output's
+     * [T / n_int][n_stokes][B][C] (tb::power_layout). A block computes one
+     * channel, so in the output's own layout its values are 4 bytes in
+     * every 4 * C: at small n_int, where the output is large, such writes
+     * ran at 3 % of the memory's rate (apps/beamform_bench.md, "Power at
+     * small n_int").
+     */
+    int power_channel_major;
     int iquv;  //!< power with xy_pairs: 4 Stokes instead of I
     int n_int;
     int windows; //!< power: integration windows a block's time range can touch
@@ -193,6 +206,51 @@ BF_HD tile_coord map_block(long long block,
     tc.m_tile = first_m + int(in_band % band_m);
     tc.n_tile = int(in_band / band_m);
     return tc;
+}
+
+/*!
+ * Where the power values of channel c go: at(w, s, beam) is the index of
+ * (window w, Stokes s, beam) in the output's [W][n_stokes][B][C], or with
+ * a.power_channel_major in [C][W][n_stokes][B] (W = n_times / n_int windows
+ * in the call). Made once per epilogue, so that a store costs no division.
+ */
+struct power_layout {
+    size_t base, window, stokes, beam;
+    BF_HD size_t at(size_t w, int s, int b) const
+    {
+        return base + w * window + size_t(s) * stokes + size_t(b) * beam;
+    }
+};
+
+BF_HD power_layout power_layout_of(const kernel_args& a, int n_stokes, int c)
+{
+    const size_t B = size_t(a.n_beams), C = size_t(a.n_channels), S = size_t(n_stokes);
+    if (a.power_channel_major) {
+        const size_t windows = size_t(a.n_times / a.n_int);
+        return { size_t(c) * windows * S * B, S * B, B, 1 };
+    }
+    return { size_t(c), S * B * C, B * C, C };
+}
+
+//! A resident kernel's work item: one channel x one time tile.
+struct item_coord {
+    int channel;
+    int n_tile;
+};
+
+/*!
+ * Item order of the resident kernels: map_block's order with one row tile
+ * (a resident block loops over the row tiles itself). channel_group 1 puts
+ * the time tiles of one channel side by side (its weights shared in L2);
+ * larger groups put that many channels side by side, so that the blocks
+ * running at once write neighbouring channels of the channel-fastest power
+ * output together and its sectors fill in L2 before they leave.
+ */
+BF_HD item_coord map_item(long long item, int n_channels, int n_tiles, int channel_group)
+{
+    const tile_coord tc =
+        map_block(item, n_channels, 1, n_tiles, channel_group > 1 ? channel_group : 1, 1);
+    return { tc.channel, tc.n_tile };
 }
 
 /*!

@@ -133,6 +133,7 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     const int n_stokes = (NPA == 2 && args.iquv) ? 4 : 1;
     const int n_int = args.n_int;
     constexpr int MAX_STOKES = NPA == 2 ? 4 : 1;
+    const tb::power_layout where = tb::power_layout_of(args, n_stokes, c);
     // Stokes of the calling thread's columns n0c and n0c + 1 of fragment (i, j).
     auto stokes_of = [&](int i, int j, float(&st)[2][4]) {
         BF_UNROLL
@@ -200,9 +201,8 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
                         int w = warp_n0 / n_int; // the group's first window
                         // This thread's window of the group: [w + t4][beam][c],
                         // then 4 windows on per group.
-                        float* dst =
-                            out + (size_t(w + t4) * n_beams + beam) * args.n_channels + c;
-                        const size_t group_step = size_t(4) * n_beams * args.n_channels;
+                        float* dst = out + where.at(w + t4, 0, beam);
+                        const size_t group_step = 4 * where.window;
                         BF_UNROLL
                         for (int j = 0; j < NT; j++) {
                             if constexpr (is_int1) {
@@ -282,9 +282,7 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
                         v += __shfl_xor_sync(0xffffffffu, v, 2);
                         sum[s] = 0.0f;
                         if (t4 == (w & 3) && beam_ok && w * n_int < n_times)
-                            out[((size_t(w) * n_stokes + s) * n_beams + beam) *
-                                    args.n_channels +
-                                c] = v;
+                            out[where.at(w, s, beam)] = v;
                     }
                     in_window = 0;
                     w++;
@@ -310,7 +308,51 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
         return;
     }
 
-    // Else: shared memory (free now) holds [n_stokes][BM/2 beams][windows] sums.
+    // Single polarization, windows inside one n8 fragment (n_int 1, 2, 4): the
+    // thread's two columns 2 t4, 2 t4 + 1 are one window (n_int 2), two
+    // (n_int 1), or half of one that the neighbouring quad lane holds the
+    // other half of (n_int 4, one shuffle). Stored from registers, like the
+    // windows above: the shared sums below, an atomic add per value at n_int
+    // 1, ran at 6 % of the byte floor. X/Y pairs keep the shared sums: this
+    // path made their kernels' code 25 % longer, and LOFAR's Stokes at n_int
+    // 16 ran 6-20 % slower with it (apps/beamform_bench.md, "Power at small
+    // n_int"). n_int divides BN, so no window straddles blocks, and n_times
+    // is a multiple of n_int.
+    if (NPA == 1 && n_int < 8 && 8 % n_int == 0) {
+        BF_UNROLL
+        for (int i = 0; i < MT; i++) {
+            const int beam = (warp_row0 + i * 16) / 2 + g;
+            const bool beam_ok = beam < n_beams;
+            BF_UNROLL
+            for (int j = 0; j < NT; j++) {
+                float st[2][4];
+                stokes_of(i, j, st);
+                const int n_first = warp_n0 + j * 8 + 2 * t4; // column of h = 0
+                BF_UNROLL
+                for (int s = 0; s < MAX_STOKES; s++) {
+                    if (s >= n_stokes)
+                        break;
+                    if (n_int == 1) {
+                        BF_UNROLL
+                        for (int h = 0; h < 2; h++)
+                            if (beam_ok && n_first + h < n_times)
+                                out[where.at(n_first + h, s, beam)] = st[h][s];
+                        continue;
+                    }
+                    float v = st[0][s] + st[1][s];
+                    if (n_int == 4)
+                        v += __shfl_xor_sync(0xffffffffu, v, 1);
+                    if (beam_ok && n_first < n_times && (n_int == 2 || (t4 & 1) == 0))
+                        out[where.at(n_first / n_int, s, beam)] = v;
+                }
+            }
+        }
+        return;
+    }
+
+    // Else: shared memory (free now) holds [n_stokes][windows][BM/2 beams] sums,
+    // beams fastest: the final loop below reads them in that order, and in the
+    // channel-major layout consecutive beams are consecutive addresses.
     const int windows = args.windows;
     constexpr int BEAMS = BM / 2;
     float* red = reinterpret_cast<float*>(smem);
@@ -336,21 +378,24 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
             for (int s = 0; s < MAX_STOKES; s++) {
                 if (s >= n_stokes)
                     break;
-                float* row = red + (s * BEAMS + beam_local) * windows;
+                // the sum of (s, window w - w0, beam_local)
+                auto sum = [&](int w) {
+                    return red + (s * windows + w - w0) * BEAMS + beam_local;
+                };
                 if (octets_share) {
                     float v = st[0][s] + st[1][s];
                     v += __shfl_xor_sync(0xffffffffu, v, 1);
                     v += __shfl_xor_sync(0xffffffffu, v, 2);
                     if (t4 == 0 && beam_ok && n_first < n_times)
-                        atomicAdd(row + n_first / n_int - w0, v);
+                        atomicAdd(sum(n_first / n_int), v);
                 } else if (pairs_share) {
                     if (beam_ok && n_first < n_times)
-                        atomicAdd(row + n_first / n_int - w0, st[0][s] + st[1][s]);
+                        atomicAdd(sum(n_first / n_int), st[0][s] + st[1][s]);
                 } else {
                     BF_UNROLL
                     for (int h = 0; h < 2; h++)
                         if (beam_ok && n_first + h < n_times)
-                            atomicAdd(row + (n_first + h) / n_int - w0, st[h][s]);
+                            atomicAdd(sum((n_first + h) / n_int), st[h][s]);
                 }
             }
         }
@@ -362,15 +407,14 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     // the engine zeroed first (windows that straddle blocks).
     const int n_end = min(n0 + BN, n_times);
     for (int e = tid; e < n_stokes * BEAMS * windows; e += THREADS) {
-        const int w = e % windows;
-        const int beam_local = (e / windows) % BEAMS;
+        const int beam_local = e % BEAMS;
+        const int w = (e / BEAMS) % windows;
         const int s = e / (windows * BEAMS);
         const int beam = m0 / 2 + beam_local;
         const int gw = w0 + w;
         if (beam >= n_beams || gw * n_int >= n_end)
             continue;
-        const size_t idx =
-            ((size_t(gw) * n_stokes + s) * n_beams + beam) * args.n_channels + c;
+        const size_t idx = where.at(size_t(gw), s, beam);
         if (gw * n_int >= n0 && (gw + 1) * n_int <= n0 + BN)
             out[idx] = red[e];
         else

@@ -392,20 +392,25 @@ __global__ void __launch_bounds__(W::threads, 1)
     }
     __syncthreads();
 
-    // The block's items: blockIdx.x, + gridDim.x, ...; consecutive blocks take
-    // the time tiles of one channel together (its weights shared in L2).
+    // The block's items: blockIdx.x, + gridDim.x, ...; their channel and time
+    // tile by tb::map_item (args.item_channel_group).
     const int my_items =
         int(blockIdx.x) < items ? (items - 1 - int(blockIdx.x)) / int(gridDim.x) + 1 : 0;
-    auto item_of = [&](int i) { return int(blockIdx.x) + i * int(gridDim.x); };
+    auto item_of = [&](int i) {
+        return tb::map_item(int(blockIdx.x) + i * int(gridDim.x),
+                            args.n_channels,
+                            args.n_tiles,
+                            args.item_channel_group);
+    };
 
     // Every value is converted once (fc32): its float16 range is counted here.
     range_tally tally;
     auto load = [&](int i) {
-        const int item = item_of(i);
+        const tb::item_coord item = item_of(i);
         ws_resident_load_samples<W, Samples>(args,
                                              maps,
-                                             int(item / args.n_tiles),
-                                             int(item % args.n_tiles) * W::BN,
+                                             item.channel,
+                                             item.n_tile * W::BN,
                                              samples,
                                              samples_full,
                                              gate,
@@ -418,7 +423,7 @@ __global__ void __launch_bounds__(W::threads, 1)
     // polarization (q / k_tiles) % NPOL, k tile q % k_tiles (q = it % per_item).
     auto issue_weights = [&](int it) {
         const int q = it % per_item;
-        const int c = item_of(it / per_item) / args.n_tiles;
+        const int c = item_of(it / per_item).channel;
         const int s = it % W::STAGES;
         const int row =
             ((q / k_tiles) % NPOL) * args.rows + (q / (NPOL * k_tiles)) * W::ROWS;
@@ -444,15 +449,15 @@ __global__ void __launch_bounds__(W::threads, 1)
                 const int boxes = int(raw_stage / (ws_raw_rows * 128));
                 for (int u = 0; u < my_items * G; u++) {
                     const int s = u % ws_raw_stages;
-                    const int item = item_of(u / G);
+                    const tb::item_coord item = item_of(u / G);
                     mbar_wait(raw_empty(s), uint32_t((u / ws_raw_stages) & 1) ^ 1u);
                     mbar_arrive_expect_tx(raw_full(s), raw_stage);
                     for (int j = 0; j < boxes; j++)
                         tma_load_3d(smem_raw + s * raw_stage + j * (ws_raw_rows * 128),
                                     &maps.b,
                                     j * 128,
-                                    item / args.n_tiles,
-                                    item % args.n_tiles * W::BN + u % G * ws_raw_rows,
+                                    item.channel,
+                                    item.n_tile * W::BN + u % G * ws_raw_rows,
                                     raw_full(s));
                 }
             } else if (p >= 64) {
@@ -514,9 +519,9 @@ __global__ void __launch_bounds__(W::threads, 1)
             if constexpr (Samples::by_tma)
                 mbar_wait(samples_full, uint32_t(i & 1));
         }
-        const int item = item_of(i);
-        c = item / args.n_tiles;
-        n0 = item % args.n_tiles * W::BN;
+        const tb::item_coord item = item_of(i);
+        c = item.channel;
+        n0 = item.n_tile * W::BN;
     };
     if constexpr (W::PINGPONG) {
         // The power sums: one half of the block's per consumer warpgroup

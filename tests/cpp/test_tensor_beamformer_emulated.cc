@@ -19,6 +19,7 @@
 #include <cuda/tensor_beamformer_resident_kernel.cuh>
 #include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 #include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
+#include <cuda/tensor_beamformer_power_transpose.cuh>
 // clang-format on
 
 #include "engines/tensor_beamformer/tensor_beamformer_expand.h"
@@ -36,6 +37,25 @@ using cfloat = std::complex<float>;
 using namespace tb_reference;
 
 namespace {
+
+/*!
+ * What the CUDA engine does after a launch whose plan writes power
+ * channel-major (plan.args.power_channel_major): the transpose kernel into
+ * the output's layout. \p out holds the kernel's output, and then the
+ * transposed one. Few blocks of a narrow tile: each loops over tiles.
+ */
+void finish_power(const tb_launch_plan& plan, std::vector<float>& out)
+{
+    if (!plan.args.power_channel_major)
+        return;
+    const std::vector<float> major = out;
+    const long long rows = plan.args.n_channels, cols = (long long)out.size() / rows;
+    std::fill(out.begin(), out.end(), NAN);
+    gr::beamform::emulated::launch(
+        dim3(3), dim3(32, 8), k::power_transpose_smem_bytes, [&] {
+            k::power_transpose_kernel(major.data(), out.data(), rows, cols);
+        });
+}
 
 //! One emulated execute(): what the CUDA engine does, with its own helpers.
 template <class S, class Op, class L, int NPA>
@@ -83,6 +103,7 @@ std::vector<float> run_kernel(const tensor_beamformer_config& c,
     emu::launch(unsigned(plan.blocks), 1, S::threads, smem, [&] {
         k::tensor_beamformer_kernel<S, Op, L, NPA>(plan.args);
     });
+    finish_power(plan, out);
     return out;
 }
 
@@ -166,6 +187,7 @@ std::vector<float> run_wgmma(const tensor_beamformer_config& c,
     emu::launch(unsigned(r->plan.blocks), 1, W::threads, smem, [&] {
         k::tensor_beamformer_wgmma_kernel<W, Op, L>(r->plan.args);
     });
+    finish_power(r->plan, r->out);
     return r->out;
 }
 
@@ -226,6 +248,7 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
             size_t(k::ws_pipeline_smem_bytes<W>()) + sums,
             [&] { k::tensor_beamformer_ws_kernel<W, Op, Samples>(args, maps, tiles); });
     }
+    finish_power(r->plan, r->out);
     return r->out;
 }
 
@@ -270,6 +293,7 @@ std::vector<float> run_ws_inline_pass(const tensor_beamformer_config& c,
     for (size_t i = 0; i < slabs; i++)
         EXPECT_EQ(ready[i], unsigned(Samples::parts)) << "slab " << i;
     EXPECT_EQ(ready[slabs], unsigned(tiles - 1)) << "the frontier";
+    finish_power(r->plan, r->out);
     return r->out;
 }
 
@@ -497,6 +521,7 @@ std::vector<float> run_resident(const tensor_beamformer_config& c,
         unsigned(resident_blocks(plan.args, max_blocks)), 1, S::threads, smem, [&] {
             k::tensor_beamformer_resident_kernel<S, L>(plan.args);
         });
+    finish_power(plan, out);
     return out;
 }
 

@@ -7,7 +7,9 @@
 #include "tensor_beamformer_cuda.h"
 #include "tensor_beamformer_input_range.h"
 #include <cuda/tensor_beamformer_mma_kernel.cuh>
+#include <cuda/tensor_beamformer_power_transpose.cuh>
 #include <gpu/float16_gemm_input.cuh>
+#include <algorithm>
 #include <stdexcept>
 
 namespace gr {
@@ -15,6 +17,20 @@ namespace beamform {
 namespace cuda {
 
 namespace {
+
+//! The channel-major power workspace (\p rows channels of \p cols floats)
+//! into the output's layout.
+void launch_power_transpose(
+    const float* in, float* out, size_t rows, size_t cols, cudaStream_t s)
+{
+    const long long tiles = tb_kernels::power_transpose_tiles((long long)rows, (long long)cols);
+    const unsigned grid = unsigned(std::min<long long>(tiles, 65536));
+    tb_kernels::power_transpose_kernel<<<grid,
+                                         dim3(32, tb_kernels::power_transpose_rows),
+                                         tb_kernels::power_transpose_smem_bytes,
+                                         s>>>(in, out, (long long)rows, (long long)cols);
+    BF_GPU_CHECK_LAUNCH("power_transpose_kernel");
+}
 
 tb_operand_layout checked_layout(const tensor_beamformer_config& c, const tb_variant& v)
 {
@@ -170,8 +186,22 @@ void tensor_beamformer_cuda::run(
     }
     if (v.counts_range)
         args.range_counts = d_input_range->device_counts(s); // float16: always made
+    // Power channel-major: the kernel writes the workspace (which the previous
+    // call's transpose may still read, on another stream), a transpose the output.
+    const size_t power_floats = c.output == beam_output::power
+                                    ? n_times / c.n_int * c.n_stokes() * c.n_beams *
+                                          c.n_channels
+                                    : 0;
+    if (args.power_channel_major) {
+        if (d_power_major.size() < power_floats * sizeof(float)) {
+            d_w.sync_last_use();
+            d_power_major = device_memory(d_device, power_floats * sizeof(float));
+        } else
+            d_w.wait_last_use(s);
+        args.out = d_power_major.get();
+    }
     if (plan.zero_output_bytes) // windows that cross thread blocks are atomic sums
-        BF_GPU_CHECK(cudaMemsetAsync(out, 0, plan.zero_output_bytes, s));
+        BF_GPU_CHECK(cudaMemsetAsync(args.out, 0, plan.zero_output_bytes, s));
     size_t blocks = plan.blocks;
     if (v.blocks_per_sm) // persistent: every SM busy, each block loops over items
         blocks = resident_blocks(plan.args,
@@ -182,6 +212,12 @@ void tensor_beamformer_cuda::run(
         throw std::invalid_argument("tensor_beamformer: batch too large for one launch; "
                                     "pass fewer time steps per execute()");
     v.launch(&args, unsigned(blocks), d_smem, s);
+    if (args.power_channel_major)
+        launch_power_transpose(d_power_major.as<float>(),
+                               static_cast<float*>(out),
+                               c.n_channels,
+                               power_floats / c.n_channels,
+                               s);
     if (v.counts_range)
         d_input_range->publish(s);
     d_w.record_use(s);

@@ -61,6 +61,7 @@ private:
     device_memory d_col_popc;
     device_memory d_x16; // fp16 rows of the "+pass" and "+ipass" variants
     device_memory d_pass_ready; // "+ipass": parts converted per (channel, time tile)
+    device_memory d_power_major; // power written channel-major, then transposed
     std::unique_ptr<tb_input_range> d_input_range; // float16 precision only
 };
 

@@ -256,6 +256,15 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& c,
     // (apps/beamform_bench.md, "Block order").
     a.channel_group = power ? 1 : int(std::min<size_t>(c.n_channels, 8));
     a.m_group = power ? std::min(a.m_tiles, 16) : 8;
+    // The resident kernels' items (tb::map_item): for single-polarization
+    // power 8 channels side by side, so that the blocks running at once fill
+    // the output's 32-byte sectors of 8 channels together (H200: 3-5 % faster
+    // at n_int 16 than the time tiles of one channel together; the tiled
+    // kernels' channel_group 8 was 10 % slower at 512 receivers, as above);
+    // voltage and X/Y pairs (not measured with it) keep one channel's time
+    // tiles together (apps/beamform_bench.md, "Power at small n_int").
+    a.item_channel_group = power && c.polarization == polarization_layout::single ? 8 : 1;
+    a.power_channel_major = power_channel_major(c) ? 1 : 0;
     a.power = power ? 1 : 0;
     a.iquv = c.n_stokes() == 4 ? 1 : 0;
     a.n_int = int(power ? c.n_int : 1);
@@ -266,6 +275,20 @@ tb_launch_plan plan_launch(const tensor_beamformer_config& c,
         plan.zero_output_bytes =
             (n_times / c.n_int) * c.n_stokes() * c.n_beams * c.n_channels * sizeof(float);
     return plan;
+}
+
+bool power_channel_major(const tensor_beamformer_config& c)
+{
+    // H200 (apps/beamform_bench.md, "Power at small n_int"): single
+    // polarization, 96 receivers x 1024 beams x 256 channels, n_int 8 0.56 ms
+    // against 1.02 written straight, n_int 1 2x faster; at n_int 16 (67 MB of
+    // output) level within 4 % either way, so the output's own layout from 16
+    // on. X/Y pairs (their windows summed in shared memory): LOFAR's shape at
+    // n_int 1 (IQUV) 3.15 ms against 5.3, at n_int 4 (Stokes I) 8-10 % slower,
+    // so only n_int 1. One channel: the two layouts are the same.
+    if (c.output != beam_output::power || c.n_channels < 2)
+        return false;
+    return c.polarization == polarization_layout::single ? c.n_int < 16 : c.n_int == 1;
 }
 
 size_t resident_blocks(const tb::kernel_args& a, size_t max_blocks)

@@ -104,6 +104,13 @@ struct tb_launch_plan {
     size_t zero_output_bytes = 0; //!< 0: no memset needed
 };
 
+/*!
+ * Whether the kernels write power channel-major into a workspace that a
+ * transpose then puts into the output's layout (tb::kernel_args::
+ * power_channel_major): power with more than one channel at small n_int.
+ */
+bool power_channel_major(const tensor_beamformer_config& c);
+
 tb_launch_plan plan_launch(const tensor_beamformer_config& config,
                            const tb_operand_layout& layout,
                            int block_m,
