@@ -264,6 +264,16 @@ inline double real_option(
     return v;
 }
 
+//! \p text cut at each \p sep ("a:b:c" -> a, b, c; "" -> none).
+inline std::vector<std::string> split(const std::string& text, char sep)
+{
+    std::vector<std::string> parts;
+    std::stringstream s(text);
+    for (std::string part; std::getline(s, part, sep);)
+        parts.push_back(part);
+    return parts;
+}
+
 //! "--name=a,b,c" (such as --channels=256,1024) as integers in [lo, hi],
 //! \p fallback where absent.
 inline std::vector<size_t> list_option(int argc,
@@ -277,8 +287,7 @@ inline std::vector<size_t> list_option(int argc,
     if (text.empty())
         return fallback;
     std::vector<size_t> out;
-    std::stringstream s(text);
-    for (std::string part; std::getline(s, part, ',');)
+    for (const std::string& part : split(text, ','))
         out.push_back(size_t(detail::integer_in(name, part, lo, hi)));
     return out;
 }

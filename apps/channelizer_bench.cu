@@ -40,7 +40,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -290,10 +289,7 @@ bench_case parse_case(const std::string& text)
                                   " (accepted: NxT[:sc8|sc16|fc32][:os1|os2], "
                                   "e.g. 256x16:fc32:os2)");
     };
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, ':');)
-        parts.push_back(part);
+    const std::vector<std::string> parts = bench::split(text, ':');
     if (parts.empty() || parts.size() > 3)
         throw bad("expected one to three parts separated by ':'");
     const size_t x = parts[0].find('x');
@@ -324,8 +320,7 @@ bench_case parse_case(const std::string& text)
 std::vector<bench_case> parse_cases(const std::string& text)
 {
     std::vector<bench_case> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
+    for (const std::string& item : bench::split(text, ','))
         out.push_back(parse_case(item));
     if (out.empty())
         throw bench::usage_error("--cases: no case given");

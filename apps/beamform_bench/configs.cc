@@ -7,7 +7,6 @@
  */
 #include "beamform_bench.h"
 #include <random>
-#include <sstream>
 
 namespace bf_bench {
 
@@ -134,10 +133,7 @@ bench_config parse_case(const std::string& text)
             " (accepted: CxRxBxT[:voltage|:powerN][:xy][:I|:IQUV], e.g. "
             "256x96x1024x1024:power16)");
     };
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, ':');)
-        parts.push_back(part);
+    const std::vector<std::string> parts = bench::split(text, ':');
     if (parts.empty() || parts.size() > 4)
         throw bad("expected one to four parts separated by ':'");
     const auto number = [&](const std::string& digits, const char* what) {
@@ -147,10 +143,7 @@ bench_config parse_case(const std::string& text)
             throw bad(std::string(what) + " must be a positive integer below 10^7");
         return size_t(std::stoul(digits));
     };
-    std::vector<std::string> dims;
-    std::stringstream shape(parts[0]);
-    for (std::string d; std::getline(shape, d, 'x');)
-        dims.push_back(d);
+    const std::vector<std::string> dims = bench::split(parts[0], 'x');
     if (dims.size() != 4)
         throw bad("the shape must be channels x receivers x beams x samples");
     const size_t C = number(dims[0], "channels"), R = number(dims[1], "receivers"),
@@ -185,8 +178,7 @@ bench_config parse_case(const std::string& text)
 std::vector<bench_config> parse_cases(const std::string& text)
 {
     std::vector<bench_config> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
+    for (const std::string& item : bench::split(text, ','))
         out.push_back(parse_case(item));
     if (out.empty())
         throw bench::usage_error("--cases: no case given");
