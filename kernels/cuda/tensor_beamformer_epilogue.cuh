@@ -4,9 +4,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The epilogue of the NVIDIA tensor-beamformer kernels: accumulators ->
- * voltages, or -> |b|^2 / Stokes summed over integration windows. Shared by
- * the mma.sync kernel (tensor_beamformer_mma_kernel.cuh) and the wgmma kernel
- * (tensor_beamformer_wgmma_kernel.cuh).
+ * voltages, or -> |b|^2 / Stokes summed over integration windows, written in
+ * the output's layout or channel-major for the engine to transpose
+ * (tb::power_layout, tensor_beamformer_power_transpose.cuh). Shared by every
+ * CUDA kernel: mma.sync, resident, wgmma and the warp-specialised ones.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_EPILOGUE_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_EPILOGUE_CUH
