@@ -274,6 +274,19 @@ inline std::vector<std::string> split(const std::string& text, char sep)
     return parts;
 }
 
+//! The comma-separated items of \p text (the value of --\p name), each
+//! through \p parse_one; usage_error when there is none.
+template <class ParseOne>
+auto parse_items(const std::string& name, const std::string& text, ParseOne parse_one)
+{
+    std::vector<decltype(parse_one(text))> out;
+    for (const std::string& item : split(text, ','))
+        out.push_back(parse_one(item));
+    if (out.empty())
+        throw usage_error("--" + name + ": no item given");
+    return out;
+}
+
 //! "--name=a,b,c" (such as --channels=256,1024) as integers in [lo, hi],
 //! \p fallback where absent.
 inline std::vector<size_t> list_option(int argc,

@@ -317,16 +317,6 @@ bench_case parse_case(const std::string& text)
     return k;
 }
 
-std::vector<bench_case> parse_cases(const std::string& text)
-{
-    std::vector<bench_case> out;
-    for (const std::string& item : bench::split(text, ','))
-        out.push_back(parse_case(item));
-    if (out.empty())
-        throw bench::usage_error("--cases: no case given");
-    return out;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -352,7 +342,7 @@ int main(int argc, char** argv)
                 { 1024, 16, 1, sample_format::sc16 }, { 1024, 16, 1, sample_format::fc32 },
                 { 256, 16, 2, sample_format::sc16 },  { 256, 16, 2, sample_format::fc32 },
                 { 1024, 16, 2, sample_format::sc16 }, { 1024, 16, 2, sample_format::fc32 },
-            } : parse_cases(case_list);
+            } : bench::parse_items("cases", case_list, parse_case);
         if (!skip_cpu)
             prefer_shm_open_buffers(); // before GNU Radio makes its first buffer
 

@@ -177,12 +177,7 @@ bench_config parse_case(const std::string& text)
 
 std::vector<bench_config> parse_cases(const std::string& text)
 {
-    std::vector<bench_config> out;
-    for (const std::string& item : bench::split(text, ','))
-        out.push_back(parse_case(item));
-    if (out.empty())
-        throw bench::usage_error("--cases: no case given");
-    return out;
+    return bench::parse_items("cases", text, parse_case);
 }
 
 double useful_ops(const bench_config& b)

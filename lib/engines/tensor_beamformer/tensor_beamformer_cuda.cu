@@ -188,14 +188,12 @@ void tensor_beamformer_cuda::run(
         args.range_counts = d_input_range->device_counts(s); // float16: always made
     // Power channel-major: the kernel writes the workspace (which the previous
     // call's transpose may still read, on another stream), a transpose the output.
-    const size_t power_floats = c.output == beam_output::power
-                                    ? n_times / c.n_int * c.n_stokes() * c.n_beams *
-                                          c.n_channels
-                                    : 0;
+    const size_t power_bytes =
+        args.power_channel_major ? n_times / c.n_int * c.output_item_bytes() : 0;
     if (args.power_channel_major) {
-        if (d_power_major.size() < power_floats * sizeof(float)) {
+        if (d_power_major.size() < power_bytes) {
             d_w.sync_last_use();
-            d_power_major = device_memory(d_device, power_floats * sizeof(float));
+            d_power_major = device_memory(d_device, power_bytes);
         } else
             d_w.wait_last_use(s);
         args.out = d_power_major.get();
@@ -216,7 +214,7 @@ void tensor_beamformer_cuda::run(
         launch_power_transpose(d_power_major.as<float>(),
                                static_cast<float*>(out),
                                c.n_channels,
-                               power_floats / c.n_channels,
+                               power_bytes / sizeof(float) / c.n_channels,
                                s);
     if (v.counts_range)
         d_input_range->publish(s);
