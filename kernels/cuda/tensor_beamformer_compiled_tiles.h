@@ -109,12 +109,15 @@
 
 // The same with two sample sets ("+db", at most 64 antennas), filled from
 // TMA-staged fc32 while the consumers multiply (BM, BN, STAGES, producer
-// registers, ping-pong): a ring of 2 stages of 128 rows leaves room for them
-// (3 measured the same on LOFAR's voltage shape, H200); in ping-pong 4
-// stages of 64 rows, the same bytes.
+// registers, ping-pong, short windows): a ring of 2 stages of 128 rows leaves
+// room for them (3 measured the same on LOFAR's voltage shape, H200); in
+// ping-pong 4 stages of 64 rows, the same bytes. The last ("+sw") is the
+// ping-pong kernel with power windows of 1, 2 and 4 steps in registers, a
+// kernel of its own so that the others keep their shorter code.
 #define BF_TB_WS_RESIDENT_XY_DB_TILES(X) \
-    X(128, 128, 2, 104, false)           \
-    X(128, 128, 4, 104, true)
+    X(128, 128, 2, 104, false, false)    \
+    X(128, 128, 4, 104, true, false)     \
+    X(128, 128, 4, 104, true, true)
 
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \

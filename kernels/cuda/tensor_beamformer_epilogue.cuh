@@ -52,6 +52,8 @@ struct block_sync {
  * once per window. Every thread of the block must call it (barriers), or,
  * with \p Sync a narrower barrier, the THREADS threads of one aligned group
  * (threads 0 .. THREADS-1, or one warpgroup of a ping-pong kernel).
+ * \p XY_SHORT_WINDOWS: X/Y pairs' windows of 1, 2 and 4 steps in registers
+ * too (below), in the kernels compiled for it only.
  */
 template <class Op,
           int NPA,
@@ -60,7 +62,8 @@ template <class Op,
           int BM,
           int BN,
           int THREADS,
-          class Sync = block_sync>
+          class Sync = block_sync,
+          bool XY_SHORT_WINDOWS = false>
 __device__ __forceinline__ void epilogue(const kernel_args& args,
                                          typename Op::acc_t (&acc)[NPA][MT][NT][4],
                                          unsigned char* smem,
@@ -314,12 +317,12 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     // (n_int 1), or half of one that the neighbouring quad lane holds the
     // other half of (n_int 4, one shuffle). Stored from registers, like the
     // windows above: the shared sums below, an atomic add per value at n_int
-    // 1, ran at 6 % of the byte floor. X/Y pairs keep the shared sums: this
-    // path made their kernels' code 25 % longer, and LOFAR's Stokes at n_int
-    // 16 ran 6-20 % slower with it (apps/beamform_bench.md, "Power at small
-    // n_int"). n_int divides BN, so no window straddles blocks, and n_times
-    // is a multiple of n_int.
-    if (NPA == 1 && n_int < 8 && 8 % n_int == 0) {
+    // 1, ran at 6 % of the byte floor. X/Y pairs only in the kernels compiled
+    // with XY_SHORT_WINDOWS ("+sw"): this path made their kernels' code 25 %
+    // longer, and LOFAR's Stokes at n_int 16 ran 6-20 % slower with it
+    // (apps/beamform_bench.md, "Power at small n_int"). n_int divides BN, so
+    // no window straddles blocks, and n_times is a multiple of n_int.
+    if ((NPA == 1 || XY_SHORT_WINDOWS) && n_int < 8 && 8 % n_int == 0) {
         BF_UNROLL
         for (int i = 0; i < MT; i++) {
             const int beam = (warp_row0 + i * 16) / 2 + g;

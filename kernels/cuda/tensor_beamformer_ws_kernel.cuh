@@ -61,11 +61,20 @@ namespace tb_kernels {
  * registers (one block per SM). PINGPONG (resident-samples kernel only): the
  * consumer warpgroups take 64-row tiles in turn instead of 64 rows each of
  * one BM-row tile, so a ring stage holds ROWS = 64 rows of weights.
+ * SHORT_WINDOWS (X/Y pairs of the resident-samples kernel, "+sw"): the
+ * epilogue sums power windows of 1, 2 and 4 steps in registers, as it always
+ * does for single polarization (epilogue's XY_SHORT_WINDOWS).
  */
-template <int BM_, int BN_, int STAGES_, int PRODUCER_REGS_ = 40, bool PINGPONG_ = false>
+template <int BM_,
+          int BN_,
+          int STAGES_,
+          int PRODUCER_REGS_ = 40,
+          bool PINGPONG_ = false,
+          bool SHORT_WINDOWS_ = false>
 struct ws_shape {
     static constexpr int BM = BM_, BN = BN_, BKB = 128, STAGES = STAGES_;
     static constexpr bool PINGPONG = PINGPONG_;
+    static constexpr bool SHORT_WINDOWS = SHORT_WINDOWS_;
     static constexpr int ROWS = PINGPONG ? 64 : BM; // weight rows per ring stage
     static constexpr int consumers = BM / 64;
     static constexpr int consumer_threads = consumers * 128;

@@ -587,7 +587,15 @@ __global__ void __launch_bounds__(W::threads, 1)
                             m0 + (warp & 3) * 16);
                         continue;
                     }
-                epilogue<Op, NPOL, 1, W::NT, W::ROWS, W::BN, 128, warpgroup_sync>(
+                epilogue<Op,
+                         NPOL,
+                         1,
+                         W::NT,
+                         W::ROWS,
+                         W::BN,
+                         128,
+                         warpgroup_sync,
+                         W::SHORT_WINDOWS>(
                     args, acc, my_red, cc, m0, nn, m0 + (warp & 3) * 16, nn);
             }
         }
@@ -641,7 +649,8 @@ __global__ void __launch_bounds__(W::threads, 1)
                      W::BM,
                      W::BN,
                      W::consumer_threads,
-                     consumer_sync<W::consumer_threads>>(
+                     consumer_sync<W::consumer_threads>,
+                     W::SHORT_WINDOWS>(
                 args, acc, red, cc, m0, nn, m0 + wg * 64 + (warp & 3) * 16, nn);
         }
     }

@@ -842,7 +842,8 @@ void check_ws_resident_xy(size_t C,
     const auto got = run_ws<W, k::op_fp16, k::ws_samples_fc32_xy<W>, true, BUFFERS>(
         c, w, x.data(), T, blocks);
     const std::string tile = "ws+rs" + std::string(W::PINGPONG ? "+pp" : "") +
-                             std::string(BUFFERS == 2 ? "+db" : "") + " xy " +
+                             std::string(BUFFERS == 2 ? "+db" : "") +
+                             std::string(W::SHORT_WINDOWS ? "+sw" : "") + " xy " +
                              std::to_string(W::BM) + "x" + std::to_string(W::BN) + "/" +
                              std::to_string(W::STAGES) + ", " + std::to_string(blocks) +
                              " blocks";
@@ -872,6 +873,11 @@ void check_ws_resident_xy_cases()
         { 1, 320, 40, 130, beam_output::power, 5, stokes_mode::I, 2 },
         { 2, 128, 70, 288, beam_output::power, 48, stokes_mode::IQUV, 3 },
         { 3, 128, 155, 1000, beam_output::voltage, 1, stokes_mode::I, 4 },
+        // windows of 1, 2 and 4 steps (in registers in the "+sw" kernel;
+        // n_int 1 channel-major, then transposed)
+        { 3, 46, 155, 260, beam_output::power, 1, stokes_mode::IQUV, 2 },
+        { 2, 62, 70, 300, beam_output::power, 2, stokes_mode::I, 3 },
+        { 2, 64, 40, 256, beam_output::power, 4, stokes_mode::IQUV, 2 },
     };
     for (const auto& x : cases)
         check_ws_resident_xy<W, BUFFERS>(
@@ -879,8 +885,8 @@ void check_ws_resident_xy_cases()
 }
 #define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS) \
     check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 1>();
-#define BF_EMU_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS, PP) \
-    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS, PP>, 2>();
+#define BF_EMU_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS, PP, SW) \
+    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS, PP, SW>, 2>();
 
 TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
 {

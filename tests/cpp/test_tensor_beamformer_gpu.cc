@@ -390,26 +390,50 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
               hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
     check(xy, 211, gpu, 21);
     xy.n_receivers = 46;
-    xy.n_beams = 20;
+    xy.n_beams = 32;
     EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
               hopper ? "128x128x128/ws/2+rs+db" : tb_testing::default_tile(xy));
+    xy.n_beams = 20; // fewer than 32 X/Y beams: the library path from Hopper on
+    if (tb_testing::compute_capability_major(gpu.index) >= 9)
+        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), "cublas");
+    // Windows of 1, 2 and 4 steps: the "+sw" kernel sums them in registers
+    // (IQUV at n_int 4, n_int 1 and 2 written channel-major and transposed);
+    // longer windows the ping-pong kernel without it.
     xy.n_beams = 155;
     xy.output = beam_output::power;
-    xy.n_int = 4;
-    for (auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
-        xy.stokes = stokes;
-        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-                  hopper ? "128x128x128/ws/4+rs+pp+db" : tb_testing::default_tile(xy));
-        check(xy, 4 * 53, gpu, 18 + int(stokes));
-    }
-    // At 64 antennas, power sums of 128 windows per tile (n_int 1) leave no
-    // room for two sample sets: one set.
-    xy.stokes = stokes_mode::I;
-    xy.n_int = 1;
+    for (size_t n_int : { 4, 8 })
+        for (auto stokes : { stokes_mode::I, stokes_mode::IQUV }) {
+            xy.stokes = stokes;
+            xy.n_int = n_int;
+            EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+                      !hopper     ? tb_testing::default_tile(xy)
+                      : n_int < 8 ? "128x128x128/ws/4+rs+pp+db+sw"
+                                  : "128x128x128/ws/4+rs+pp+db");
+            check(xy, n_int * 53, gpu, 18 + int(stokes));
+        }
+    // Without the shared sums two sample sets fit at 64 antennas too.
     xy.n_receivers = 128;
-    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-              hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
-    check(xy, 130, gpu, 22);
+    for (size_t n_int : { 1, 2 }) {
+        xy.stokes = n_int == 1 ? stokes_mode::I : stokes_mode::IQUV;
+        xy.n_int = n_int;
+        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+                  hopper ? "128x128x128/ws/4+rs+pp+db+sw" : tb_testing::default_tile(xy));
+        check(xy, 130, gpu, 22 + int(n_int));
+    }
+    // 65-160 antennas: one sample set ("+rs") where its shared sums leave
+    // room (Stokes I: 17 windows per tile at n_int 8, 128 at n_int 1), else
+    // (IQUV at n_int 1: 4 x 128 windows) the least padded mma.sync tile.
+    xy.n_receivers = 160;
+    xy.stokes = stokes_mode::I;
+    for (size_t n_int : { 8, 1 }) {
+        xy.n_int = n_int;
+        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+                  hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
+        check(xy, n_int * 136, gpu, 26);
+    }
+    xy.stokes = stokes_mode::IQUV;
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
+    check(xy, 130, gpu, 27);
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)
@@ -759,7 +783,21 @@ TEST(tensor_beamformer_gpu, library_path_choice)
     check(c, 50, gpu, 35); // the engine's own choice
     auto fewer = c;
     fewer.n_receivers = c.n_receivers - 1;
+    fewer.n_beams = 130; // enough beams to fill the fused kernel's tiles
     EXPECT_NE(tb_testing::builtin_tile(fewer, gpu.index), library);
+    // Shapes that leave the fused kernel's tiles mostly empty take the
+    // library path from compute capability 9 on: fewer than 128 beams or 16
+    // receivers (single polarization), fewer than 32 X/Y beams.
+    auto few_beams = fewer;
+    few_beams.n_beams = 127;
+    auto few_receivers = fewer;
+    few_receivers.n_receivers = 15;
+    for (const auto& small : { few_beams, few_receivers }) {
+        EXPECT_EQ(tb_testing::builtin_tile(small, gpu.index) == library, major >= 9)
+            << tb_reference::describe(small, 0, "");
+    }
+    if (major >= 9)
+        check(few_receivers, 33, gpu, 38); // the engine's own choice
     // On Hopper the fused kernel stores whole boxes of 32 beams by TMA, and
     // runs up to 128 receivers in the library path's place.
     auto boxed = c;
@@ -778,8 +816,13 @@ TEST(tensor_beamformer_gpu, library_path_choice)
                                            polarization_layout::single,
                                            4);
     EXPECT_NE(tb_testing::builtin_tile(power, gpu.index), library);
+    // X/Y voltage: fused where a resident-samples tile covers it; past that
+    // (512 antennas) the library path on a GPU running the sm_90a image.
     auto xy = library_config(2, 512, 40, polarization_layout::xy_pairs);
-    EXPECT_NE(tb_testing::builtin_tile(xy, gpu.index), library);
+    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index) == library,
+              tb_testing::wgmma_available(gpu.index));
+    auto xy_resident = library_config(2, 96, 40, polarization_layout::xy_pairs);
+    EXPECT_NE(tb_testing::builtin_tile(xy_resident, gpu.index), library);
     {
         scoped_env variant("BEAMFORM_TB_VARIANT", "cublas"); // forced wherever it applies
         EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), library);

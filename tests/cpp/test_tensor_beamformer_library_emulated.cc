@@ -293,6 +293,35 @@ TEST(tensor_beamformer_library_path, built_in_rule)
     xy.polarization = polarization_layout::xy_pairs; // only when asked for
     EXPECT_FALSE(tb_library_path_preferred(xy, 9, true));
     EXPECT_TRUE(tb_library_path_covers(xy));
+
+    // Shapes that leave the fused tiles mostly empty: the library path from
+    // compute capability 9 on, below the usual receiver counts too.
+    auto small = c;
+    small.n_receivers = 48;
+    small.n_beams = 128;
+    EXPECT_FALSE(tb_library_path_small_first(small, 9));
+    EXPECT_FALSE(tb_library_path_preferred(small, 9, true));
+    small.n_beams = 127;
+    EXPECT_TRUE(tb_library_path_small_first(small, 9));
+    EXPECT_TRUE(tb_library_path_preferred(small, 9, true));
+    EXPECT_TRUE(tb_library_path_preferred(small, 10, false));
+    EXPECT_FALSE(tb_library_path_preferred(small, 8, false)); // Ampere / Ada: fused
+    small.n_beams = 1024;
+    small.n_receivers = 15;
+    EXPECT_TRUE(tb_library_path_preferred(small, 9, true));
+    small.n_receivers = 16;
+    EXPECT_FALSE(tb_library_path_preferred(small, 9, true));
+    // From 64 receivers the fused kernel's TMA store keeps 32-beam multiples.
+    small.n_receivers = 64;
+    small.n_beams = 64;
+    EXPECT_FALSE(tb_library_path_preferred(small, 9, true));
+    xy.n_beams = 31;
+    EXPECT_TRUE(tb_library_path_preferred(xy, 9, true));
+    EXPECT_FALSE(tb_library_path_preferred(xy, 8, false));
+    xy.n_beams = 32;
+    EXPECT_FALSE(tb_library_path_preferred(xy, 9, true));
+    p.n_beams = 8; // power never
+    EXPECT_FALSE(tb_library_path_preferred(p, 9, true));
 }
 
 TEST(tensor_beamformer_library_path, tuning_keys_name_the_device)

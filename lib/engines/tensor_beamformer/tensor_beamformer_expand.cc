@@ -283,12 +283,17 @@ bool power_channel_major(const tensor_beamformer_config& c)
     // polarization, 96 receivers x 1024 beams x 256 channels, n_int 8 0.56 ms
     // against 1.02 written straight, n_int 1 2x faster; at n_int 16 (67 MB of
     // output) level within 4 % either way, so the output's own layout from 16
-    // on. X/Y pairs (their windows summed in shared memory): LOFAR's shape at
-    // n_int 1 (IQUV) 3.15 ms against 5.3, at n_int 4 (Stokes I) 8-10 % slower,
-    // so only n_int 1. One channel: the two layouts are the same.
+    // on. X/Y pairs: the short windows (n_int 1, 2, 4) that write at least
+    // half a value per time step (Stokes I at n_int 1, 2; IQUV at 1, 2, 4):
+    // LOFAR's shape with the "+sw" kernel (session 34) IQUV n_int 2 0.59 ms
+    // against 1.76, n_int 4 0.52 against 0.82, n_int 1 0.95 either way (3.15
+    // against 5.3 with the shared sums, session 33); Stokes I n_int 4 0.267
+    // against 0.246, so not there. One channel: the two layouts are the same.
     if (c.output != beam_output::power || c.n_channels < 2)
         return false;
-    return c.polarization == polarization_layout::single ? c.n_int < 16 : c.n_int == 1;
+    if (c.polarization == polarization_layout::single)
+        return c.n_int < 16;
+    return 8 % c.n_int == 0 && c.n_int <= 2 * c.n_stokes() && c.n_int < 8;
 }
 
 size_t resident_blocks(const tb::kernel_args& a, size_t max_blocks)

@@ -93,15 +93,37 @@ bool tb_library_path_fused_first(const tensor_beamformer_config& c, bool wgmma)
     return wgmma && c.n_beams % tb::voltage_box_beams == 0 && c.n_receivers <= 128;
 }
 
+bool tb_library_path_small_first(const tensor_beamformer_config& c, int cc_major)
+{
+    // Shapes too small to fill the fused kernel's tiles (128 rows = 64 beams,
+    // or 32 X/Y beams; k tiles of 64 = 32 receivers), measured on an H200
+    // (beamform_bench --cases, apps/beamform_bench.md, session 34): single
+    // polarization, 1x5x181x65536 (C x R x B x T) 0.055 ms here against 0.071
+    // for the fused kernel, 256x16x64x1024 0.067 against 0.093, 64x12x100x4096
+    // 0.092 against 0.127, 256x48x64x1024 0.103 against 0.107; X/Y pairs,
+    // 256x16x8x1024 0.039 against 0.153, 488x192x8x256 0.112 against 0.123.
+    // The fused kernel stays ahead from 128 beams (256x32x128x1024 level,
+    // 256x16x1024x1024 3 % behind) and from 32 X/Y beams (488x192x32x256).
+    if (cc_major < 9)
+        return false; // Ampere / Ada: not measured
+    if (c.polarization == polarization_layout::xy_pairs)
+        return c.n_beams < 32;
+    return c.n_receivers < 16 || c.n_beams < 128;
+}
+
 bool tb_library_path_preferred(const tensor_beamformer_config& c,
                                int cc_major,
                                bool wgmma)
 {
-    // xy_pairs stays fused: its library GEMM multiplies by the other
-    // polarization's zero weights (2x the products) and was not measured.
-    return tb_library_path_covers(c) && c.polarization == polarization_layout::single &&
-           c.n_receivers >= tb_library_path_min_receivers(cc_major) &&
-           !tb_library_path_fused_first(c, wgmma);
+    if (!tb_library_path_covers(c))
+        return false;
+    // xy_pairs otherwise stays fused: its library GEMM multiplies by the other
+    // polarization's zero weights (2x the products; LOFAR's 155 beams x 128
+    // receivers: 0.507 ms against the fused 0.280).
+    if (c.polarization == polarization_layout::single &&
+        c.n_receivers >= tb_library_path_min_receivers(cc_major))
+        return !tb_library_path_fused_first(c, wgmma);
+    return tb_library_path_small_first(c, cc_major);
 }
 
 } // namespace beamform

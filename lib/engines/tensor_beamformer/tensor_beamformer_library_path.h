@@ -59,14 +59,20 @@ void tb_check_library_path(const tensor_beamformer_config& config,
 
 /*!
  * The built-in rule (no tuning file, BEAMFORM_TB_VARIANT unset): the library
- * path for float16, single-polarization voltage output with at least
- * tb_library_path_min_receivers(cc_major) receivers, on a GPU of compute
- * capability \p cc_major, except where tb_library_path_fused_first; the
- * fused kernels everywhere else. \p wgmma: the GPU runs the sm_90a kernels.
+ * path for float16 voltage output, single polarization with at least
+ * tb_library_path_min_receivers(cc_major) receivers on a GPU of compute
+ * capability \p cc_major, except where tb_library_path_fused_first, and
+ * wherever tb_library_path_small_first; the fused kernels everywhere else.
+ * \p wgmma: the GPU runs the sm_90a kernels.
  */
 bool tb_library_path_preferred(const tensor_beamformer_config& config,
                                int cc_major,
                                bool wgmma);
+//! Shapes that leave the fused kernel's tiles mostly empty, where the library
+//! path is faster (measured on Hopper; compute capability 9 on): single
+//! polarization with fewer than 16 receivers or fewer than 128 beams, X/Y
+//! pairs with fewer than 32 beams.
+bool tb_library_path_small_first(const tensor_beamformer_config& config, int cc_major);
 //! Where the fused kernel is faster than the library path although it
 //! covers the shape: a GPU that runs the sm_90a kernels (\p wgmma), at most
 //! 128 receivers, beams a multiple of tb::voltage_box_beams (the

@@ -73,25 +73,31 @@ std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& c,
     return out;
 }
 
+bool tb_short_windows_in_registers(const tb_variant& v, const tensor_beamformer_config& c)
+{
+    // The shared epilogue's rule (kernels/cuda/tensor_beamformer_epilogue.cuh).
+    return c.output == beam_output::power && c.n_int < 8 && 8 % c.n_int == 0 &&
+           (c.polarization == polarization_layout::single || v.xy_short_windows);
+}
+
 size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& c)
 {
+    const size_t sums = tb_short_windows_in_registers(v, c)
+                            ? 0
+                            : power_reduce_smem_bytes(c, v.block_m, v.block_n);
     // The resident-weights kernel keeps its power sums next to the weights
     // and the samples; the pipelined kernels reuse their pipeline buffers.
     if (v.blocks_per_sm)
-        return size_t(v.block_m + 2 * v.block_n) * row_bytes_for(v, c) +
-               power_reduce_smem_bytes(c, v.block_m, v.block_n);
+        return size_t(v.block_m + 2 * v.block_n) * row_bytes_for(v, c) + sums;
     if (v.warp_specialised) {
         const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
         const size_t k_tiles = row_bytes_for(v, c) / size_t(v.block_k_bytes);
         if (v.samples_resident)
-            return v.resident_smem_bytes(int(npol * k_tiles)) +
-                   power_reduce_smem_bytes(c, v.block_m, v.block_n) +
+            return v.resident_smem_bytes(int(npol * k_tiles)) + sums +
                    ws_voltage_stage_smem_bytes(c, v.block_m);
-        return size_t(v.pipeline_smem_bytes) +
-               power_reduce_smem_bytes(c, v.block_m, v.block_n);
+        return size_t(v.pipeline_smem_bytes) + sums;
     }
-    return std::max(size_t(v.pipeline_smem_bytes),
-                    power_reduce_smem_bytes(c, v.block_m, v.block_n));
+    return std::max(size_t(v.pipeline_smem_bytes), sums);
 }
 
 namespace {
@@ -236,12 +242,17 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // 0.193 in sessions 21 and 25); voltage was slower in ping-pong
     // (0.297-0.308 ms against 0.283-0.285).
     const bool xy_power = xy_resident && c.output == beam_output::power;
+    // Its "+sw" kernel where the windows are 1, 2 or 4 steps: summed in
+    // registers, without the shared sums (which at n_int 1 leave no room for
+    // two sample sets).
+    const bool xy_short = xy_power && c.n_int < 8 && 8 % c.n_int == 0;
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 && voltage ? "128x256x128/ws/6+rs+pp" : "",
                                          fc32 ? "128x256x128/ws/3+rs" : "",
                                          pass ? "128x256x128/ws/4+ipass" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
+                                         xy_short ? "128x128x128/ws/4+rs+pp+db+sw" : "",
                                          xy_power ? "128x128x128/ws/4+rs+pp+db" : "",
                                          xy_resident ? "128x128x128/ws/2+rs+db" : "",
                                          xy_resident ? "128x128x128/ws/4+rs" : "",
@@ -264,7 +275,19 @@ std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& c, in
              c, compute_capability_major(device), tb_wgmma_available(device))) ||
         (family == kernel_family::library && tb_library_path_covers(c)))
         return tb_library_path_name;
-    return tensor_beamformer_builtin_kernel_tile(c, device);
+    const std::string tile = tensor_beamformer_builtin_kernel_tile(c, device);
+    // X/Y voltage past what the resident-samples tiles cover (more receivers
+    // than their shared memory holds): the mma.sync tiles left are slower
+    // than the library path's doubled products (H200, 64x512x64x1024 0.174
+    // ms against 0.223, 384x512x8x1024 0.778 against 1.087; session 34).
+    if (family == kernel_family::automatic &&
+        c.polarization == polarization_layout::xy_pairs && tb_library_path_covers(c) &&
+        tb_wgmma_available(device)) {
+        const tb_variant* v = tb_usable_variant(c, device, tile);
+        if (v && !v->samples_resident)
+            return tb_library_path_name;
+    }
+    return tile;
 }
 
 std::string tensor_beamformer_builtin_kernel_tile(const tensor_beamformer_config& c,

@@ -86,6 +86,9 @@ struct tb_variant {
      * block_n x the padded row bytes per polarization (tb_smem_for).
      */
     bool samples_resident = false;
+    //! X/Y pairs' power windows of 1, 2 and 4 steps summed in registers ("+sw";
+    //! single polarization's always are): no power sums in shared memory there.
+    bool xy_short_windows = false;
     //! Its dynamic shared memory for npol x k tiles of resident samples (the
     //! kernel's own count: sample sets, "+db"'s raw stages, ring, barriers;
     //! the power sums come on top).
@@ -122,6 +125,10 @@ std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& con
                                              tb_input input);
 //! Dynamic shared memory of a variant for this configuration.
 size_t tb_smem_for(const tb_variant& v, const tensor_beamformer_config& config);
+//! Whether variant \p v's epilogue sums this configuration's power windows in
+//! registers only (n_int 1, 2, 4: single polarization, or "+sw").
+bool tb_short_windows_in_registers(const tb_variant& v,
+                                   const tensor_beamformer_config& config);
 
 /*!
  * The mma.sync tile for this configuration (no tuning file, no Hopper
@@ -154,7 +161,8 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& config
 /*!
  * The tile the engine picks by itself on \p device when no tuning file names
  * one: "cublas" (the library voltage path) where tb_library_path_preferred
- * holds and BEAMFORM_TB_VARIANT is unset, or wherever the library path
+ * holds and BEAMFORM_TB_VARIANT is unset (also for X/Y voltage that no
+ * resident-samples tile covers on a GPU running the sm_90a image), or wherever the library path
  * computes the configuration with BEAMFORM_TB_VARIANT=cublas; else the Hopper
  * tile where the GPU runs the sm_90a image and BEAMFORM_TB_VARIANT is unset or
  * cublas (measured faster than the mma.sync tiles for every float16

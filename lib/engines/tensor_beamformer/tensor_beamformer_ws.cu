@@ -222,8 +222,9 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
 }
 
 //! A resident-samples variant: "BMxBNx128/ws/STAGES+rs" ("+rs+pp" in
-//! ping-pong, "+rs+db" with two sample sets), k of at most 5 tiles per
-//! polarization (2 with two sets).
+//! ping-pong, "+rs+db" with two sample sets, "+sw" with X/Y pairs' short
+//! power windows in registers), k of at most 5 tiles per polarization (2
+//! with two sets).
 template <class W, class Op, class Samples, int BUFFERS = 1>
 tb_variant ws_resident_variant(beam_precision precision, tb_input input)
 {
@@ -233,6 +234,9 @@ tb_variant ws_resident_variant(beam_precision precision, tb_input input)
     v.tile += W::PINGPONG ? "+rs+pp" : "+rs";
     if (BUFFERS == 2)
         v.tile += "+db";
+    if (W::SHORT_WINDOWS)
+        v.tile += "+sw";
+    v.xy_short_windows = W::SHORT_WINDOWS;
     v.pipeline_smem_bytes = 0; // depends on k: resident_smem_bytes
     v.resident_smem_bytes = &tb_kernels::ws_resident_smem_bytes<W, BUFFERS>;
     v.launch = &ws_resident_launch<W, Op, Samples, BUFFERS>;
@@ -294,9 +298,9 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>>( \
             beam_precision::float16, tb_input::fc32_xy));                 \
     }
-#define BF_TB_ADD_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS, PP)                     \
+#define BF_TB_ADD_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS, PP, SW)                 \
     {                                                                          \
-        using W = ws_shape<BM, BN, ST, PREGS, PP>;                             \
+        using W = ws_shape<BM, BN, ST, PREGS, PP, SW>;                         \
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>, 2>( \
             beam_precision::float16, tb_input::fc32_xy));                      \
     }
