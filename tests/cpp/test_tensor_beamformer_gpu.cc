@@ -348,6 +348,16 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
     c.n_receivers = 64;
     EXPECT_EQ(tb_testing::default_tile(c).find("/resident"), std::string::npos);
     check(c, 16 * 41, gpu, 12); // the built-in choice
+    // Fewer than 32 receivers and 128 beams: the least padded mma.sync tile
+    // (faster than "+rs" there on an H200); from 32 receivers "+rs" again.
+    auto small = c;
+    small.n_receivers = 5;
+    small.n_beams = 16;
+    EXPECT_EQ(tb_testing::builtin_tile(small, gpu.index), tb_testing::default_tile(small));
+    check(small, 16 * 9, gpu, 28);
+    small.n_receivers = 32;
+    EXPECT_EQ(tb_testing::builtin_tile(small, gpu.index),
+              sm90a ? "128x256x128/ws/3+rs" : tb_testing::default_tile(small));
 
     scoped_env variant("BEAMFORM_TB_VARIANT", "resident");
     EXPECT_NE(tb_testing::builtin_tile(c, gpu.index).find("/resident"), std::string::npos);

@@ -246,6 +246,15 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // registers, without the shared sums (which at n_int 1 leave no room for
     // two sample sets).
     const bool xy_short = xy_power && c.n_int < 8 && 8 % c.n_int == 0;
+    // Single-polarization power of fewer than 32 receivers (less than one k
+    // tile) and 128 beams (one 128-row tile): the least padded mma.sync tile
+    // below (H200, session 34: 64x5x16x4096 n_int 16 0.047 ms against 0.054
+    // for "+rs", 256x16x64x1024 0.056 against 0.072, 1x16x64x1048576 0.165
+    // against 0.248; "+rs" stays ahead at 32 receivers, 0.068 against 0.078,
+    // and at 181 beams, 0.027 against 0.041). Voltage of such shapes takes
+    // the library path (tb_library_path_small_first).
+    if (fc32 && !voltage && c.n_receivers < 32 && c.n_beams < 128)
+        return "";
     const auto cands = tb_candidates(c, input);
     for (const std::string preferred : { tma_samples ? "128x256x128/ws/4" : "",
                                          fc32 && voltage ? "128x256x128/ws/6+rs+pp" : "",

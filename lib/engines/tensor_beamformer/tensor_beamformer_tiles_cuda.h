@@ -150,7 +150,8 @@ std::string tensor_beamformer_default_tile(const tensor_beamformer_config& confi
 
 /*!
  * The sm_90a tile (wgmma or warp-specialised) preferred on Hopper, "" where there is
- * none for this configuration and input: the warp-specialised
+ * none for this configuration and input, or where the mma.sync tile measured faster
+ * (float16 single-polarization power of fewer than 32 receivers and 128 beams): the warp-specialised
  * 128x256x128/ws/4 where TMA copies the samples (fp16 samples, int1 bits of
  * 16-byte rows), 128x256x128/ws/4+pass for float16 fc32 samples from 128
  * receivers on (converted to fp16 first), else 256x128x128/wgmma/4.
