@@ -208,6 +208,11 @@ BF_HD tile_coord map_block(long long block,
     return tc;
 }
 
+//! Power windows that fit inside one 8-column fragment (n_int 1, 2, 4): the
+//! epilogue sums them in registers (single polarization, X/Y in "+sw"), and
+//! the engine's rules (shared memory, layout, tile) key on the same test.
+BF_HD bool short_window(int n_int) { return n_int < 8 && 8 % n_int == 0; }
+
 /*!
  * Where the power values of channel c go: at(w, s, beam) is the index of
  * (window w, Stokes s, beam) in the output's [W][n_stokes][B][C], or with

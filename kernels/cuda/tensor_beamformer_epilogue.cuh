@@ -322,7 +322,7 @@ __device__ __forceinline__ void epilogue(const kernel_args& args,
     // longer, and LOFAR's Stokes at n_int 16 ran 6-20 % slower with it
     // (apps/beamform_bench.md, "Power at small n_int"). n_int divides BN, so
     // no window straddles blocks, and n_times is a multiple of n_int.
-    if ((NPA == 1 || XY_SHORT_WINDOWS) && n_int < 8 && 8 % n_int == 0) {
+    if ((NPA == 1 || XY_SHORT_WINDOWS) && tb::short_window(n_int)) {
         BF_UNROLL
         for (int i = 0; i < MT; i++) {
             const int beam = (warp_row0 + i * 16) / 2 + g;

@@ -293,7 +293,7 @@ bool power_channel_major(const tensor_beamformer_config& c)
         return false;
     if (c.polarization == polarization_layout::single)
         return c.n_int < 16;
-    return 8 % c.n_int == 0 && c.n_int <= 2 * c.n_stokes() && c.n_int < 8;
+    return tb::short_window(int(c.n_int)) && c.n_int <= 2 * c.n_stokes();
 }
 
 size_t resident_blocks(const tb::kernel_args& a, size_t max_blocks)

@@ -9,6 +9,7 @@
 #include "tensor_beamformer_tuning.h"
 #include <gnuradio/beamform/runtime/log.h>
 #include <common/gpu_portable.h>
+#include <common/tensor_beamformer_layout.h>
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -76,7 +77,7 @@ std::vector<const tb_variant*> tb_candidates(const tensor_beamformer_config& c,
 bool tb_short_windows_in_registers(const tb_variant& v, const tensor_beamformer_config& c)
 {
     // The shared epilogue's rule (kernels/cuda/tensor_beamformer_epilogue.cuh).
-    return c.output == beam_output::power && c.n_int < 8 && 8 % c.n_int == 0 &&
+    return c.output == beam_output::power && tb::short_window(int(c.n_int)) &&
            (c.polarization == polarization_layout::single || v.xy_short_windows);
 }
 
@@ -245,7 +246,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // Its "+sw" kernel where the windows are 1, 2 or 4 steps: summed in
     // registers, without the shared sums (which at n_int 1 leave no room for
     // two sample sets).
-    const bool xy_short = xy_power && c.n_int < 8 && 8 % c.n_int == 0;
+    const bool xy_short = xy_power && tb::short_window(int(c.n_int));
     // Single-polarization power of fewer than 32 receivers (less than one k
     // tile) and 128 beams (one 128-row tile): the least padded mma.sync tile
     // below (H200, session 34: 64x5x16x4096 n_int 16 0.047 ms against 0.054
