@@ -421,9 +421,17 @@ __global__ void __launch_bounds__(W::threads, 1)
     const int total = my_items * per_item;
     // Weight load it of this block: row tile q / (NPOL k_tiles) of its item,
     // polarization (q / k_tiles) % NPOL, k tile q % k_tiles (q = it % per_item).
+    // Loads are issued in order, so each item is mapped once: map_item's 64-bit
+    // divisions for every load made the producer thread the bottleneck of
+    // voltage at 128 receivers (5 % slower; apps/beamform_bench.md, session 35).
+    int mapped_item = -1, mapped_channel = 0;
     auto issue_weights = [&](int it) {
         const int q = it % per_item;
-        const int c = item_of(it / per_item).channel;
+        if (it / per_item != mapped_item) {
+            mapped_item = it / per_item;
+            mapped_channel = item_of(mapped_item).channel;
+        }
+        const int c = mapped_channel;
         const int s = it % W::STAGES;
         const int row =
             ((q / k_tiles) % NPOL) * args.rows + (q / (NPOL * k_tiles)) * W::ROWS;
@@ -447,18 +455,21 @@ __global__ void __launch_bounds__(W::threads, 1)
                     issue_weights(it);
             } else if (p == 32) {
                 const int boxes = int(raw_stage / (ws_raw_rows * 128));
-                for (int u = 0; u < my_items * G; u++) {
-                    const int s = u % ws_raw_stages;
-                    const tb::item_coord item = item_of(u / G);
-                    mbar_wait(raw_empty(s), uint32_t((u / ws_raw_stages) & 1) ^ 1u);
-                    mbar_arrive_expect_tx(raw_full(s), raw_stage);
-                    for (int j = 0; j < boxes; j++)
-                        tma_load_3d(smem_raw + s * raw_stage + j * (ws_raw_rows * 128),
-                                    &maps.b,
-                                    j * 128,
-                                    item.channel,
-                                    item.n_tile * W::BN + u % G * ws_raw_rows,
-                                    raw_full(s));
+                for (int i = 0; i < my_items; i++) {
+                    const tb::item_coord item = item_of(i);
+                    for (int g = 0; g < G; g++) {
+                        const int u = i * G + g;
+                        const int s = u % ws_raw_stages;
+                        mbar_wait(raw_empty(s), uint32_t((u / ws_raw_stages) & 1) ^ 1u);
+                        mbar_arrive_expect_tx(raw_full(s), raw_stage);
+                        for (int j = 0; j < boxes; j++)
+                            tma_load_3d(smem_raw + s * raw_stage + j * (ws_raw_rows * 128),
+                                        &maps.b,
+                                        j * 128,
+                                        item.channel,
+                                        item.n_tile * W::BN + g * ws_raw_rows,
+                                        raw_full(s));
+                    }
                 }
             } else if (p >= 64) {
                 for (int i = 0; i < my_items; i++) {
