@@ -100,12 +100,15 @@
 
 /*
  * The same kernel for float16 X/Y pairs from fc32 (BM, BN, STAGES, producer
- * registers): BN = 128, so that a consumer's two accumulator sets (X and Y,
- * 2 x 64 registers) fit; both polarizations' samples resident (at most 5 k
- * tiles each: 160 antennas).
+ * registers, short windows): BN = 128, so that a consumer's two accumulator
+ * sets (X and Y, 2 x 64 registers) fit; both polarizations' samples resident
+ * (at most 5 k tiles each: 160 antennas). The second ("+sw") sums power
+ * windows of 1, 2 and 4 steps in registers, for the antennas that two sample
+ * sets (below) do not hold.
  */
 #define BF_TB_WS_RESIDENT_XY_TILES(X) \
-    X(128, 128, 4, 104)
+    X(128, 128, 4, 104, false)        \
+    X(128, 128, 4, 104, true)
 
 // The same with two sample sets ("+db", at most 64 antennas), filled from
 // TMA-staged fc32 while the consumers multiply (BM, BN, STAGES, producer

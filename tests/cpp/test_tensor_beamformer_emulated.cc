@@ -878,13 +878,16 @@ void check_ws_resident_xy_cases()
         { 3, 46, 155, 260, beam_output::power, 1, stokes_mode::IQUV, 2 },
         { 2, 62, 70, 300, beam_output::power, 2, stokes_mode::I, 3 },
         { 2, 64, 40, 256, beam_output::power, 4, stokes_mode::IQUV, 2 },
+        // past what two sets hold (one set only): 75 and 159 antennas
+        { 2, 150, 70, 260, beam_output::power, 1, stokes_mode::IQUV, 2 },
+        { 1, 318, 40, 128, beam_output::power, 4, stokes_mode::I, 2 },
     };
     for (const auto& x : cases)
         check_ws_resident_xy<W, BUFFERS>(
             x.C, x.R, x.B, x.T, x.o, x.n_int, x.st, x.blocks);
 }
-#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS) \
-    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS>, 1>();
+#define BF_EMU_WS_RESIDENT_XY(BM, BN, ST, PREGS, SW) \
+    check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS, false, SW>, 1>();
 #define BF_EMU_WS_RESIDENT_XY_DB(BM, BN, ST, PREGS, PP, SW) \
     check_ws_resident_xy_cases<k::ws_shape<BM, BN, ST, PREGS, PP, SW>, 2>();
 

@@ -430,20 +430,22 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                   hopper ? "128x128x128/ws/4+rs+pp+db+sw" : tb_testing::default_tile(xy));
         check(xy, 130, gpu, 22 + int(n_int));
     }
-    // 65-160 antennas: one sample set ("+rs") where its shared sums leave
-    // room (Stokes I: 17 windows per tile at n_int 8, 128 at n_int 1), else
-    // (IQUV at n_int 1: 4 x 128 windows) the least padded mma.sync tile.
+    // More receivers than two sample sets hold: one set ("+rs"), with the
+    // short windows in registers ("+sw") at n_int 1, 2, 4 (before it, IQUV at
+    // n_int 1 found no room for its shared sums and ran on mma.sync).
     xy.n_receivers = 160;
-    xy.stokes = stokes_mode::I;
-    for (size_t n_int : { 8, 1 }) {
-        xy.n_int = n_int;
-        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
-                  hopper ? "128x128x128/ws/4+rs" : tb_testing::default_tile(xy));
-        check(xy, n_int * 136, gpu, 26);
-    }
-    xy.stokes = stokes_mode::IQUV;
-    EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index), tb_testing::default_tile(xy));
-    check(xy, 130, gpu, 27);
+    for (auto stokes : { stokes_mode::I, stokes_mode::IQUV })
+        for (size_t n_int : { 8, 1, 2 }) {
+            if (stokes == stokes_mode::IQUV && n_int == 8)
+                continue; // I at 8 covers the longer windows
+            xy.stokes = stokes;
+            xy.n_int = n_int;
+            EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+                      !hopper     ? tb_testing::default_tile(xy)
+                      : n_int < 8 ? "128x128x128/ws/4+rs+sw"
+                                  : "128x128x128/ws/4+rs");
+            check(xy, n_int * 136, gpu, 26 + int(stokes));
+        }
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)

@@ -245,7 +245,9 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     const bool xy_power = xy_resident && c.output == beam_output::power;
     // Its "+sw" kernel where the windows are 1, 2 or 4 steps: summed in
     // registers, without the shared sums (which at n_int 1 leave no room for
-    // two sample sets).
+    // two sample sets); past the receivers that two sets hold, the one-set
+    // "+sw" kernel (H200, session 35: 144 receivers IQUV n_int 2 2.017 ms on
+    // "ws/4+rs", 160 IQUV n_int 1 2.810 on mma.sync, 0.83x and 1.12x the route).
     const bool xy_short = xy_power && tb::short_window(int(c.n_int));
     // Single-polarization power of fewer than 32 receivers (less than one k
     // tile) and 128 beams (one 128-row tile): the least padded mma.sync tile
@@ -263,6 +265,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
                                          pass ? "128x256x128/ws/4+ipass" : "",
                                          pass ? "128x256x128/ws/4+pass" : "",
                                          xy_short ? "128x128x128/ws/4+rs+pp+db+sw" : "",
+                                         xy_short ? "128x128x128/ws/4+rs+sw" : "",
                                          xy_power ? "128x128x128/ws/4+rs+pp+db" : "",
                                          xy_resident ? "128x128x128/ws/2+rs+db" : "",
                                          xy_resident ? "128x128x128/ws/4+rs" : "",

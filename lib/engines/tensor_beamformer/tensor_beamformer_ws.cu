@@ -292,9 +292,9 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_tma<false>>( \
             beam_precision::float16, tb_input::fp16));                      \
     }
-#define BF_TB_ADD_WS_RESIDENT_XY(BM, BN, ST, PREGS)                        \
+#define BF_TB_ADD_WS_RESIDENT_XY(BM, BN, ST, PREGS, SW)                    \
     {                                                                     \
-        using W = ws_shape<BM, BN, ST, PREGS>;                            \
+        using W = ws_shape<BM, BN, ST, PREGS, false, SW>;                 \
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>>( \
             beam_precision::float16, tb_input::fc32_xy));                 \
     }
