@@ -122,6 +122,18 @@
     X(128, 128, 4, 104, true, false)     \
     X(128, 128, 4, 104, true, true)
 
+/*
+ * float16 X/Y pairs with their samples streamed through the ring from the
+ * fp16 planes of the engine's pass (tensor_beamformer_ws_xy_kernel.cuh,
+ * "+pass"), for more antennas than the resident tiles hold: (BM, BN, STAGES,
+ * producer registers, short windows). A stage holds both polarizations (64 KB
+ * at 128 x 128), so 3 stages; the second sums power windows of 1, 2 and 4
+ * steps in registers ("+sw").
+ */
+#define BF_TB_WS_XY_TILES(X)      \
+    X(128, 128, 3, 104, false)    \
+    X(128, 128, 3, 104, true)
+
 #define BF_TB_WGMMA_INT1_TILES(X) \
     X(128, 256, 4)                \
     X(256, 128, 4)                \

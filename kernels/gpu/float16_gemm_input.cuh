@@ -8,7 +8,8 @@
  * ld_cols complex values (interleaved re, im halves, round to nearest even;
  * the columns past n_cols are 0), the GEMM's B operand. It counts what
  * float16 rounds to inf or 0 as it reads (float16_range.cuh), so the library
- * path reads its input once. Memory-bound streaming, coalesced.
+ * path reads its input once. Memory-bound streaming, coalesced. X/Y pairs
+ * become two planes per row (X, then Y) for the streamed X/Y kernel's "+pass".
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_FLOAT16_GEMM_INPUT_CUH
 #define INCLUDED_BEAMFORM_KERNELS_FLOAT16_GEMM_INPUT_CUH
@@ -86,6 +87,40 @@ static __global__ void fc32_to_fp16_flat_kernel(const float4* __restrict__ in,
     float16_range_flush(over, under, counts);
 }
 
+/*!
+ * X/Y pairs: fc32 rows of n_ant antennas (X, Y interleaved) -> fp16 rows of
+ * two planes, X then Y, of ld_ant complex values each (zeros past n_ant), so
+ * that TMA reads one polarization's k tile as a box. One antenna per thread
+ * (a 16-byte load, two 4-byte stores).
+ */
+static __global__ void fc32_xy_to_fp16_planes_kernel(const float4* __restrict__ in,
+                                                     __half2* __restrict__ out,
+                                                     size_t n_rows,
+                                                     unsigned n_ant,
+                                                     unsigned ld_ant,
+                                                     unsigned long long* counts)
+{
+    unsigned long long over = 0, under = 0;
+    const size_t n = n_rows * ld_ant;
+    const size_t stride = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const size_t row = i / ld_ant;
+        const unsigned a = unsigned(i - row * ld_ant);
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (a < n_ant) {
+            v = in[row * n_ant + a];
+            float16_range_count(v.x, over, under);
+            float16_range_count(v.y, over, under);
+            float16_range_count(v.z, over, under);
+            float16_range_count(v.w, over, under);
+        }
+        __half2* const x = out + 2 * row * ld_ant + a;
+        x[0] = __floats2half2_rn(v.x, v.y);
+        x[ld_ant] = __floats2half2_rn(v.z, v.w);
+    }
+    float16_range_flush(over, under, counts);
+}
+
 //! How the pass is launched: the flat kernel where rows carry no padding, the
 //! input is 16-byte aligned and the number of values even; else the row kernel.
 struct fc32_to_fp16_plan {
@@ -140,6 +175,36 @@ inline void launch_fc32_to_fp16_rows(const void* in,
             ld_cols,
             counts);
     BF_GPU_CHECK_LAUNCH("fc32_to_fp16_rows");
+}
+
+/*!
+ * X/Y pairs: fc32 [n_rows][n_ant][2] complex at \p in (16-byte aligned) ->
+ * fp16 [n_rows][2][ld_ant] complex at \p out (fc32_xy_to_fp16_planes_kernel);
+ * counts as launch_fc32_to_fp16_rows.
+ */
+inline void launch_fc32_xy_to_fp16_planes(const void* in,
+                                          void* out,
+                                          size_t n_rows,
+                                          unsigned n_ant,
+                                          unsigned ld_ant,
+                                          unsigned long long* counts,
+                                          gpuStream_t stream)
+{
+    const size_t work = n_rows * ld_ant;
+    if (work == 0)
+        return;
+    constexpr unsigned threads = fc32_to_fp16_plan::threads;
+    const size_t wanted = (work + threads - 1) / threads;
+    fc32_xy_to_fp16_planes_kernel<<<unsigned(wanted < 65536 ? wanted : 65536),
+                                    threads,
+                                    0,
+                                    stream>>>(static_cast<const float4*>(in),
+                                              static_cast<__half2*>(out),
+                                              n_rows,
+                                              n_ant,
+                                              ld_ant,
+                                              counts);
+    BF_GPU_CHECK_LAUNCH("fc32_xy_to_fp16_planes");
 }
 #endif
 

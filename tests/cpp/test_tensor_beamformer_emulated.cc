@@ -19,6 +19,7 @@
 #include <cuda/tensor_beamformer_resident_kernel.cuh>
 #include <cuda/tensor_beamformer_wgmma_kernel.cuh>
 #include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
+#include <cuda/tensor_beamformer_ws_xy_kernel.cuh>
 #include <cuda/tensor_beamformer_power_transpose.cuh>
 // clang-format on
 
@@ -199,6 +200,12 @@ emu::tensor_map emu_map(const k::tma_box_3d& b)
                             { b.box[0], b.box[1], b.box[2] } };
 }
 
+//! run_ws's sample source for the streamed X/Y kernel: the pass's fp16 planes.
+struct xy_planes {
+    static constexpr bool by_tma = false; // run_ws encodes the planes' map itself
+    static constexpr int npol = 2;
+};
+
 /*!
  * One emulated execute() with a warp-specialised tile W (RESIDENT: its
  * resident-samples kernel, with BUFFERS sets of samples): \p blocks
@@ -239,6 +246,28 @@ std::vector<float> run_ws(const tensor_beamformer_config& c,
                         k::tensor_beamformer_ws_resident_kernel<W, Op, Samples, BUFFERS>(
                             args, maps);
                     });
+    } else if constexpr (Samples::npol == 2) { // the streamed X/Y kernel
+        // What the engine's pass writes: per row the X plane, then the Y
+        // plane, of row_bytes / 4 complex fp16 each (zeros past the antennas).
+        const size_t ld = size_t(args.row_bytes) / 4, n_ant = c.n_receivers / 2;
+        const auto* x = static_cast<const cfloat*>(input);
+        std::vector<__half2> planes(T * c.n_channels * 2 * ld, __floats2half2_rn(0.0f, 0.0f));
+        for (size_t row = 0; row < T * c.n_channels; row++)
+            for (size_t ant = 0; ant < n_ant; ant++)
+                for (size_t pol = 0; pol < 2; pol++) {
+                    const cfloat v = x[row * 2 * n_ant + 2 * ant + pol];
+                    planes[(2 * row + pol) * ld + ant] = __floats2half2_rn(v.real(), v.imag());
+                }
+        k::kernel_args a = args;
+        a.input = planes.data();
+        a.n_receivers = int(2 * ld);
+        maps.b = emu_map(k::ws_samples_box(a, k::ws_xy_planes_row_bytes(a), W::BN));
+        const long long tiles = (long long)r->plan.blocks;
+        emu::launch(std::min(blocks, unsigned(tiles)),
+                    1,
+                    W::threads,
+                    size_t(k::ws_xy_pipeline_smem_bytes<W>()) + sums,
+                    [&] { k::tensor_beamformer_ws_xy_kernel<W, Op>(a, maps, tiles); });
     } else {
         const long long tiles = (long long)r->plan.blocks;
         emu::launch(
@@ -895,6 +924,53 @@ TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
 {
     BF_TB_WS_RESIDENT_XY_TILES(BF_EMU_WS_RESIDENT_XY)
     BF_TB_WS_RESIDENT_XY_DB_TILES(BF_EMU_WS_RESIDENT_XY_DB)
+}
+
+/*!
+ * The X/Y kernel whose samples stream through the ring (tile W): more
+ * antennas than the resident tiles hold (200: 7 k tiles per polarization,
+ * the last partial), odd beams, time not a multiple of the tile, voltage and
+ * power (I and IQUV, windows of 1, 2, 4 and 16 steps), blocks that loop over
+ * several tiles (the ring's phases run on across them).
+ */
+template <class W>
+void check_ws_xy_stream_cases()
+{
+    struct xy_case {
+        size_t C, R, B, T;
+        beam_output o;
+        size_t n_int;
+        stokes_mode st;
+        unsigned blocks;
+    };
+    const xy_case cases[] = {
+        { 2, 400, 70, 200, beam_output::voltage, 1, stokes_mode::I, 3 },
+        { 1, 46, 155, 130, beam_output::voltage, 1, stokes_mode::I, 2 },
+        { 2, 400, 40, 256, beam_output::power, 16, stokes_mode::IQUV, 2 },
+        { 1, 330, 65, 260, beam_output::power, 1, stokes_mode::IQUV, 2 },
+        { 2, 2, 1, 132, beam_output::power, 2, stokes_mode::I, 1 },
+        { 1, 400, 40, 264, beam_output::power, 4, stokes_mode::I, 2 },
+    };
+    for (const auto& x : cases) {
+        const auto c = make_config(
+            x.C, x.R, x.B, beam_precision::float16, x.o, polarization_layout::xy_pairs, x.n_int, x.st);
+        const auto w = random_complex(c.weight_count(), unsigned(x.R * 5 + x.B + 3));
+        const auto in = random_complex(x.T * x.C * x.R, unsigned(x.T * 3 + x.C + 8));
+        const auto got = run_ws<W, k::op_fp16, xy_planes>(c, w, in.data(), x.T, x.blocks);
+        const std::string tile = "ws xy streamed+pass" +
+                                 std::string(W::SHORT_WINDOWS ? "+sw " : " ") +
+                                 std::to_string(W::BM) + "x" + std::to_string(W::BN) + "/" +
+                                 std::to_string(W::STAGES) + ", " +
+                                 std::to_string(x.blocks) + " blocks";
+        expect_matches_definition(c, x.T, tile, got, reference(c, w, in, x.T));
+    }
+}
+#define BF_EMU_WS_XY(BM, BN, ST, PREGS, SW) \
+    check_ws_xy_stream_cases<k::ws_shape<BM, BN, ST, PREGS, false, SW>>();
+
+TEST(tensor_beamformer_emulated, warp_specialised_xy_streamed)
+{
+    BF_TB_WS_XY_TILES(BF_EMU_WS_XY)
 }
 
 /*!

@@ -446,6 +446,19 @@ TEST(tensor_beamformer_gpu, kernel_choice_and_resident_weights)
                                   : "128x128x128/ws/4+rs");
             check(xy, n_int * 136, gpu, 26 + int(stokes));
         }
+    // Past what the resident tiles hold (200 antennas): the X/Y kernel that
+    // streams its samples from the pass's fp16 planes ("+pass", "+sw" for the
+    // short windows).
+    xy.n_receivers = 400;
+    xy.stokes = stokes_mode::IQUV;
+    for (size_t n_int : { 16, 2 }) {
+        xy.n_int = n_int;
+        EXPECT_EQ(tb_testing::builtin_tile(xy, gpu.index),
+                  !hopper     ? tb_testing::default_tile(xy)
+                  : n_int < 8 ? "128x128x128/ws/3+pass+sw"
+                              : "128x128x128/ws/3+pass");
+        check(xy, n_int * 20, gpu, 28);
+    }
 }
 
 TEST(tensor_beamformer_gpu, every_compiled_tile)
@@ -505,7 +518,8 @@ TEST(tensor_beamformer_gpu, every_compiled_tile)
  * time tiles, int1 with 16-byte sample rows, single-polarization voltage
  * (96 and 64 beams, multiples of 32: stored by TMA in the resident-samples
  * kernel; 70 and 155 by the warps), float16 X/Y pairs (the resident-samples kernel: 23
- * antennas, 160 (the most k), 1, Stokes IQUV); outputs NaN-poisoned (run_gpu).
+ * antennas, 160 (the most k), 1, Stokes IQUV; the streamed X/Y kernel: 200 and 201
+ * antennas); outputs NaN-poisoned (run_gpu).
  */
 TEST(tensor_beamformer_gpu, warp_specialised_tiles)
 {
@@ -535,9 +549,12 @@ TEST(tensor_beamformer_gpu, warp_specialised_tiles)
         // More tiles (400) than SMs, k padded past 200 receivers: the
         // in-kernel pass's blocks wait for each other's spare warps.
         make_config(16, 200, 300, f16, beam_output::power, single, 16),
+        // X/Y past the resident tiles (200 antennas): the streamed X/Y kernel.
+        make_config(2, 400, 70, f16, beam_output::power, xy, 2, stokes_mode::IQUV),
+        make_config(1, 402, 33, f16, beam_output::power, xy, 16, stokes_mode::I),
     };
-    const size_t times[] = { 70,  300, 304, 300, 320, 130, 130, 304,
-                             100, 300, 304, 131, 130, 200, 300, 1040 };
+    const size_t times[] = { 70,  300, 304, 300, 320, 130, 130, 304,  100,
+                             300, 304, 131, 130, 200, 300, 1040, 300, 272 };
     size_t tested = 0;
     for (size_t i = 0; i < std::size(cases); i++)
         for (const auto& tile : usable_tiles(cases[i], gpu))

@@ -150,7 +150,9 @@ void tensor_beamformer_cuda::run(
         // in-kernel pass's counters) may still feed the previous call's kernel
         // (another stream).
         const size_t n_rows = n_times * c.n_channels;
-        const size_t need = n_rows * layout.row_bytes;
+        // X/Y pairs: two planes per row (X, then Y), each of the padded k.
+        const size_t npol = c.polarization == polarization_layout::xy_pairs ? 2 : 1;
+        const size_t need = n_rows * npol * layout.row_bytes;
         // "+ipass": a counter per (channel, time tile), then the frontier.
         const size_t counters = size_t(args.n_channels) * size_t(args.n_tiles) + 1;
         const bool more_rows = d_x16.size() < need;
@@ -165,13 +167,24 @@ void tensor_beamformer_cuda::run(
         } else
             d_w.wait_last_use(s);
         if (v.fp16_pass) {
-            launch_fc32_to_fp16_rows(in,
-                                     d_x16.get(),
-                                     n_rows,
-                                     unsigned(c.n_receivers),
-                                     unsigned(layout.row_bytes / 4),
-                                     d_input_range->device_counts(s), // float16: always made
-                                     s);
+            unsigned long long* const counts =
+                d_input_range->device_counts(s); // float16: always made
+            if (npol == 2)
+                launch_fc32_xy_to_fp16_planes(in,
+                                              d_x16.get(),
+                                              n_rows,
+                                              unsigned(c.n_receivers / 2),
+                                              unsigned(layout.row_bytes / 4),
+                                              counts,
+                                              s);
+            else
+                launch_fc32_to_fp16_rows(in,
+                                         d_x16.get(),
+                                         n_rows,
+                                         unsigned(c.n_receivers),
+                                         unsigned(layout.row_bytes / 4),
+                                         counts,
+                                         s);
             d_input_range->publish(s);
         } else {
             BF_GPU_CHECK(
@@ -182,7 +195,7 @@ void tensor_beamformer_cuda::run(
             args.pass_lead_channels = tb::inline_pass_lead_channels;
         }
         args.input = d_x16.get();
-        args.n_receivers = int(layout.row_bytes / 4);
+        args.n_receivers = int(npol * layout.row_bytes / 4);
     }
     if (v.counts_range)
         args.range_counts = d_input_range->device_counts(s); // float16: always made

@@ -249,6 +249,12 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // "+sw" kernel (H200, session 35: 144 receivers IQUV n_int 2 2.017 ms on
     // "ws/4+rs", 160 IQUV n_int 1 2.810 on mma.sync, 0.83x and 1.12x the route).
     const bool xy_short = xy_power && tb::short_window(int(c.n_int));
+    // Past what the resident tiles hold (more antennas than 80): the samples
+    // streamed through the ring from fp16 planes ("+pass"; H200, session 35,
+    // 256 antennas x 155 beams, IQUV over 16: 0.66 ms, 1.85x the route, where
+    // the least padded mma.sync tile took 1.62; Stokes I at n_int 1 with
+    // "+sw" 0.73 against 2.18). X/Y voltage there takes the library path
+    // (tensor_beamformer_builtin_tile).
     // Single-polarization power of fewer than 32 receivers (less than one k
     // tile) and 128 beams (one 128-row tile): the least padded mma.sync tile
     // below (H200, session 34: 64x5x16x4096 n_int 16 0.047 ms against 0.054
@@ -269,6 +275,8 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
                                          xy_power ? "128x128x128/ws/4+rs+pp+db" : "",
                                          xy_resident ? "128x128x128/ws/2+rs+db" : "",
                                          xy_resident ? "128x128x128/ws/4+rs" : "",
+                                         xy_short ? "128x128x128/ws/3+pass+sw" : "",
+                                         xy_power ? "128x128x128/ws/3+pass" : "",
                                          xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)

@@ -14,7 +14,9 @@
  * single polarization or X/Y pairs;
  * "+rs+pp": that kernel with its consumer warpgroups in ping-pong; "+rs+db":
  * X/Y pairs with two sample sets, filled from TMA-staged fc32 while the
- * consumers multiply).
+ * consumers multiply). X/Y pairs past what "+rs" holds stream their samples
+ * through the ring from fp16 planes ("+pass", tensor_beamformer_ws_xy_kernel.cuh,
+ * BF_TB_WS_XY_TILES).
  * Each launch encodes the TMA tensor maps of its
  * operands (the driver's cuTensorMapEncodeTiled, reached through the runtime
  * so that nothing links libcuda) and runs persistent blocks: one per SM, each
@@ -23,6 +25,7 @@
 #include "tensor_beamformer_tiles_cuda.h"
 #include <cuda/tensor_beamformer_compiled_tiles.h>
 #include <cuda/tensor_beamformer_ws_resident_kernel.cuh>
+#include <cuda/tensor_beamformer_ws_xy_kernel.cuh>
 #include <cudaTypedefs.h>
 #include <map>
 #include <mutex>
@@ -140,6 +143,30 @@ void ws_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
         launch();
 }
 
+//! X/Y pairs streamed (tensor_beamformer_ws_xy_kernel.cuh): persistent as ws_launch.
+template <class W, class Op>
+void ws_xy_launch(const void* args_ptr, unsigned blocks, size_t smem, void* stream)
+{
+    const auto& args = *static_cast<const tb_kernels::kernel_args*>(args_ptr);
+    tb_kernels::ws_maps maps{};
+    maps.a = encode(tb_kernels::ws_weights_box(args, W::BM, 2));
+    maps.b = encode(
+        tb_kernels::ws_samples_box(args, tb_kernels::ws_xy_planes_row_bytes(args), W::BN));
+    const unsigned grid = std::min(blocks, unsigned(sm_count()));
+    tb_kernels::tensor_beamformer_ws_xy_kernel<W, Op>
+        <<<grid, W::threads, smem, static_cast<cudaStream_t>(stream)>>>(
+            args, maps, (long long)blocks);
+    BF_GPU_CHECK_LAUNCH("tensor_beamformer_ws_xy_kernel");
+}
+
+template <class W, class Op>
+void ws_xy_allow_smem(int bytes)
+{
+    BF_GPU_CHECK(cudaFuncSetAttribute(tb_kernels::tensor_beamformer_ws_xy_kernel<W, Op>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      bytes));
+}
+
 template <class W, class Op, class Samples>
 void ws_allow_smem(int bytes)
 {
@@ -218,6 +245,25 @@ tb_variant ws_variant(beam_precision precision, tb_input input, bool fp16_pass =
     v.launch = &ws_launch<W, Op, Samples>;
     v.allow_smem = &ws_allow_smem<W, Op, Samples>;
     v.fp16_pass = fp16_pass;
+    return v;
+}
+
+//! An X/Y variant with streamed samples, "BMxBNx128/ws/STAGES+pass" (the
+//! engine's pass writes fp16 planes, launch_fc32_xy_to_fp16_planes; "+sw":
+//! short power windows in registers). Any k.
+template <class W>
+tb_variant ws_xy_variant()
+{
+    tb_variant v = ws_common<W>(beam_precision::float16, tb_input::fc32_xy, true);
+    v.polarization = polarization_layout::xy_pairs;
+    v.tile += "+pass";
+    v.fp16_pass = true;
+    if (W::SHORT_WINDOWS)
+        v.tile += "+sw";
+    v.xy_short_windows = W::SHORT_WINDOWS;
+    v.pipeline_smem_bytes = tb_kernels::ws_xy_pipeline_smem_bytes<W>();
+    v.launch = &ws_xy_launch<W, tb_kernels::op_fp16>;
+    v.allow_smem = &ws_xy_allow_smem<W, tb_kernels::op_fp16>;
     return v;
 }
 
@@ -304,12 +350,16 @@ void tb_register_ws_variants(std::vector<tb_variant>& v)
         v.push_back(ws_resident_variant<W, op_fp16, ws_samples_fc32_xy<W>, 2>( \
             beam_precision::float16, tb_input::fc32_xy));                      \
     }
+#define BF_TB_ADD_WS_XY(BM, BN, ST, PREGS, SW) \
+    v.push_back(ws_xy_variant<ws_shape<BM, BN, ST, PREGS, false, SW>>());
     BF_TB_WS_FP16_TILES(BF_TB_ADD_WS_FP16)
     BF_TB_WS_INLINE_PASS_TILES(BF_TB_ADD_WS_INLINE_PASS)
     BF_TB_WS_INT1_TILES(BF_TB_ADD_WS_INT1)
     BF_TB_WS_RESIDENT_TILES(BF_TB_ADD_WS_RESIDENT)
     BF_TB_WS_RESIDENT_XY_TILES(BF_TB_ADD_WS_RESIDENT_XY)
     BF_TB_WS_RESIDENT_XY_DB_TILES(BF_TB_ADD_WS_RESIDENT_XY_DB)
+    BF_TB_WS_XY_TILES(BF_TB_ADD_WS_XY)
+#undef BF_TB_ADD_WS_XY
 #undef BF_TB_ADD_WS_FP16
 #undef BF_TB_ADD_WS_INLINE_PASS
 #undef BF_TB_ADD_WS_INT1
