@@ -395,6 +395,32 @@ __device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
 #endif
 }
 
+/*!
+ * The ring's mbarriers, initialised by thread 0 (\p full_arrivals per
+ * "full", the consumers' threads per "empty"), then a block barrier: every
+ * thread of the block calls it.
+ */
+template <class W, class Full, class Empty>
+__device__ __forceinline__ void ws_init_ring(Full full, Empty empty, unsigned full_arrivals)
+{
+#ifdef BF_TB_HAVE_WGMMA
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < W::STAGES; s++) {
+            mbar_init(full(s), full_arrivals);
+            mbar_init(empty(s), unsigned(W::consumer_threads));
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+#endif
+}
+
+//! Channel and tiles of a persistent block's tile t, in the launch's order.
+__device__ __forceinline__ tb::tile_coord ws_tile_coord(const kernel_args& a, long long t)
+{
+    return tb::map_block(t, a.n_channels, a.m_tiles, a.n_tiles, a.channel_group, a.m_group);
+}
+
 template <class W, class Op, class Samples>
 __global__ void __launch_bounds__(W::threads, 1)
     tensor_beamformer_ws_kernel(const kernel_args args,
@@ -415,25 +441,9 @@ __global__ void __launch_bounds__(W::threads, 1)
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
     const int k_tiles = args.k_tiles;
-    const int full_arrivals = Samples::by_tma ? 1 : 129;
-
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < W::STAGES; s++) {
-            mbar_init(full(s), unsigned(full_arrivals));
-            mbar_init(empty(s), unsigned(W::consumer_threads));
-        }
-        fence_barrier_init();
-    }
-    __syncthreads();
-
-    auto coord = [&](long long t) {
-        return tb::map_block(t,
-                             args.n_channels,
-                             args.m_tiles,
-                             args.n_tiles,
-                             args.channel_group,
-                             args.m_group);
-    };
+    // "full": the copies' issuer, + 128 converters where the producer converts.
+    ws_init_ring<W>(full, empty, Samples::by_tma ? 1u : 129u);
+    auto coord = [&](long long t) { return ws_tile_coord(args, t); };
 
     if (wg == W::consumers) {
         // Producer.

@@ -82,23 +82,8 @@ __global__ void __launch_bounds__(W::threads, 1)
     const int wg = warp >> 2;
     const int k_tiles = args.k_tiles; // per polarization
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < W::STAGES; s++) {
-            mbar_init(full(s), 1u); // the copies' issuer
-            mbar_init(empty(s), unsigned(W::consumer_threads));
-        }
-        fence_barrier_init();
-    }
-    __syncthreads();
-
-    auto coord = [&](long long t) {
-        return tb::map_block(t,
-                             args.n_channels,
-                             args.m_tiles,
-                             args.n_tiles,
-                             args.channel_group,
-                             args.m_group);
-    };
+    ws_init_ring<W>(full, empty, 1u); // "full": the copies' issuer
+    auto coord = [&](long long t) { return ws_tile_coord(args, t); };
 
     if (wg == W::consumers) {
         // Producer: one thread copies both polarizations' weights and samples

@@ -879,6 +879,16 @@ void check_ws_resident_xy(size_t C,
     expect_matches_definition(c, T, tile, got, reference(c, w, x, T));
 }
 
+//! An X/Y case of the warp-specialised kernels: C x R x B x T, output,
+//! window, Stokes, persistent blocks.
+struct xy_case {
+    size_t C, R, B, T;
+    beam_output o;
+    size_t n_int;
+    stokes_mode st;
+    unsigned blocks;
+};
+
 // X/Y pairs: 155 beams x 23 antennas x 3 channels (3 row tiles, 1 k tile per
 // polarization, time not a multiple of the tile), 1 beam x 1 antenna, the
 // most k (160 antennas: 5 k tiles per polarization; "+db": 64, 2 k tiles),
@@ -888,13 +898,6 @@ void check_ws_resident_xy(size_t C,
 template <class W, int BUFFERS>
 void check_ws_resident_xy_cases()
 {
-    struct xy_case {
-        size_t C, R, B, T;
-        beam_output o;
-        size_t n_int;
-        stokes_mode st;
-        unsigned blocks;
-    };
     const xy_case cases[] = {
         { 3, 46, 155, 300, beam_output::voltage, 1, stokes_mode::I, 2 },
         { 2, 92, 155, 304, beam_output::power, 16, stokes_mode::IQUV, 3 },
@@ -936,13 +939,6 @@ TEST(tensor_beamformer_emulated, warp_specialised_resident_xy)
 template <class W>
 void check_ws_xy_stream_cases()
 {
-    struct xy_case {
-        size_t C, R, B, T;
-        beam_output o;
-        size_t n_int;
-        stokes_mode st;
-        unsigned blocks;
-    };
     const xy_case cases[] = {
         { 2, 400, 70, 200, beam_output::voltage, 1, stokes_mode::I, 3 },
         { 1, 46, 155, 130, beam_output::voltage, 1, stokes_mode::I, 2 },
