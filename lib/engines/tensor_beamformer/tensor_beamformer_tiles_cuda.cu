@@ -249,12 +249,13 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
     // "+sw" kernel (H200, session 35: 144 receivers IQUV n_int 2 2.017 ms on
     // "ws/4+rs", 160 IQUV n_int 1 2.810 on mma.sync, 0.83x and 1.12x the route).
     const bool xy_short = xy_power && tb::short_window(int(c.n_int));
-    // Past what the resident tiles hold (more antennas than 80): the samples
+    // Past what the resident tiles hold (more antennas than 160): the samples
     // streamed through the ring from fp16 planes ("+pass"; H200, session 35,
     // 256 antennas x 155 beams, IQUV over 16: 0.66 ms, 1.85x the route, where
     // the least padded mma.sync tile took 1.62; Stokes I at n_int 1 with
-    // "+sw" 0.73 against 2.18). X/Y voltage there takes the library path
-    // (tensor_beamformer_builtin_tile).
+    // "+sw" 0.73 against 2.18). X/Y voltage too: level with the library
+    // path's doubled products (within 2 %) at 64-1024 beams, 1.69x faster at
+    // 155 (256 antennas: 0.82 ms against 1.39; the cuBLAS route 1.05).
     // Single-polarization power of fewer than 32 receivers (less than one k
     // tile) and 128 beams (one 128-row tile): the least padded mma.sync tile
     // below (H200, session 34: 64x5x16x4096 n_int 16 0.047 ms against 0.054
@@ -276,7 +277,7 @@ std::string tensor_beamformer_hopper_tile(const tensor_beamformer_config& c, tb_
                                          xy_resident ? "128x128x128/ws/2+rs+db" : "",
                                          xy_resident ? "128x128x128/ws/4+rs" : "",
                                          xy_short ? "128x128x128/ws/3+pass+sw" : "",
-                                         xy_power ? "128x128x128/ws/3+pass" : "",
+                                         xy_resident ? "128x128x128/ws/3+pass" : "",
                                          xy_two_blocks ? "128x64x64/32x32/4+2b" : "",
                                          "256x128x128/wgmma/4" })
         for (const auto* v : cands)
@@ -297,15 +298,15 @@ std::string tensor_beamformer_builtin_tile(const tensor_beamformer_config& c, in
         (family == kernel_family::library && tb_library_path_covers(c)))
         return tb_library_path_name;
     const std::string tile = tensor_beamformer_builtin_kernel_tile(c, device);
-    // X/Y voltage past what the resident-samples tiles cover (more receivers
-    // than their shared memory holds): the mma.sync tiles left are slower
-    // than the library path's doubled products (H200, 64x512x64x1024 0.174
-    // ms against 0.223, 384x512x8x1024 0.778 against 1.087; session 34).
+    // X/Y voltage past what the resident-samples tiles cover, where no
+    // warp-specialised tile serves it either: the mma.sync tiles left are
+    // slower than the library path's doubled products (H200, 64x512x64x1024
+    // 0.174 ms against 0.223, 384x512x8x1024 0.778 against 1.087; session 34).
     if (family == kernel_family::automatic &&
         c.polarization == polarization_layout::xy_pairs && tb_library_path_covers(c) &&
         tb_wgmma_available(device)) {
         const tb_variant* v = tb_usable_variant(c, device, tile);
-        if (v && !v->samples_resident)
+        if (v && !v->samples_resident && !v->warp_specialised)
             return tb_library_path_name;
     }
     return tile;
