@@ -16,11 +16,13 @@
  * kernel can: the samples are read again for every row tile, and converted
  * by the producer's warps each time they were the kernel's bound (H200,
  * session 35: 1.35 ms against 0.66 with the pass at 256 antennas x 155
- * beams, Stokes IQUV over 16; apps/beamform_bench.md). Each consumer warpgroup keeps two
- * accumulator sets, multiplies X into one and Y into the other from the same
- * stage, and the epilogue forms voltage pairs or Stokes from them
- * (tensor_beamformer_epilogue.cuh, NPA = 2). Ring protocol, phase parity and
- * persistent blocks as in the single-polarization kernel.
+ * beams, Stokes IQUV over 16; apps/beamform_bench.md).
+ *
+ * Each consumer warpgroup keeps two accumulator sets, multiplies X into one
+ * and Y into the other from the same stage, and the epilogue forms voltage
+ * pairs or Stokes from them (tensor_beamformer_epilogue.cuh, NPA = 2). Ring
+ * protocol, phase parity and persistent blocks as in the single-polarization
+ * kernel.
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_XY_KERNEL_CUH
 #define INCLUDED_BEAMFORM_KERNELS_TENSOR_BEAMFORMER_WS_XY_KERNEL_CUH

@@ -948,8 +948,14 @@ void check_ws_xy_stream_cases()
         { 1, 400, 40, 264, beam_output::power, 4, stokes_mode::I, 2 },
     };
     for (const auto& x : cases) {
-        const auto c = make_config(
-            x.C, x.R, x.B, beam_precision::float16, x.o, polarization_layout::xy_pairs, x.n_int, x.st);
+        const auto c = make_config(x.C,
+                                   x.R,
+                                   x.B,
+                                   beam_precision::float16,
+                                   x.o,
+                                   polarization_layout::xy_pairs,
+                                   x.n_int,
+                                   x.st);
         const auto w = random_complex(c.weight_count(), unsigned(x.R * 5 + x.B + 3));
         const auto in = random_complex(x.T * x.C * x.R, unsigned(x.T * 3 + x.C + 8));
         const auto got = run_ws<W, k::op_fp16, xy_planes>(c, w, in.data(), x.T, x.blocks);
