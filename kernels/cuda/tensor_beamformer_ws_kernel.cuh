@@ -400,6 +400,40 @@ __device__ __forceinline__ void ws_consume_tile(Acc (&acc)[W::NT][4],
  * "full", the consumers' threads per "empty"), then a block barrier: every
  * thread of the block calls it.
  */
+//! Barrier s of a row of mbarriers (8 bytes each) from \p base.
+struct ws_barrier_row {
+    uint32_t base;
+    __device__ __forceinline__ uint32_t operator()(int s) const
+    {
+        return base + 8u * unsigned(s);
+    }
+};
+
+/*!
+ * Where a streamed kernel's ring lies in dynamic shared memory, from a
+ * 1024-byte boundary (the 128-byte swizzle's period): R::STAGES A stages,
+ * R::STAGES B stages, a "full" and an "empty" barrier per stage, then the
+ * epilogue's power sums. R: W for one polarization, ws_xy_ring<W> for X/Y.
+ */
+template <class R>
+struct ws_ring_smem {
+    unsigned char* base; //!< the aligned start (stage 0 of A)
+    uint32_t a, b;       //!< stage 0 of A and of B, as shared addresses
+    ws_barrier_row full, empty;
+    unsigned char* sums; //!< past the ring and its barriers
+
+    __device__ __forceinline__ ws_ring_smem()
+    {
+        unsigned char* const raw = dynamic_smem();
+        base = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
+        a = smem_u32(base);
+        b = a + R::STAGES * R::A_STAGE;
+        full = ws_barrier_row{ a + R::RING };
+        empty = ws_barrier_row{ a + R::RING + 8u * R::STAGES };
+        sums = base + R::RING + R::BARRIERS;
+    }
+};
+
 template <class W, class Full, class Empty>
 __device__ __forceinline__ void ws_init_ring(Full full, Empty empty, unsigned full_arrivals)
 {
@@ -429,14 +463,9 @@ __global__ void __launch_bounds__(W::threads, 1)
 {
 #ifdef BF_TB_HAVE_WGMMA
     using acc_t = typename Op::acc_t;
-    unsigned char* const raw = dynamic_smem();
-    unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
-    const uint32_t smem_a = smem_u32(smem);
-    const uint32_t smem_b = smem_a + W::STAGES * W::A_STAGE;
-    const uint32_t bars = smem_a + W::RING;
-    auto full = [&](int s) { return bars + 8u * unsigned(s); };
-    auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
-    unsigned char* const red = smem + W::RING + W::BARRIERS; // power sums
+    const ws_ring_smem<W> ring;
+    const uint32_t smem_a = ring.a, smem_b = ring.b;
+    const ws_barrier_row full = ring.full, empty = ring.empty;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -500,7 +529,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                                   tc.channel,
                                   n0,
                                   kt,
-                                  smem + W::STAGES * W::A_STAGE + s * W::B_STAGE,
+                                  ring.base + W::STAGES * W::A_STAGE + s * W::B_STAGE,
                                   p,
                                   once_per_row_tile);
                     fence_proxy_async(); // st.shared -> the tensor cores
@@ -533,7 +562,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                  W::BN,
                  W::consumer_threads,
                  consumer_sync<W::consumer_threads>>(
-            args, acc, red, tc.channel, m0, n0, m0 + wg * 64 + (warp & 3) * 16, n0);
+            args, acc, ring.sums, tc.channel, m0, n0, m0 + wg * 64 + (warp & 3) * 16, n0);
     }
 #endif
 }

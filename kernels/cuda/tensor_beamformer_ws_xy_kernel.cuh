@@ -37,6 +37,7 @@ namespace tb_kernels {
 //! A stage of the X/Y ring holds both polarizations: twice W's stage.
 template <class W>
 struct ws_xy_ring {
+    static constexpr int STAGES = W::STAGES;
     static constexpr int A_STAGE = 2 * W::A_STAGE, B_STAGE = 2 * W::B_STAGE;
     static constexpr int RING = W::STAGES * (A_STAGE + B_STAGE);
     static constexpr int BARRIERS = 2 * W::STAGES * 8;
@@ -71,14 +72,9 @@ __global__ void __launch_bounds__(W::threads, 1)
     static_assert(W::BN == 128 && !W::PINGPONG, "two accumulator sets of 64 columns");
     using R = ws_xy_ring<W>;
     using acc_t = typename Op::acc_t;
-    unsigned char* const raw = dynamic_smem();
-    unsigned char* const smem = raw + ((1024u - (smem_u32(raw) & 1023u)) & 1023u);
-    const uint32_t smem_a = smem_u32(smem);
-    const uint32_t smem_b = smem_a + W::STAGES * R::A_STAGE;
-    const uint32_t bars = smem_a + R::RING;
-    auto full = [&](int s) { return bars + 8u * unsigned(s); };
-    auto empty = [&](int s) { return bars + 8u * unsigned(W::STAGES + s); };
-    unsigned char* const red = smem + R::RING + R::BARRIERS; // power sums
+    const ws_ring_smem<R> ring;
+    const uint32_t smem_a = ring.a, smem_b = ring.b;
+    const ws_barrier_row full = ring.full, empty = ring.empty;
 
     const int warp = threadIdx.x >> 5;
     const int wg = warp >> 2;
@@ -172,7 +168,7 @@ __global__ void __launch_bounds__(W::threads, 1)
                  W::consumer_threads,
                  consumer_sync<W::consumer_threads>,
                  W::SHORT_WINDOWS>(
-            args, acc, red, tc.channel, m0, n0, m0 + wg * 64 + (warp & 3) * 16, n0);
+            args, acc, ring.sums, tc.channel, m0, n0, m0 + wg * 64 + (warp & 3) * 16, n0);
     }
 #endif
 }
