@@ -67,6 +67,21 @@ def test_sample_format_and_channel_order_out_of_range(body, fragments):
     assert_value_error(body, *fragments)
 
 
+# Found by a longer fuzz run: frequencies that overflow came back as -inf.
+@pytest.mark.parametrize(
+    "body, fragments",
+    [
+        ("bf.channel_frequencies(0.0, 1e308, 4, 0)",
+         ["overflows for channel 2", "channel_spacing 1e+308"]),
+        ("bf.channel_frequencies(-1.7e308, 1e307, 8, 1)", ["overflows for channel 0"]),
+        ("bf.pfb_channelizer(4, [], 2, bf.fc32, 3, center_freq=1.7e308, sample_rate=1e308)",
+         ["|center_freq| + sample_rate / 2 must be finite", "center_freq 1.7e+308"]),
+    ],
+)
+def test_channel_frequencies_that_overflow(body, fragments):
+    assert_value_error(body, *fragments)
+
+
 # Reproducer 2 and 9: item sizes past 2^31 wrapped in GNU Radio's int.
 @pytest.mark.parametrize(
     "body, fragments",

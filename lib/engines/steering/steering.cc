@@ -6,6 +6,7 @@
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/beamform/engines/steering.h>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,14 @@ constexpr double pi = 3.141592653589793238462643383279502884;
 
 using weight_vector = std::vector<std::complex<float>>;
 using position_list = std::vector<std::array<double, 3>>;
+
+//! A double for an error message: 6 significant digits ("1e+308", not 309 digits).
+std::string number(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return text;
+}
 
 void require_finite(const std::vector<double>& values, const std::string& name)
 {
@@ -122,6 +131,14 @@ std::vector<double> channel_frequencies(double center_freq,
         else
             offset = i - n / 2; // ascending
         f[i] = center_freq + static_cast<double>(offset) * channel_spacing;
+        if (!std::isfinite(f[i]))
+            throw std::invalid_argument(
+                "center_freq + offset x channel_spacing overflows for channel " +
+                std::to_string(i) + " (center_freq " + number(center_freq) +
+                " Hz, channel_spacing " + number(channel_spacing) + " Hz, offset " +
+                std::to_string(offset) +
+                "): |center_freq| + n_channels / 2 x channel_spacing must stay below "
+                "1.8e308 Hz");
     }
     return f;
 }
