@@ -115,4 +115,13 @@ def plane_wave_phases(positions, azimuth_deg, elevation_deg, frequency, referenc
     tau = np.array(_bf.geometric_delays(as_positions(positions), float(azimuth_deg),
                                         float(elevation_deg), reference))
     f = np.asarray(frequency, dtype=np.float64)
-    return np.exp(2j * np.pi * f[..., None] * tau)
+    if not np.all(np.isfinite(f)):
+        raise ValueError(f"frequency must be finite (Hz), got {frequency!r}")
+    # Whole turns drop out before the multiplication by 2 pi, as in the C++
+    # steering: exact for large f tau, and 2 pi f alone may overflow.
+    turns = f[..., None] * tau
+    if not np.all(np.isfinite(turns)):
+        raise ValueError(
+            f"frequency x geometric delay overflows: largest |frequency| {np.max(np.abs(f)):.6g} Hz, "
+            f"largest |delay| {np.max(np.abs(tau)):.6g} s")
+    return np.exp(2j * np.pi * (turns - np.round(turns)))

@@ -69,6 +69,20 @@ def test_plane_wave_phases_hand_computed():
                                np.exp(2j * np.pi * f * tau), rtol=1e-14)
 
 
+def test_plane_wave_phases_at_extreme_frequencies():
+    # Found by a longer fuzz run: 2 pi f overflowed before the product with a
+    # zero delay, and the gains came back NaN. Whole turns now drop out first.
+    np.testing.assert_allclose(arrays.plane_wave_phases([[0.0, 0, 0]], 0, 0, 2.86e307), [1])
+    gains = calibration.estimate_gains(np.array([[1j]]), [[0.0, 0, 0]], 0, 0, 2.86e307)
+    assert np.all(np.isfinite(gains))
+    # A product f tau that overflows is a ValueError naming both, as a
+    # frequency that is not finite is.
+    with pytest.raises(ValueError, match="frequency x geometric delay overflows"):
+        arrays.plane_wave_phases([[0.0, 0, 0], [1e10, 0, 0]], 90, 0, 1e308)
+    with pytest.raises(ValueError, match="frequency must be finite"):
+        arrays.plane_wave_phases([[0.0, 0, 0]], 0, 0, [1e9, np.inf])
+
+
 @pytest.mark.parametrize("geometry", ["ula", "uca"])
 def test_calibration_recovers_receiver_gains(rng, geometry):
     n, f = 8, 433e6
