@@ -119,7 +119,8 @@ def plane_wave_phases(positions, azimuth_deg, elevation_deg, frequency, referenc
         raise ValueError(f"frequency must be finite (Hz), got {frequency!r}")
     # Whole turns drop out before the multiplication by 2 pi, as in the C++
     # steering: exact for large f tau, and 2 pi f alone may overflow.
-    turns = f[..., None] * tau
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        turns = f[..., None] * tau
     if not np.all(np.isfinite(turns)):
         raise ValueError(
             f"frequency x geometric delay overflows: largest |frequency| {np.max(np.abs(f)):.6g} Hz, "
