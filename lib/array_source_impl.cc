@@ -6,6 +6,7 @@
 #include "array_source_impl.h"
 #include "block_support/block_params.h"
 #include "block_support/rx_time.h"
+#include "engines/common/number_text.h"
 #include "engines/phase_shift/phase_cycles.h" // cos_sin_of_cycles
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/beamform/engines/phase_shift_engine.h> // phase_cycles: exact fractional cycles
@@ -150,7 +151,7 @@ void array_source_config::validate_and_complete()
         if (std::abs(f) > sample_rate / 2)
             throw std::invalid_argument(
                 "frequency_offsets must be in [-sample_rate/2, sample_rate/2] Hz, got " +
-                std::to_string(f));
+                number_text(f));
     if (amplitudes.empty())
         amplitudes.assign(n, 1.0);
     else if (amplitudes.size() == 1)
@@ -182,7 +183,7 @@ void array_source_config::validate_and_complete()
     constexpr double max_start_time = 9007199254740992.0;
     if (!(start_time >= 0) || !(start_time <= max_start_time))
         throw std::invalid_argument("start_time must be in [0, 2^53] seconds, got " +
-                                    std::to_string(start_time));
+                                    number_text(start_time));
 }
 
 array_source::sptr array_source::make(const std::vector<std::array<double, 3>>& positions,

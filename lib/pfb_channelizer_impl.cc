@@ -7,10 +7,10 @@
 #include <gnuradio/beamform/engines/steering.h>
 #include "block_support/block_params.h"
 #include "block_support/rx_time.h"
+#include "engines/common/number_text.h"
 #include <pmt/pmt.h>
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace gr {
@@ -48,16 +48,15 @@ pfb_channelizer::sptr pfb_channelizer::make(int n_channels,
         throw std::invalid_argument("center_freq must be a finite number (Hz)");
     if (!(sample_rate > 0.0) || !std::isfinite(sample_rate))
         throw std::invalid_argument("sample_rate must be a finite number > 0 (Hz), got " +
-                                    std::to_string(sample_rate));
+                                    number_text(sample_rate));
     // The channels' sky frequencies (channel_frequencies(), the output tags)
     // reach center_freq +- sample_rate / 2: they must be finite too.
-    if (!std::isfinite(std::fabs(center_freq) + 0.5 * sample_rate)) {
-        std::ostringstream msg; // 6 significant digits, not 309
-        msg << "|center_freq| + sample_rate / 2 must be finite (the channels' sky "
-               "frequencies reach center_freq +- sample_rate / 2), got center_freq "
-            << center_freq << " Hz, sample_rate " << sample_rate << " Hz";
-        throw std::invalid_argument(msg.str());
-    }
+    if (!std::isfinite(std::fabs(center_freq) + 0.5 * sample_rate))
+        throw std::invalid_argument(
+            "|center_freq| + sample_rate / 2 must be finite (the channels' sky "
+            "frequencies reach center_freq +- sample_rate / 2), got center_freq " +
+            number_text(center_freq) + " Hz, sample_rate " + number_text(sample_rate) +
+            " Hz");
     config.taps = config.prototype();
     return gnuradio::make_block_sptr<pfb_channelizer_impl>(
         config, center_freq, sample_rate, select_device(device));

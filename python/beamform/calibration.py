@@ -20,6 +20,10 @@ from .arrays import plane_wave_phases
 # A receiver whose mean power is below this fraction of the median receiver's
 # carries no signal (disconnected, dead): its gain would be 1/0.
 DEAD_RECEIVER_POWER = 1e-6
+# A receiver whose part in the array response (the covariance's principal
+# eigenvector) is below this fraction of the largest shares no signal with the
+# others (e.g. samples without a common source): its gain would be 1/0.
+INCOHERENT_SHARE = 1e-6
 
 
 def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, reference=0,
@@ -31,9 +35,10 @@ def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, re
     which averages the noise out; dividing out the expected plane-wave phases
     leaves the receivers' own gains.
 
-    A receiver without signal (mean power below 1e-6 of the median receiver's)
-    is a ValueError naming it (names[k] if `names` is given, else its index):
-    its gain would not be finite.
+    A receiver without signal (mean power below 1e-6 of the median receiver's),
+    or whose signal has nothing in common with the others' (its part in the
+    principal eigenvector below 1e-6 of the largest), is a ValueError naming it
+    (names[k] if `names` is given, else its index): its gain would not be finite.
     """
     x = np.asarray(samples)
     if x.ndim != 2 or x.shape[1] != len(positions):
@@ -60,6 +65,16 @@ def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, re
     covariance = x.T @ x.conj() / x.shape[0]
     _, vectors = np.linalg.eigh(covariance)
     response = vectors[:, -1]
+    # A receiver with (almost) no part in the dominant response does not see
+    # the source coherently with the others: its gain would be 1/0.
+    share = np.abs(response) / np.max(np.abs(response))
+    incoherent = [k for k in range(x.shape[1]) if not share[k] > INCOHERENT_SHARE]
+    if incoherent:
+        raise ValueError(
+            "no signal in common with the other receivers on " +
+            ", ".join(label(k) for k in incoherent) +
+            f" (its share of the array response is {share[incoherent[0]]:.3g} of the largest); "
+            "check that one source dominates the samples at this frequency")
     h = response / plane_wave_phases(positions, azimuth_deg, elevation_deg, frequency, reference)
     h = h / h[reference] * np.abs(h[reference])  # reference receiver: phase 0
     h = h / np.mean(np.abs(h))

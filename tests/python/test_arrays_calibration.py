@@ -83,6 +83,14 @@ def test_plane_wave_phases_at_extreme_frequencies():
         arrays.plane_wave_phases([[0.0, 0, 0]], 0, 0, [1e9, np.inf])
 
 
+def test_calibration_without_a_common_signal_names_the_receiver():
+    # Found by the same fuzz run: two receivers whose samples share nothing
+    # (the covariance has no dominant direction) gave NaN gains.
+    x = np.array([[0, 1j], [1, 0]])
+    with pytest.raises(ValueError, match="no signal in common with the other receivers on receiver"):
+        calibration.estimate_gains(x, [[0.0, 0, 0], [1.0, 0, 0]], 0, 0, 0.0)
+
+
 @pytest.mark.parametrize("geometry", ["ula", "uca"])
 def test_calibration_recovers_receiver_gains(rng, geometry):
     n, f = 8, 433e6

@@ -82,6 +82,25 @@ def test_channel_frequencies_that_overflow(body, fragments):
     assert_value_error(body, *fragments)
 
 
+# The same run's neighbours: geometric delays and steering phases that overflow
+# came back as inf and NaN; and numbers in messages with 6 significant digits
+# (std::to_string printed a 1 ns delay as "0.000000" and 1e300 in 301 digits).
+@pytest.mark.parametrize(
+    "body, fragments",
+    [
+        ("bf.geometric_delays([[0, 0, 0], [1e308, 0, 0]], 90, 0, 0, 1e-300)",
+         ["geometric delay of receiver 1 is not finite", "propagation_speed 1e-300"]),
+        ("bf.steering_weights([[0, 0, 0], [1e10, 0, 0]], [90, 0], [1e308], [])",
+         ["frequency x geometric delay overflows for channel 0, beam 0, receiver 1",
+          "frequency 1e+308 Hz"]),
+        ("bf.phase_shift(2, 2, [1e300, 2e300], 1e-3, [0.0, 1e-9], device='cpu')",
+         ["cycles at the highest channel frequency 2e+300 Hz", "delays = 1e-09 s"]),
+    ],
+)
+def test_overflowing_geometry_and_readable_numbers(body, fragments):
+    assert_value_error(body, *fragments)
+
+
 # Reproducer 2 and 9: item sizes past 2^31 wrapped in GNU Radio's int.
 @pytest.mark.parametrize(
     "body, fragments",

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/number_text.h"
 #include <gnuradio/beamform/engines/filterbank_writer.h>
 #include <stdio_ext.h> // __fpurge
 #include <sys/resource.h>
@@ -183,7 +184,7 @@ void filterbank_config::validate() const
     // Highest - lowest can overflow (+-1e308): the header would get foff = -inf.
     require(std::isfinite(spacing),
             "channel_frequencies must span a finite range: highest - lowest = " +
-                std::to_string(sorted.front()) + " - " + std::to_string(sorted.back()) +
+                number_text(sorted.front()) + " - " + number_text(sorted.back()) +
                 " Hz overflows");
     for (size_t k = 0; k + 1 < n_channels; ++k) {
         const double step = sorted[k] - sorted[k + 1];
@@ -235,10 +236,10 @@ void filterbank_config::validate() const
         const double ra = beam_ra_dec_deg[2 * b], dec = beam_ra_dec_deg[2 * b + 1];
         require(std::isfinite(ra) && ra >= 0.0 && ra < 360.0,
                 "beam_ra_dec: right ascension of beam " + std::to_string(b) +
-                    " must be in [0, 360) degrees, got " + std::to_string(ra));
+                    " must be in [0, 360) degrees, got " + number_text(ra));
         require(std::isfinite(dec) && dec >= -90.0 && dec <= 90.0,
                 "beam_ra_dec: declination of beam " + std::to_string(b) +
-                    " must be in [-90, 90] degrees, got " + std::to_string(dec));
+                    " must be in [-90, 90] degrees, got " + number_text(dec));
     }
 }
 

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/number_text.h"
 #include "engines/common/spectrum_shape.h"
 #include "runtime/backends.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
@@ -92,7 +93,7 @@ void phase_shift_delays::validate(size_t n_receivers) const
             throw std::invalid_argument("rates must be in (-1, 1) seconds per second, "
                                         "rates[" +
                                         std::to_string(a) +
-                                        "] = " + std::to_string(rates[a]));
+                                        "] = " + number_text(rates[a]));
     for (const auto& g : gains)
         if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
             throw std::invalid_argument("gains must be finite complex numbers");
@@ -113,11 +114,10 @@ void check_phase_shift_model(const phase_shift_config& config,
         if (!(cycles < max_cycles))
             throw std::invalid_argument(
                 std::string(term) + " of receiver " + std::to_string(a) + " is " +
-                std::to_string(cycles) + " cycles at the highest channel frequency " +
-                std::to_string(f_max) + " Hz; it must stay below 2^53 cycles (delays = " +
-                std::to_string(d.delays[a]) +
-                " s, rates = " + std::to_string(d.rates[a]) +
-                " s/s, t0 = " + std::to_string(d.t0) + " s)");
+                number_text(cycles) + " cycles at the highest channel frequency " +
+                number_text(f_max) + " Hz; it must stay below 2^53 cycles (delays = " +
+                number_text(d.delays[a]) + " s, rates = " + number_text(d.rates[a]) +
+                " s/s, t0 = " + number_text(d.t0) + " s)");
     };
     for (size_t a = 0; a < d.delays.size(); a++) {
         check("f * delays", f_max * std::fabs(d.delays[a]), a);

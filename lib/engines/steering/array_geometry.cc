@@ -3,6 +3,7 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/number_text.h"
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <algorithm>
 #include <cmath>
@@ -78,6 +79,14 @@ std::vector<double> delays_along(const std::vector<std::array<double, 3>>& posit
         for (int k = 0; k < 3; k++)
             projection += (positions[a][k] - reference_position[k]) * s[k];
         delays[a] = projection / propagation_speed;
+        if (!std::isfinite(delays[a])) {
+            std::ostringstream msg; // positions far apart, or a tiny propagation_speed
+            msg << "the geometric delay of receiver " << a
+                << " is not finite (its projected distance from the reference, "
+                << projection << " m, over propagation_speed " << propagation_speed
+                << " m/s): positions and propagation_speed must give finite delays";
+            throw std::invalid_argument(msg.str());
+        }
     }
     return delays;
 }
@@ -90,7 +99,7 @@ std::array<double, 3> direction_vector(double azimuth_deg, double elevation_deg)
     check_finite("elevation_deg", elevation_deg);
     if (elevation_deg < -90.0 || elevation_deg > 90.0)
         throw std::invalid_argument("elevation_deg must be in [-90, 90] degrees, got " +
-                                    std::to_string(elevation_deg));
+                                    number_text(elevation_deg));
     const double az = azimuth_deg * degrees_to_radians;
     const double el = elevation_deg * degrees_to_radians;
     return { std::cos(el) * std::sin(az), std::cos(el) * std::cos(az), std::sin(el) };
@@ -103,7 +112,7 @@ std::array<double, 3> direction_lm(double l, double m)
     if (!std::isfinite(l) || !std::isfinite(m) || r2 > 1.0 + 1e-12)
         throw std::invalid_argument("lm: direction cosines must satisfy l^2 + m^2 <= 1, "
                                     "got l = " +
-                                    std::to_string(l) + ", m = " + std::to_string(m));
+                                    number_text(l) + ", m = " + number_text(m));
     return { l, m, std::sqrt(std::max(0.0, 1.0 - r2)) };
 }
 

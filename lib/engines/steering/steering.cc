@@ -3,10 +3,10 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engines/common/number_text.h"
 #include <gnuradio/beamform/engines/array_geometry.h>
 #include <gnuradio/beamform/engines/steering.h>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -19,14 +19,6 @@ constexpr double pi = 3.141592653589793238462643383279502884;
 
 using weight_vector = std::vector<std::complex<float>>;
 using position_list = std::vector<std::array<double, 3>>;
-
-//! A double for an error message: 6 significant digits ("1e+308", not 309 digits).
-std::string number(double v)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v);
-    return text;
-}
 
 void require_finite(const std::vector<double>& values, const std::string& name)
 {
@@ -96,6 +88,13 @@ weight_vector weights_for(const position_list& positions,
                         : std::complex<double>(gains[gains.size() == 1 ? 0 : a]);
                 // Whole turns drop out before the multiplication by 2 pi.
                 const double turns = frequencies[c] * delays[b][a];
+                if (!std::isfinite(turns))
+                    throw std::invalid_argument(
+                        "frequency x geometric delay overflows for channel " +
+                        std::to_string(c) + ", beam " + std::to_string(b) +
+                        ", receiver " + std::to_string(a) + " (frequency " +
+                        number_text(frequencies[c]) + " Hz, delay " +
+                        number_text(delays[b][a]) + " s)");
                 const double phase = sign * 2.0 * pi * (turns - std::round(turns));
                 weights[(c * n_beams + b) * n_rx + a] =
                     std::complex<float>(g * std::polar(1.0, phase));
@@ -115,7 +114,7 @@ std::vector<double> channel_frequencies(double center_freq,
     if (!std::isfinite(channel_spacing) || channel_spacing <= 0.0)
         throw std::invalid_argument(
             "channel_spacing must be a finite number > 0 Hz, got " +
-            std::to_string(channel_spacing));
+            number_text(channel_spacing));
     if (n_channels < 1)
         throw std::invalid_argument("n_channels must be >= 1, got 0");
     if (order != channel_order::pfb && order != channel_order::fft_shift)
@@ -134,8 +133,8 @@ std::vector<double> channel_frequencies(double center_freq,
         if (!std::isfinite(f[i]))
             throw std::invalid_argument(
                 "center_freq + offset x channel_spacing overflows for channel " +
-                std::to_string(i) + " (center_freq " + number(center_freq) +
-                " Hz, channel_spacing " + number(channel_spacing) + " Hz, offset " +
+                std::to_string(i) + " (center_freq " + number_text(center_freq) +
+                " Hz, channel_spacing " + number_text(channel_spacing) + " Hz, offset " +
                 std::to_string(offset) +
                 "): |center_freq| + n_channels / 2 x channel_spacing must stay below "
                 "1.8e308 Hz");
