@@ -54,13 +54,22 @@ def estimate_gains(samples, positions, azimuth_deg, elevation_deg, frequency, re
     finite = np.isfinite(x).all(axis=0)
     if not finite.all():
         raise ValueError(f"samples of {label(int(np.argmin(finite)))} are not all finite")
+    # The gains do not depend on the samples' scale: divided by their largest
+    # real or imaginary part, |x|^2 and the covariance stay finite for any
+    # finite samples (1e308 overflowed them into NaN).
+    scale = float(max(np.max(np.abs(x.real)), np.max(np.abs(x.imag)))) if x.size else 0.0
+    if scale > 0:
+        x = x / scale
     power = np.mean(np.abs(x) ** 2, axis=0)
     floor = DEAD_RECEIVER_POWER * np.median(power)
     dead = [k for k in range(x.shape[1]) if not power[k] > floor]
     if dead:
+        unit = np.float64(scale if scale > 0 else 1.0)
+        with np.errstate(over="ignore"):  # the samples' own power may pass 1.8e308
+            shown = np.array([power[dead[0]], np.median(power)]) * unit * unit
         raise ValueError(
             "no signal on " + ", ".join(label(k) for k in dead) +
-            f" (mean power {power[dead[0]]:.3g}, median of all receivers {np.median(power):.3g}); "
+            f" (mean power {shown[0]:.3g}, median of all receivers {shown[1]:.3g}); "
             "exclude it from the calibration or fix its input")
     covariance = x.T @ x.conj() / x.shape[0]
     _, vectors = np.linalg.eigh(covariance)

@@ -91,6 +91,21 @@ def test_calibration_without_a_common_signal_names_the_receiver():
         calibration.estimate_gains(x, [[0.0, 0, 0], [1.0, 0, 0]], 0, 0, 0.0)
 
 
+def test_calibration_of_samples_near_the_largest_double():
+    # Found by a second long fuzz run: a sample of 1e308 overflowed the
+    # covariance (LinAlgError). The gains do not depend on the samples' scale.
+    rng = np.random.default_rng(5)
+    p = [[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]]
+    x = rng.normal(size=(64, 3)) + 1j * rng.normal(size=(64, 3)) + 3.0
+    expected = calibration.estimate_gains(x, p, 0, 0, 0.0)
+    np.testing.assert_allclose(calibration.estimate_gains(x * 1e307, p, 0, 0, 0.0), expected,
+                               rtol=1e-5)
+    # The fuzz case itself: two receivers have nothing beside a 1e308 sample.
+    y = np.array([[0, 1, 0], [0, 0, 0], [1, 0, 1e308j], [0, 0, 0]])
+    with pytest.raises(ValueError, match="no signal on receiver 0, receiver 1"):
+        calibration.estimate_gains(y, p, 0, 0, 0.0)
+
+
 @pytest.mark.parametrize("geometry", ["ula", "uca"])
 def test_calibration_recovers_receiver_gains(rng, geometry):
     n, f = 8, 433e6
