@@ -916,3 +916,69 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
         }
     }
 }
+
+TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
+{
+    // The cluster kernel (CUDA, sm_90; run by the GPU test, not emulated): the
+    // configurations it serves, the knob that requests it, its launch shape.
+    namespace plan = pfb_plan;
+    pfb_channelizer_config c;
+    c.n_channels = 256;
+    c.taps_per_branch = 16;
+    c.n_receivers = 96;
+    c.input = sample_format::sc16;
+    EXPECT_TRUE(plan::cluster_kernel_serves(c));
+    for (auto f : { sample_format::sc8, sample_format::fc32 }) {
+        auto other = c;
+        other.input = f;
+        EXPECT_TRUE(plan::cluster_kernel_for_call(other, 1));
+    }
+    for (auto change : { 0, 1, 2, 3 }) {
+        auto no = c;
+        if (change == 0)
+            no.n_channels = 512;
+        if (change == 1)
+            no.oversample = 2;
+        if (change == 2)
+            no.taps_per_branch = 17;
+        if (change == 3) // T = 16 only: shorter windows reach before the history
+            no.taps_per_branch = 5;
+        EXPECT_FALSE(plan::cluster_kernel_serves(no)) << "change " << change;
+        EXPECT_FALSE(plan::cluster_kernel_for_call(no, 5000));
+    }
+    // Not a default: only BEAMFORM_PFB_CLUSTER=1 requests it.
+    {
+        beamform_test::scoped_env knob("BEAMFORM_PFB_CLUSTER", nullptr);
+        EXPECT_FALSE(plan::cluster_kernel_requested());
+        knob.set("0");
+        EXPECT_FALSE(plan::cluster_kernel_requested());
+        knob.set("1");
+        EXPECT_TRUE(plan::cluster_kernel_requested());
+    }
+    // Indices are 32-bit in the kernel: calls of 2^31 samples x R or more
+    // take the tiled kernels.
+    const size_t too_long = (size_t(1) << 31) / (256 * 96);
+    EXPECT_TRUE(plan::cluster_kernel_for_call(c, too_long - 100));
+    EXPECT_FALSE(plan::cluster_kernel_for_call(c, too_long));
+    // 96 receivers: 3 groups; 15 clusters at once (an H200) make 5 segments of
+    // a 2730-step call, each covering its share; short calls fewer segments.
+    const auto whole = plan::plan_cluster(c, 2730, 15);
+    EXPECT_EQ(whole.receiver_groups, 3);
+    EXPECT_EQ(whole.segments, 5);
+    EXPECT_EQ(whole.steps_per_segment, 546);
+    EXPECT_EQ(whole.clusters(), 15);
+    for (size_t n_out : { size_t(1), size_t(63), size_t(64), size_t(200), size_t(1025), size_t(100000) })
+        for (int at_once : { 0, 1, 2, 15, 16, 200 }) {
+            const auto l = plan::plan_cluster(c, n_out, at_once);
+            EXPECT_GE(l.segments, 1);
+            EXPECT_GE((long long)l.segments * l.steps_per_segment, (long long)n_out);
+            EXPECT_LT((long long)(l.segments - 1) * l.steps_per_segment, (long long)n_out);
+            if (l.segments > 1) {
+                EXPECT_GE(size_t(l.steps_per_segment), plan::cluster_min_segment_steps - 1)
+                    << n_out;
+                EXPECT_LE(l.clusters(), std::max(at_once, l.receiver_groups));
+            }
+        }
+    c.n_receivers = 33; // a partial group
+    EXPECT_EQ(plan::plan_cluster(c, 100, 15).receiver_groups, 2);
+}

@@ -346,6 +346,23 @@ TEST(PfbChannelizerGpu, ShortAndLongCallsOfTheTiledPath)
                              seed++);
 }
 
+TEST(PfbChannelizerGpu, ClusterKernel)
+{
+    REQUIRE_GPU(gpu);
+    // N = 256, O = 1, T = 16 through the cluster kernel (requested; on sm_90,
+    // elsewhere the tiled kernels run) for every format, receivers in partial
+    // groups of 32 (1, 33, 40), calls of one step, calls that end inside a
+    // segment or fill few segments.
+    unsigned seed = 290;
+    const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
+    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (size_t r : { 96, 33, 1 })
+            compare_gpu_with_cpu(
+                gpu, { 256, 16, 1, f, r, r == 33, { 700, 3, 1, 129, 150 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 300, 17, 64, 65, 1100 } }, seed++);
+}
+
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)
 {
     REQUIRE_GPU(gpu);

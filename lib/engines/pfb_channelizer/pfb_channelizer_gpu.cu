@@ -14,6 +14,7 @@
 #include <gnuradio/beamform/runtime/gpu_memory.h>
 #include <gpu/pfb_general.cuh>
 #ifdef BF_BACKEND_CUDA
+#include "pfb_channelizer_cluster.h"
 #include "pfb_channelizer_cufft.h"
 #endif
 #include <algorithm>
@@ -131,8 +132,10 @@ public:
         BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
         d_sm_count = prop.multiProcessorCount;
 
-        if (d_path == path::tiled)
+        if (d_path == path::tiled) {
             prepare_tiled();
+            prepare_cluster();
+        }
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols, d_library_from);
             if (l.register_fft) {
@@ -293,11 +296,44 @@ private:
         }
     }
 
+    //! Whether the cluster kernel is requested and this GPU runs it for this
+    //! configuration (d_clusters_at_once > 0; CUDA only).
+    void prepare_cluster()
+    {
+#ifdef BF_BACKEND_CUDA
+        if (!cluster_kernel_serves(d_config) || !cluster_kernel_requested())
+            return;
+        switch (d_config.input) {
+        case sample_format::sc8:
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int8_t>(d_device.index);
+            break;
+        case sample_format::sc16:
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int16_t>(d_device.index);
+            break;
+        case sample_format::fc32:
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<float>(d_device.index);
+            break;
+        }
+#endif
+    }
+
     template <typename Tin>
     void run_tiled(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
         const pfb_geometry g = geometry(n_out);
         const auto st = stream_of(in);
+#ifdef BF_BACKEND_CUDA
+        if (d_clusters_at_once > 0 && cluster_kernel_for_call(d_config, n_out)) {
+            cuda::pfb_cluster_launch(st,
+                                     d_branch_taps.as<float>(),
+                                     d_twiddle.as<float2>(),
+                                     out,
+                                     g,
+                                     plan_cluster(d_config, n_out, d_clusters_at_once),
+                                     s);
+            return;
+        }
+#endif
         const size_t index =
             tiled_shape_for_call(d_tiled_shape[0], d_tiled_shape[1], n_out);
         const int blocks_per_sm =
@@ -560,6 +596,8 @@ private:
     //! indices in tiled_shapes: for whole calls, for short calls (or tiled_shape_count)
     size_t d_tiled_shape[2] = { 0, tiled_shape_count };
     int d_tiled_blocks_per_sm[2] = { 1, 1 }; //!< their occupancy
+    //! of the cluster kernel where it is requested and runs here; else 0 (prepare_cluster)
+    int d_clusters_at_once = 0;
     size_t d_steps_done = 0;
 #ifdef BF_BACKEND_CUDA
     cuda::pfb_inverse_fft d_cufft;

@@ -330,6 +330,74 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
                : whole;
 }
 
+/*
+ * The cluster kernel (kernels/cuda/pfb_cluster_kernel.cuh; CUDA on sm_90):
+ * a second kernel of the tiled path for N = 256, O = 1, T = 16, which reads
+ * each sample once into register windows and shares each step's DFT across
+ * a cluster of blocks. It measured 1.10x the tiled entries for sc16 in calls
+ * of 2730 steps and 1.23x in calls of 1024, slower below 341 steps and for
+ * sc8 and fc32 (apps/channelizer_bench.md, version 19). It is not a default
+ * yet: compute-sanitizer racecheck reports hazards on it that are not
+ * explained (same notes). BEAMFORM_PFB_CLUSTER = 1 runs it for every call it
+ * serves (bench and test knob).
+ */
+constexpr size_t cluster_channels = 256;
+constexpr int cluster_blocks = 8;      //!< blocks per cluster
+constexpr int cluster_receivers = 32;  //!< receivers per cluster
+constexpr int cluster_threads = 512;   //!< per block
+constexpr int cluster_window = 16;     //!< the register window: T = 16, warm-up 15 steps
+//! A segment of steps of at least this many (its warm-up re-reads 15 steps).
+constexpr size_t cluster_min_segment_steps = 64;
+
+//! Whether the cluster kernel computes configuration \p c (any call).
+inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
+{
+    // T = 16 exactly: the window then never reaches before the history.
+    return c.n_channels == cluster_channels && c.oversample == 1 &&
+           c.taps_per_branch == size_t(cluster_window);
+}
+
+//! BEAMFORM_PFB_CLUSTER = 1: run the cluster kernel where it serves.
+inline bool cluster_kernel_requested()
+{
+    const char* v = std::getenv("BEAMFORM_PFB_CLUSTER");
+    return v && std::string(v) == "1";
+}
+
+//! Whether a call of \p n_out steps of \p c runs the cluster kernel when it
+//! is requested, on a device that can run it (its indices are 32-bit).
+inline bool cluster_kernel_for_call(const pfb_channelizer_config& c, size_t n_out)
+{
+    const size_t items = (n_out + cluster_window) * c.n_channels * c.n_receivers;
+    return cluster_kernel_serves(c) && items < (size_t(1) << 31);
+}
+
+struct cluster_launch {
+    int receiver_groups;   //!< of cluster_receivers receivers
+    int segments;          //!< of steps, per receiver group
+    int steps_per_segment;
+    long long clusters() const { return (long long)receiver_groups * segments; }
+};
+
+/*!
+ * A cluster launch of \p n_out steps: the receiver groups, and as many
+ * segments of steps as fill the \p clusters_at_once clusters the GPU holds
+ * (one wave), none shorter than cluster_min_segment_steps.
+ */
+inline cluster_launch
+plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once)
+{
+    cluster_launch l;
+    l.receiver_groups = int((c.n_receivers + cluster_receivers - 1) / cluster_receivers);
+    const long long by_gpu = std::max(1, clusters_at_once / l.receiver_groups);
+    const long long by_length =
+        std::max<long long>(1, (long long)(n_out / cluster_min_segment_steps));
+    const long long segments = std::min(by_gpu, by_length);
+    l.steps_per_segment = int(((long long)n_out + segments - 1) / segments);
+    l.segments = int(((long long)n_out + l.steps_per_segment - 1) / l.steps_per_segment);
+    return l;
+}
+
 //! Every entry of tiled_shapes that applies to N = \p n and samples of
 //! \p sample_bytes (0: not known) (for the tests).
 inline std::vector<size_t> tiled_shape_indices(size_t n, size_t sample_bytes = 0)

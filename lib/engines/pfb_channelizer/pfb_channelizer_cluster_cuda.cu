@@ -1,0 +1,109 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-beamform authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The cluster kernel's device check and launch (pfb_channelizer_cluster.h).
+ */
+#include "pfb_channelizer_cluster.h"
+#include <common/gpu_portable.h>
+#include <cuda/pfb_cluster_kernel.cuh>
+#include <cstdint>
+
+namespace gr {
+namespace beamform {
+namespace cuda {
+namespace {
+
+static_assert(pfb_cluster::channels == int(pfb_plan::cluster_channels) &&
+                  pfb_cluster::blocks == pfb_plan::cluster_blocks &&
+                  pfb_cluster::receivers == pfb_plan::cluster_receivers &&
+                  pfb_cluster::threads == pfb_plan::cluster_threads &&
+                  pfb_cluster::taps == pfb_plan::cluster_window &&
+                  pfb_cluster::taps == pfb_plan::fused_max_taps,
+              "the plan and the kernel name the same cluster shape (branch taps [N][16])");
+
+constexpr int shared_bytes = int(sizeof(pfb_cluster::shared));
+
+cudaLaunchConfig_t launch_config(unsigned clusters, cudaStream_t stream, cudaLaunchAttribute* attr)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(clusters * unsigned(pfb_cluster::blocks));
+    cfg.blockDim = dim3(unsigned(pfb_cluster::threads));
+    cfg.dynamicSmemBytes = size_t(shared_bytes);
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = unsigned(pfb_cluster::blocks);
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+} // namespace
+
+template <typename Tin>
+int pfb_cluster_clusters_at_once(int device)
+{
+    cudaDeviceProp prop;
+    BF_GPU_CHECK(cudaGetDeviceProperties(&prop, device));
+    if (prop.major < 9)
+        return 0;
+    const auto kernel = pfb_cluster_kernel<Tin>;
+    cudaFuncAttributes attributes;
+    BF_GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.binaryVersion < 90)
+        return 0; // the code loaded for this GPU was built for an older one: no body
+    BF_GPU_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = launch_config(1, nullptr, &attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError(); // no cluster launch here (for example under MIG): not used
+        return 0;
+    }
+    return clusters;
+}
+
+template <typename Tin>
+void pfb_cluster_launch(const pfb_stream<Tin>& in,
+                        const float* branch_taps,
+                        const float2* twiddle,
+                        float2* out,
+                        const pfb_geometry& g,
+                        const pfb_plan::cluster_launch& l,
+                        cudaStream_t stream)
+{
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = launch_config(unsigned(l.clusters()), stream, &attr);
+    BF_GPU_CHECK(cudaLaunchKernelEx(&cfg,
+                                    pfb_cluster_kernel<Tin>,
+                                    in,
+                                    branch_taps,
+                                    twiddle,
+                                    out,
+                                    g,
+                                    l.steps_per_segment,
+                                    l.receiver_groups));
+    BF_GPU_CHECK_LAUNCH("pfb_cluster_kernel");
+}
+
+#define BF_PFB_CLUSTER_FORMAT(Tin)                                                      \
+    template int pfb_cluster_clusters_at_once<Tin>(int);                                \
+    template void pfb_cluster_launch<Tin>(const pfb_stream<Tin>&,                       \
+                                          const float*,                                 \
+                                          const float2*,                                \
+                                          float2*,                                      \
+                                          const pfb_geometry&,                          \
+                                          const pfb_plan::cluster_launch&,              \
+                                          cudaStream_t);
+BF_PFB_CLUSTER_FORMAT(int8_t)
+BF_PFB_CLUSTER_FORMAT(int16_t)
+BF_PFB_CLUSTER_FORMAT(float)
+#undef BF_PFB_CLUSTER_FORMAT
+
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
