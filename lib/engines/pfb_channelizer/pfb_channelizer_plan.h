@@ -337,9 +337,10 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * a cluster of blocks. It measured 1.10x the tiled entries for sc16 in calls
  * of 2730 steps and 1.23x in calls of 1024, slower below 341 steps and for
  * sc8 and fc32 (apps/channelizer_bench.md, version 19). It is not a default
- * yet: compute-sanitizer racecheck reports hazards on it that are not
- * explained (same notes). BEAMFORM_PFB_CLUSTER = 1 runs it for every call it
- * serves (bench and test knob).
+ * yet: compute-sanitizer racecheck reports hazards on it, on accesses that a
+ * block barrier orders, and no racecheck run is clean yet (same notes).
+ * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves (bench and test
+ * knob).
  */
 constexpr size_t cluster_channels = 256;
 constexpr int cluster_blocks = 8;      //!< blocks per cluster
