@@ -363,6 +363,16 @@ TEST(PfbChannelizerGpu, ClusterKernel)
         gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 300, 17, 64, 65, 1100 } }, seed++);
 }
 
+TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
+{
+    REQUIRE_GPU(gpu);
+    // One small launch of the cluster kernel (2 receiver groups, one segment):
+    // the case for compute-sanitizer racecheck, which takes minutes on the
+    // whole ClusterKernel test (apps/channelizer_bench.md, version 19).
+    const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
+    compare_gpu_with_cpu(gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 40 } }, 299);
+}
+
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)
 {
     REQUIRE_GPU(gpu);
