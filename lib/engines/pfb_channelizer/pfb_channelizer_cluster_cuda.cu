@@ -16,9 +16,7 @@ namespace cuda {
 namespace {
 
 static_assert(pfb_cluster::channels == int(pfb_plan::cluster_channels) &&
-                  pfb_cluster::blocks == pfb_plan::cluster_blocks &&
                   pfb_cluster::receivers == pfb_plan::cluster_receivers &&
-                  pfb_cluster::threads == pfb_plan::cluster_threads &&
                   pfb_cluster::taps == pfb_plan::cluster_window &&
                   pfb_cluster::taps == pfb_plan::fused_max_taps,
               "the plan and the kernel name the same cluster shape (branch taps [N][16])");
@@ -46,15 +44,14 @@ cudaLaunchConfig_t launch_config(unsigned clusters, cudaStream_t stream, cudaLau
 template <typename Tin>
 int pfb_cluster_clusters_at_once(int device)
 {
-    cudaDeviceProp prop;
-    BF_GPU_CHECK(cudaGetDeviceProperties(&prop, device));
-    if (prop.major < 9)
-        return 0;
+    BF_GPU_CHECK(cudaSetDevice(device));
     const auto kernel = pfb_cluster_kernel<Tin>;
     cudaFuncAttributes attributes;
     BF_GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    // The machine code loaded for this GPU: below 9.0 the GPU is older than
+    // sm_90, or the build has only older code (the body is then empty).
     if (attributes.binaryVersion < 90)
-        return 0; // the code loaded for this GPU was built for an older one: no body
+        return 0;
     BF_GPU_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
     cudaLaunchAttribute attr;

@@ -343,9 +343,7 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * knob).
  */
 constexpr size_t cluster_channels = 256;
-constexpr int cluster_blocks = 8;      //!< blocks per cluster
-constexpr int cluster_receivers = 32;  //!< receivers per cluster
-constexpr int cluster_threads = 512;   //!< per block
+constexpr int cluster_receivers = 32;  //!< receivers per cluster (of 8 blocks of 512 threads)
 constexpr int cluster_window = 16;     //!< the register window: T = 16, warm-up 15 steps
 //! A segment of steps of at least this many (its warm-up re-reads 15 steps).
 constexpr size_t cluster_min_segment_steps = 64;
