@@ -48,7 +48,8 @@ sanitize)
         "racecheck:test_tensor_beamformer_gpu:*warp_specialised*" \
         "synccheck:test_tensor_beamformer_gpu:*warp_specialised*" \
         "memcheck:test_pfb_channelizer_gpu:*EveryTiledShape*" \
-        "memcheck:test_pfb_channelizer_gpu:*ClusterKernel*" \
+        "memcheck:test_pfb_channelizer_gpu:*ClusterKernel*:*DefaultSwitches*" \
+        "racecheck:test_pfb_channelizer_gpu:*ClusterKernelOneLaunch*" \
         "memcheck:test_rca_das_gpu:*HalfSectorsSplit*" \
         "memcheck:test_tensor_beamformer_gpu:*library*" \
         "memcheck:test_rca_das_gpu:*StageVariants*" \

@@ -6,7 +6,9 @@
  * The channelizer for N = 256, O = 1, T = 16 on a cluster of 8 blocks
  * (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input sample
  * crosses L2 -> SM once, in whole rows of 32 receivers, and stays in a
- * register window for the 16 steps that use it.
+ * register window for the 16 steps that use it. It arrives 8 steps early by
+ * cp.async into the thread's own slots of a shared-memory ring (sc16, fc32),
+ * so the FIR does not wait on DRAM and no register holds it in flight.
  *
  * A cluster owns 32 receivers (one per lane) and a segment of output steps.
  * Block j of the cluster filters branches p = 8 q + j, q < 32: warp w the
@@ -24,9 +26,10 @@
  *   3. four warps take the inbox of a step `lag` steps back: for each of
  *      its 4 bins c = j + 8 l and 32 receivers the 8-point transform over
  *      the senders gives the 8 channels c + 32 m, stored as 256-byte rows.
- * Inboxes are a ring of `stages` steps: a block frees a stage by a relaxed
- * arrive on every sender's `empty` barrier, and a sender waits on its own
- * `empty` before it writes that stage again.
+ * Inboxes are a ring of `stages` steps: each receiving warp frees a stage by
+ * a relaxed arrive on every sender's `empty` barrier (no barrier among the
+ * four warps), and a sender waits on its own `empty` before it writes that
+ * stage again.
  *
  * Each segment starts `taps - 1` steps early (the window's warm-up, loaded
  * and filtered but not stored); steps are run in whole turns of the window
@@ -37,6 +40,7 @@
 #define INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
 
 #include "cluster_async.cuh"
+#include <gpu/async_copy.cuh>
 #include <gpu/pfb_channelizer.cuh>
 #include <cstdint>
 #include <type_traits>
@@ -52,16 +56,21 @@ constexpr int branches = channels / blocks; //!< per block (q < 32)
 constexpr int receivers = 32;              //!< per cluster, one per lane
 constexpr int threads = 512;               //!< 16 warps, two branches each
 constexpr int taps = 16;                   //!< the register window (T = 16)
-constexpr int prefetch = 2; //!< steps a sample is loaded ahead (more spill)
+constexpr int prefetch = 2; //!< sc8: steps a sample is loaded ahead in registers (more spill)
+//! sc16 and fc32: steps a sample is copied ahead (cp.async) into the thread's
+//! slots of a shared-memory ring, so that no register holds it in flight
+constexpr int ring_steps = 8;
 constexpr int stages = 6;   //!< inbox ring
 constexpr int lag = 2;      //!< steps between sending a step and reading it
 constexpr int bins = branches / blocks; //!< bins c a block receives (4)
+constexpr int receive_warps = bins;      //!< warps 8-11, one bin group each
 
-//! The block's shared memory (dynamic: 67 KB).
+//! The block's shared memory (dynamic: 131 KB).
 struct shared {
     float2 dft[2][2][16][receivers];                 //!< [step & 1][half][position][receiver]
     float2 inbox[stages][blocks][bins][receivers];   //!< [stage][sender][bin group][receiver]
     float4 taps[branches][pfb_cluster::taps / 4];    //!< [q][k / 4]
+    float2 ring[ring_steps][2][threads]; //!< [step % ring_steps][branch a, b][thread], raw samples
     unsigned long long full[stages], empty[stages];  //!< mbarriers
 };
 } // namespace pfb_cluster
@@ -179,7 +188,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     if (tid == 0) // one thread: racecheck misread the initialisations spread over lanes
         for (int s = 0; s < k::stages; s++) {
             cluster::mbar_init(cluster::smem_u32(&sm.full[s]), 1);
-            cluster::mbar_init(cluster::smem_u32(&sm.empty[s]), k::blocks);
+            cluster::mbar_init(cluster::smem_u32(&sm.empty[s]), k::blocks * k::receive_warps);
         }
     {
         const int q = tid / W, tap = tid % W;
@@ -197,7 +206,11 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const int last = int(g.n_out) * N * R - 1; // the call's last sample (index)
     const raw* input = reinterpret_cast<const raw*>(in.input);
     const raw* history_end = reinterpret_cast<const raw*>(in.history) + in.history_len * R;
-    // The samples of the next step into a and b (p_b = p_a + 128).
+    // The samples of a step ahead (p_b = p_a + 128): sc16 and fc32 copy them
+    // into this thread's ring slots (cp.async takes 4 bytes or more), sc8
+    // loads them into registers.
+    constexpr bool in_ring = sizeof(raw) >= 4;
+    constexpr int AHEAD = in_ring ? k::ring_steps : PF;
     raw next_a[PF], next_b[PF];
     const auto load_step = [&](raw& a, raw& b) {
         const int ia = min(idx, last);
@@ -205,9 +218,22 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         b = load_raw<Tin>(input, history_end, ia + b_offset);
         idx += step_idx;
     };
+    const auto copy_step = [&](int slot) {
+        if constexpr (in_ring) {
+            const int ia = min(idx, last), ib = ia + b_offset;
+            async_copy<sizeof(raw)>(&sm.ring[slot][0][tid], (ia >= 0 ? input : history_end) + ia, true);
+            async_copy<sizeof(raw)>(&sm.ring[slot][1][tid], (ib >= 0 ? input : history_end) + ib, true);
+            async_copy_commit();
+            idx += step_idx;
+        }
+    };
 #pragma unroll
-    for (int d = 0; d < PF; d++)
-        load_step(next_a[d], next_b[d]);
+    for (int d = 0; d < AHEAD; d++) {
+        if constexpr (in_ring)
+            copy_step(d);
+        else
+            load_step(next_a[d], next_b[d]);
+    }
     float2 za[W], zb[W];
 #pragma unroll
     for (int i = 0; i < W; i++)
@@ -251,13 +277,12 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                      o3 = mul(e[7], make_float2(-h, h));
         const float2 x[8] = { add(e[0], e[1]), add(e[2], o1), add(e[4], o2), add(e[6], o3),
                               sub(e[0], e[1]), sub(e[2], o1), sub(e[4], o2), sub(e[6], o3) };
-        tb_kernels::named_barrier_sync(1, 4 * 32); // the four warps have read the stage
-        if (tid == 8 * 32) {
-#pragma unroll
-            for (int s = 0; s < k::blocks; s++)
-                cluster::mbar_arrive_remote_relaxed(
-                    cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(s)));
-        }
+        // This warp has read the stage (its loads fed the sums above): lane s
+        // frees it on block s's `empty`, which counts every receiving warp.
+        __syncwarp();
+        if (lane < k::blocks)
+            cluster::mbar_arrive_remote_relaxed(
+                cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(lane)));
         const int t = t_first + i;
         if (t >= t_begin && t < t_end && r0 + lane < R) {
             // Channel c + 32 m; with fft_shift at (c + 32 m + N/2) mod N = c + 32 (m ^ 4).
@@ -273,9 +298,18 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
 #pragma unroll
         for (int u = 0; u < 16; u++) {
             const int i = base + u;
-            za[u] = window_sample<Tin>(next_a[u % PF]);
-            zb[u] = window_sample<Tin>(next_b[u % PF]);
-            load_step(next_a[u % PF], next_b[u % PF]);
+            if constexpr (in_ring) {
+                const int slot = u % k::ring_steps; // a constant: 16 steps a turn
+                async_copy_wait<k::ring_steps - 1>(); // this step's copies have landed
+                za[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][0][tid]));
+                zb[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][1][tid]));
+                asm volatile("" ::: "memory"); // the slot's reads stay before its refill
+                copy_step(slot); // the step ring_steps ahead, into the slot just read
+            } else {
+                za[u] = window_sample<Tin>(next_a[u % PF]);
+                zb[u] = window_sample<Tin>(next_b[u % PF]);
+                load_step(next_a[u % PF], next_b[u % PF]);
+            }
 
             // FIR of both branches (y_p = sum_k h[p + kN] x[m_t - p - kN]).
             const float2 ya = filter(za, sm.taps[warp], u);
@@ -316,6 +350,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             }
         }
     }
+    if constexpr (in_ring)
+        async_copy_wait<0>(); // no copy lands in a block that has left
     if (receives)
         for (int i = n_steps - k::lag; i < n_steps; i++)
             receive(i);

@@ -920,7 +920,8 @@ TEST(PfbChannelizerEmulated, TiledShapeChoiceAndKnob)
 TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
 {
     // The cluster kernel (CUDA, sm_90; run by the GPU test, not emulated): the
-    // configurations it serves, the knob that requests it, its launch shape.
+    // configurations it serves, when it is the default, the knob, its launch
+    // shape.
     namespace plan = pfb_plan;
     pfb_channelizer_config c;
     c.n_channels = 256;
@@ -946,20 +947,66 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         EXPECT_FALSE(plan::cluster_kernel_serves(no)) << "change " << change;
         EXPECT_FALSE(plan::cluster_kernel_for_call(no, 5000));
     }
-    // Not a default: only BEAMFORM_PFB_CLUSTER=1 requests it.
+    // The knob: 1 forces it, 0 (or a forced tiled entry) turns it off,
+    // otherwise the default rule decides.
     {
         beamform_test::scoped_env knob("BEAMFORM_PFB_CLUSTER", nullptr);
-        EXPECT_FALSE(plan::cluster_kernel_requested());
+        beamform_test::scoped_env tiled("BEAMFORM_PFB_TILED_SHAPE", nullptr);
+        EXPECT_EQ(plan::cluster_kernel_knob(), -1);
         knob.set("0");
-        EXPECT_FALSE(plan::cluster_kernel_requested());
+        EXPECT_EQ(plan::cluster_kernel_knob(), 0);
         knob.set("1");
-        EXPECT_TRUE(plan::cluster_kernel_requested());
+        EXPECT_EQ(plan::cluster_kernel_knob(), 1);
+        knob.set("yes");
+        EXPECT_EQ(plan::cluster_kernel_knob(), -1);
+        tiled.set("9");
+        EXPECT_EQ(plan::cluster_kernel_knob(), 0);
+    }
+    // The default: sc16 or fc32, whole groups of 32 receivers, launches that
+    // spend at least 75 % of the GPU's cluster-steps on stored steps. The
+    // measured cases (15 clusters at once, an H200): chosen where the kernel
+    // was faster, not where it was level or slower.
+    const struct {
+        size_t receivers, steps;
+        bool chosen;
+    } measured[] = { { 96, 320, true },   { 96, 341, true },   { 96, 1024, true },
+                     { 96, 2730, true },  { 96, 256, false },  { 96, 170, false },
+                     { 128, 768, true },  { 128, 256, false }, { 64, 512, true },
+                     { 64, 1536, true },  { 64, 256, false },  { 32, 1024, true },
+                     { 32, 3072, true },  { 32, 512, false } };
+    for (const auto& m : measured)
+        for (auto f : { sample_format::sc16, sample_format::fc32 }) {
+            auto other = c;
+            other.n_receivers = m.receivers;
+            other.input = f;
+            EXPECT_EQ(plan::cluster_kernel_chosen(other, m.steps, 15), m.chosen)
+                << m.receivers << " receivers, " << m.steps << " steps";
+        }
+    EXPECT_FALSE(plan::cluster_kernel_chosen(c, 2730, 0)); // the GPU cannot run it
+    {
+        auto other = c;
+        other.input = sample_format::sc8; // slower than the tiled kernels
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 2730, 15));
+        // 16 groups on 15 slots: a second wave of one cluster
+        other.input = sample_format::sc16;
+        other.n_receivers = 512;
+        EXPECT_LT(plan::cluster_efficiency(other, 2730, 15), 0.55);
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 2730, 15));
+        other.n_receivers = 480; // 15 groups: one wave
+        EXPECT_GT(plan::cluster_efficiency(other, 2730, 15), 0.99);
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 2730, 15));
+    }
+    for (size_t r : { 1, 33, 40, 95 }) { // partial groups: the tiled kernels
+        auto other = c;
+        other.n_receivers = r;
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 5000, 15)) << r;
     }
     // Indices are 32-bit in the kernel: calls of 2^31 samples x R or more
     // take the tiled kernels.
     const size_t too_long = (size_t(1) << 31) / (256 * 96);
     EXPECT_TRUE(plan::cluster_kernel_for_call(c, too_long - 100));
     EXPECT_FALSE(plan::cluster_kernel_for_call(c, too_long));
+    EXPECT_FALSE(plan::cluster_kernel_chosen(c, too_long, 15));
     // 96 receivers: 3 groups; 15 clusters at once (an H200) make 5 segments of
     // a 2730-step call, each covering its share; short calls fewer segments.
     const auto whole = plan::plan_cluster(c, 2730, 15);

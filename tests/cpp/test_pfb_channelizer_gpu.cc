@@ -331,7 +331,9 @@ TEST(PfbChannelizerGpu, ShortAndLongCallsOfTheTiledPath)
     REQUIRE_GPU(gpu);
     // sc16 at N = 256, O = 1: calls of at most tiled_short_call_steps steps run
     // the input-ring entry, longer ones the default entry; the filter state
-    // carries across the switch both ways.
+    // carries across the switch both ways. (The cluster kernel, the default for
+    // long sc16 and fc32 calls of whole receiver groups, is turned off here.)
+    const beamform_test::scoped_env tiled_only("BEAMFORM_PFB_CLUSTER", "0");
     const size_t limit = gr::beamform::pfb_plan::tiled_short_call_steps;
     unsigned seed = 280;
     for (size_t r : { 96, 13 })
@@ -361,6 +363,23 @@ TEST(PfbChannelizerGpu, ClusterKernel)
                 gpu, { 256, 16, 1, f, r, r == 33, { 700, 3, 1, 129, 150 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 300, 17, 64, 65, 1100 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
+{
+    REQUIRE_GPU(gpu);
+    // The default rule (no knob): sc16 and fc32 in whole groups of 32
+    // receivers run the cluster kernel in calls long enough to fill the GPU
+    // (96 receivers on an H200: 320 steps or more) and the tiled kernels in
+    // shorter ones; the filter state carries across the switch both ways.
+    const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
+    unsigned seed = 295;
+    for (auto f : { sample_format::sc16, sample_format::fc32 })
+        for (size_t r : { 96, 64 })
+            compare_gpu_with_cpu(
+                gpu,
+                { 256, 16, 1, f, r, r == 64, { 1100, 7, 400, 100, 320, 319, 513, 2000 } },
+                seed++);
 }
 
 TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)

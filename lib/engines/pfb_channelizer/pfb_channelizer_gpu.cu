@@ -296,12 +296,13 @@ private:
         }
     }
 
-    //! Whether the cluster kernel is requested and this GPU runs it for this
-    //! configuration (d_clusters_at_once > 0; CUDA only).
+    //! Whether this GPU runs the cluster kernel for this configuration
+    //! (d_clusters_at_once > 0; CUDA only) and BEAMFORM_PFB_CLUSTER allows it.
     void prepare_cluster()
     {
 #ifdef BF_BACKEND_CUDA
-        if (!cluster_kernel_serves(d_config) || !cluster_kernel_requested())
+        d_cluster_knob = cluster_kernel_knob();
+        if (!cluster_kernel_serves(d_config) || d_cluster_knob == 0)
             return;
         switch (d_config.input) {
         case sample_format::sc8:
@@ -323,7 +324,10 @@ private:
         const pfb_geometry g = geometry(n_out);
         const auto st = stream_of(in);
 #ifdef BF_BACKEND_CUDA
-        if (d_clusters_at_once > 0 && cluster_kernel_for_call(d_config, n_out)) {
+        const bool cluster =
+            d_cluster_knob == 1 ? cluster_kernel_for_call(d_config, n_out)
+                                : cluster_kernel_chosen(d_config, n_out, d_clusters_at_once);
+        if (d_clusters_at_once > 0 && cluster) {
             cuda::pfb_cluster_launch(st,
                                      d_branch_taps.as<float>(),
                                      d_twiddle.as<float2>(),
@@ -596,8 +600,9 @@ private:
     //! indices in tiled_shapes: for whole calls, for short calls (or tiled_shape_count)
     size_t d_tiled_shape[2] = { 0, tiled_shape_count };
     int d_tiled_blocks_per_sm[2] = { 1, 1 }; //!< their occupancy
-    //! of the cluster kernel where it is requested and runs here; else 0 (prepare_cluster)
+    //! of the cluster kernel where it serves and runs here; else 0 (prepare_cluster)
     int d_clusters_at_once = 0;
+    int d_cluster_knob = -1; //!< cluster_kernel_knob(), read when the engine is made
     size_t d_steps_done = 0;
 #ifdef BF_BACKEND_CUDA
     cuda::pfb_inverse_fft d_cufft;

@@ -334,13 +334,15 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * The cluster kernel (kernels/cuda/pfb_cluster_kernel.cuh; CUDA on sm_90):
  * a second kernel of the tiled path for N = 256, O = 1, T = 16, which reads
  * each sample once into register windows and shares each step's DFT across
- * a cluster of blocks. It measured 1.10x the tiled entries for sc16 in calls
- * of 2730 steps and 1.23x in calls of 1024, slower below 341 steps and for
- * sc8 and fc32 (apps/channelizer_bench.md, version 19). It is not a default
- * yet: compute-sanitizer racecheck reports hazards on it, on accesses that a
- * block barrier orders, and no racecheck run is clean yet (same notes).
- * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves (bench and test
- * knob).
+ * a cluster of blocks. For sc16 and fc32 in whole groups of 32 receivers it
+ * measured 1.24x and 1.21x the tiled kernels in calls of 2730 steps and 1.36x
+ * and 1.20x at 1024, but slower in calls that leave much of the GPU idle or
+ * in warm-up, and slower for sc8 (apps/channelizer_bench.md, versions 19 and
+ * 20); so it is the default there for calls that use the GPU well
+ * (cluster_kernel_chosen).
+ * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
+ * and test knob); BEAMFORM_PFB_TILED_SHAPE, which forces a tiled entry, keeps
+ * it off too.
  */
 constexpr size_t cluster_channels = 256;
 constexpr int cluster_receivers = 32;  //!< receivers per cluster (of 8 blocks of 512 threads)
@@ -356,15 +358,21 @@ inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
            c.taps_per_branch == size_t(cluster_window);
 }
 
-//! BEAMFORM_PFB_CLUSTER = 1: run the cluster kernel where it serves.
-inline bool cluster_kernel_requested()
+//! BEAMFORM_PFB_CLUSTER: 1 forces the cluster kernel where it serves, 0
+//! turns it off, anything else (or unset) leaves the choice to
+//! cluster_kernel_chosen. Returns 1, 0 or -1.
+inline int cluster_kernel_knob()
 {
     const char* v = std::getenv("BEAMFORM_PFB_CLUSTER");
-    return v && std::string(v) == "1";
+    if (v && std::string(v) == "1")
+        return 1;
+    if ((v && std::string(v) == "0") || std::getenv("BEAMFORM_PFB_TILED_SHAPE"))
+        return 0;
+    return -1;
 }
 
-//! Whether a call of \p n_out steps of \p c runs the cluster kernel when it
-//! is requested, on a device that can run it (its indices are 32-bit).
+//! Whether a call of \p n_out steps of \p c can run the cluster kernel, on a
+//! device that can run it (its indices are 32-bit).
 inline bool cluster_kernel_for_call(const pfb_channelizer_config& c, size_t n_out)
 {
     const size_t items = (n_out + cluster_window) * c.n_channels * c.n_receivers;
@@ -395,6 +403,39 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
     l.steps_per_segment = int(((long long)n_out + segments - 1) / segments);
     l.segments = int(((long long)n_out + l.steps_per_segment - 1) / l.steps_per_segment);
     return l;
+}
+
+/*!
+ * The default choice of the cluster kernel for a call of \p n_out steps on a
+ * GPU that holds \p clusters_at_once clusters: sc16 or fc32 in whole groups
+ * of 32 receivers, and a launch (plan_cluster) whose clusters spend at least
+ * cluster_min_efficiency of the GPU's cluster-steps on stored steps, the rest
+ * being idle slots, waves that are not full, and each segment's 15-step
+ * warm-up. Measured (H200, 15 clusters at once): chosen where it was faster,
+ * at 0.76-0.97 (96 receivers from 320 steps, 64 from 512, 32 from 1024, 128
+ * at 768), not at 0.43-0.68, where it was level or slower.
+ */
+constexpr double cluster_min_efficiency = 0.75;
+
+inline double cluster_efficiency(const pfb_channelizer_config& c,
+                                 size_t n_out,
+                                 int clusters_at_once)
+{
+    const cluster_launch l = plan_cluster(c, n_out, clusters_at_once);
+    const long long waves = (l.clusters() + clusters_at_once - 1) / clusters_at_once;
+    const double provisioned = double(waves) * clusters_at_once *
+                               double(l.steps_per_segment + cluster_window - 1);
+    return double(n_out) * l.receiver_groups / provisioned;
+}
+
+inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
+                                  size_t n_out,
+                                  int clusters_at_once)
+{
+    if (!cluster_kernel_for_call(c, n_out) || c.input == sample_format::sc8 ||
+        c.n_receivers % cluster_receivers != 0 || clusters_at_once <= 0)
+        return false;
+    return cluster_efficiency(c, n_out, clusters_at_once) >= cluster_min_efficiency;
 }
 
 //! Every entry of tiled_shapes that applies to N = \p n and samples of
