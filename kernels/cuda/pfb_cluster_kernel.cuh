@@ -3,33 +3,39 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channelizer for N = 256, O = 1, T = 16 on a cluster of 8 blocks
- * (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input sample
- * crosses L2 -> SM once, in whole rows of 32 receivers, and stays in a
- * register window for the 16 steps that use it. It arrives 8 steps early by
- * cp.async into the thread's own slots of a shared-memory ring (sc16, fc32),
- * so the FIR does not wait on DRAM and no register holds it in flight.
+ * The channelizer for N = 256 or 1024, O = 1, T = 16 on a cluster of 8
+ * blocks (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input
+ * sample crosses L2 -> SM once and stays in a register window for the 16
+ * steps that use it. It arrives 8 steps early by cp.async into the thread's
+ * own slots of a shared-memory ring (sc16, fc32), so the FIR does not wait on
+ * DRAM and no register holds it in flight.
  *
- * A cluster owns 32 receivers (one per lane) and a segment of output steps.
- * Block j of the cluster filters branches p = 8 q + j, q < 32: warp w the
- * branches q = w and q = w + 16, each thread the 16-sample window of its two
- * branches for one receiver, the taps from shared memory. The inverse DFT
- * X[k] = sum_p y_p e^{2 pi i p k / 256} splits by Cooley-Tukey as
- *   X[c + 32 m] = sum_j e^{2 pi i j c / 256} e^{2 pi i j m / 8} A_j[c],
- *   A_j[c] = sum_q y_{8q+j} e^{2 pi i q c / 32},
+ * A cluster owns RX receivers (32 at N = 256, 8 at N = 1024) and a segment
+ * of output steps. Block j of the cluster filters the Q = N / 8 branches
+ * p = 8 q + j: thread (warp w, lane) the branches q = (32 / RX) w + lane / RX
+ * and q + Q / 2 of receiver lane mod RX, each in a 16-sample window, the taps
+ * from shared memory. A warp's load is 32 / RX row pieces of RX receivers.
+ * The inverse DFT X[k] = sum_p y_p e^{2 pi i p k / N} splits by Cooley-Tukey
+ * as
+ *   X[c + Q m] = sum_j e^{2 pi i j c / N} e^{2 pi i j m / 8} A_j[c],
+ *   A_j[c] = sum_q y_{8q+j} e^{2 pi i q c / Q},
  * so each step block j
- *   1. forms A_j: the radix-2 split of q and q + 16 in registers, then two
- *      radix-4 passes through shared memory (16-point transforms of the even
- *      and the odd half), and multiplies by e^{2 pi i j c / 256};
- *   2. sends A_j[c] of its 32 receivers to block c mod 8 (st.async into that
+ *   1. forms A_j: the radix-2 split of q and q + Q/2 in registers, then
+ *      radix-4 passes (decimation in frequency; two for the 16-point halves
+ *      at N = 256, three for the 64-point halves at N = 1024) through
+ *      shared memory, except at N = 1024 the last two, which one warp's
+ *      lanes finish with shuffles; then it multiplies by e^{2 pi i j c / N};
+ *   2. sends A_j[c] of its RX receivers to block c mod 8 (st.async into that
  *      block's inbox, completing on its mbarrier; 1 KB to each block);
- *   3. four warps take the inbox of a step `lag` steps back: for each of
- *      its 4 bins c = j + 8 l and 32 receivers the 8-point transform over
- *      the senders gives the 8 channels c + 32 m, stored as 256-byte rows.
- * Inboxes are a ring of `stages` steps: each receiving warp frees a stage by
- * a relaxed arrive on every sender's `empty` barrier (no barrier among the
- * four warps), and a sender waits on its own `empty` before it writes that
- * stage again.
+ *   3. four warps take the inbox of a step `lag` steps back: for each of its
+ *      Q / 8 bins c = j + 8 l and RX receivers the 8-point transform over the
+ *      senders gives the 8 channels c + Q m, stored as row pieces of RX
+ *      receivers.
+ * Per block and step the exchange is the same at both N (1024 values out,
+ * 1024 in). Inboxes are a ring of `stages` steps: each receiving warp frees
+ * a stage by a relaxed arrive on every sender's `empty` barrier (no barrier
+ * among the four warps), and a sender waits on its own `empty` before it
+ * writes that stage again.
  *
  * Each segment starts `taps - 1` steps early (the window's warm-up, loaded
  * and filtered but not stored); steps are run in whole turns of the window
@@ -50,28 +56,38 @@ namespace beamform {
 namespace cuda {
 
 namespace pfb_cluster {
-constexpr int channels = 256;              //!< N
-constexpr int blocks = 8;                  //!< blocks per cluster
-constexpr int branches = channels / blocks; //!< per block (q < 32)
-constexpr int receivers = 32;              //!< per cluster, one per lane
-constexpr int threads = 512;               //!< 16 warps, two branches each
-constexpr int taps = 16;                   //!< the register window (T = 16)
+constexpr int blocks = 8;      //!< blocks per cluster
+constexpr int threads = 512;   //!< 16 warps, two branches a thread
+constexpr int taps = 16;       //!< the register window (T = 16)
 constexpr int prefetch = 2; //!< sc8: steps a sample is loaded ahead in registers (more spill)
 //! sc16 and fc32: steps a sample is copied ahead (cp.async) into the thread's
 //! slots of a shared-memory ring, so that no register holds it in flight
 constexpr int ring_steps = 8;
 constexpr int stages = 6;   //!< inbox ring
 constexpr int lag = 2;      //!< steps between sending a step and reading it
-constexpr int bins = branches / blocks; //!< bins c a block receives (4)
-constexpr int receive_warps = bins;      //!< warps 8-11, one bin group each
+constexpr int receive_warps = 4; //!< warps 8-11, one (bin, receiver) a thread
 
-//! The block's shared memory (dynamic: 131 KB).
+//! The cluster's shape at N = \p N channels.
+template <int N>
+struct shape {
+    static_assert(N == 256 || N == 1024, "halves of 4^passes points: N = 256 or 1024");
+    static constexpr int branches = N / blocks;               //!< Q, per block
+    static constexpr int half = branches / 2;                 //!< H = 4^passes
+    static constexpr int passes = N == 256 ? 2 : 3;
+    static constexpr int receivers = 2 * threads / branches;  //!< RX: 32 or 8 per cluster
+    static constexpr int bins = branches / blocks;            //!< bins c a block receives
+    static_assert(bins * receivers == 32 * receive_warps, "one (bin, receiver) a thread");
+};
+
+//! The block's shared memory (dynamic: 131 KB at N = 256, 137 KB at 1024).
+template <int N>
 struct shared {
-    float2 dft[2][2][16][receivers];                 //!< [step & 1][half][position][receiver]
-    float2 inbox[stages][blocks][bins][receivers];   //!< [stage][sender][bin group][receiver]
-    float4 taps[branches][pfb_cluster::taps / 4];    //!< [q][k / 4]
+    using S = shape<N>;
+    float2 dft[2][2][S::half][S::receivers];             //!< [step & 1][half][position][receiver]
+    float2 inbox[stages][blocks][S::bins][S::receivers]; //!< [stage][sender][bin l][receiver]
+    float4 taps[S::branches][pfb_cluster::taps / 4];     //!< [q][k / 4]
     float2 ring[ring_steps][2][threads]; //!< [step % ring_steps][branch a, b][thread], raw samples
-    unsigned long long full[stages], empty[stages];  //!< mbarriers
+    unsigned long long full[stages], empty[stages];      //!< mbarriers
 };
 } // namespace pfb_cluster
 
@@ -134,6 +150,47 @@ __device__ __forceinline__ float2 filter(const float2 (&z)[pfb_cluster::taps],
 }
 
 /*!
+ * A 4 x 4 transpose across the lanes l, l ^ 8, l ^ 16, l ^ 24: lane group
+ * i = (lane / 8) mod 4 holds row i in (v0..v3) and ends with column i (two
+ * rounds of exchanging 2 x 2 blocks, then elements).
+ */
+__device__ __forceinline__ void
+transpose_lane_quads(float2& v0, float2& v1, float2& v2, float2& v3, int lane)
+{
+    const auto swap = [](float2 v, int mask) {
+        return make_float2(__shfl_xor_sync(0xffffffffu, v.x, mask),
+                           __shfl_xor_sync(0xffffffffu, v.y, mask));
+    };
+    const bool b = lane & 16, c = lane & 8;
+    float2 r0 = swap(b ? v0 : v2, 16), r1 = swap(b ? v1 : v3, 16);
+    if (b) {
+        v0 = r0;
+        v1 = r1;
+    } else {
+        v2 = r0;
+        v3 = r1;
+    }
+    r0 = swap(c ? v0 : v1, 8);
+    r1 = swap(c ? v2 : v3, 8);
+    if (c) {
+        v0 = r0;
+        v2 = r1;
+    } else {
+        v1 = r0;
+        v3 = r1;
+    }
+}
+
+//! \p g with its \p digits lowest base-4 digits in reverse order.
+__device__ __forceinline__ int reverse_base4(int g, int digits)
+{
+    int r = 0;
+    for (int d = 0; d < digits; d++, g >>= 2)
+        r = 4 * r + (g & 3);
+    return r;
+}
+
+/*!
  * The raw sample at index \p idx = s R + r of the call's stream, s < 0 in
  * the history (\p history_end: its end; with T = 16 the window never reaches
  * before it). Indices past the call's last sample are clamped to it: they
@@ -152,12 +209,12 @@ load_raw(const typename pfb_raw_sample<Tin>::type* input,
 #endif
 
 /*!
- * Output steps [0, g.n_out) of N = 256 channels, O = 1; taps branch-major
- * [N][16] (pfb_branch_taps), twiddle[m] = e^{2 pi i m / N}. Grid: clusters of
+ * Output steps [0, g.n_out) of N channels, O = 1; taps branch-major [N][16]
+ * (pfb_branch_taps), twiddle[m] = e^{2 pi i m / N}. Grid: clusters of
  * pfb_cluster::blocks blocks; cluster id = receiver group + receiver_groups x
  * segment, segments of steps_per_segment steps.
  */
-template <typename Tin>
+template <typename Tin, int N>
 __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     pfb_cluster_kernel(pfb_stream<Tin> in,
                        const float* __restrict__ branch_taps,
@@ -169,11 +226,13 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace k = pfb_cluster;
+    using S = k::shape<N>;
     using namespace pfb_cluster_detail;
     using raw = typename pfb_raw_sample<Tin>::type;
-    constexpr int N = k::channels, RX = k::receivers, W = k::taps, PF = k::prefetch;
+    constexpr int Q = S::branches, H = S::half, P = S::passes, RX = S::receivers;
+    constexpr int W = k::taps, PF = k::prefetch;
     extern __shared__ __align__(16) unsigned char pfb_cluster_smem[];
-    k::shared& sm = *reinterpret_cast<k::shared*>(pfb_cluster_smem);
+    k::shared<N>& sm = *reinterpret_cast<k::shared<N>*>(pfb_cluster_smem);
 
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
     const int j = int(cluster::block_rank());
@@ -190,25 +249,29 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             cluster::mbar_init(cluster::smem_u32(&sm.full[s]), 1);
             cluster::mbar_init(cluster::smem_u32(&sm.empty[s]), k::blocks * k::receive_warps);
         }
-    {
-        const int q = tid / W, tap = tid % W;
-        reinterpret_cast<float*>(&sm.taps[q][0])[tap] = branch_taps[(8 * q + j) * W + tap];
+    for (int i = tid; i < Q * W; i += k::threads) {
+        const int q = i / W, tap = i % W;
+        reinterpret_cast<float*>(&sm.taps[q][tap / 4])[tap % 4] = branch_taps[(8 * q + j) * W + tap];
     }
     tb_kernels::fence_barrier_init();
     cluster::sync_all();
 
-    // Filter: branches p_a = 8 warp + j and p_b = p_a + 128, receiver r.
-    const int p_a = 8 * warp + j;
-    const int r = min(r0 + lane, R - 1);
+    // Filter: branches p_a = 8 q_a + j and p_b = p_a + N / 2, receiver r.
+    // Powers of two throughout: shifts and masks (signed / and % measured 6 %
+    // slower at N = 256: their sign fix-ups are recomputed in the step loop).
+    constexpr int LOG2_RX = RX == 32 ? 5 : 3;
+    const int rx = lane & (RX - 1);
+    const int q_a = (32 / RX) * warp + (lane >> LOG2_RX);
+    const int p_a = 8 * q_a + j;
+    const int r = min(r0 + rx, R - 1);
     const int step_idx = N * R;
     int idx = ((t_first + 1) * N - 1 - p_a) * R + r; // newest sample of p_a
-    const int b_offset = -128 * R;
+    const int b_offset = -(N / 2) * R;
     const int last = int(g.n_out) * N * R - 1; // the call's last sample (index)
     const raw* input = reinterpret_cast<const raw*>(in.input);
     const raw* history_end = reinterpret_cast<const raw*>(in.history) + in.history_len * R;
-    // The samples of a step ahead (p_b = p_a + 128): sc16 and fc32 copy them
-    // into this thread's ring slots (cp.async takes 4 bytes or more), sc8
-    // loads them into registers.
+    // The samples of a step ahead: sc16 and fc32 copy them into this thread's
+    // ring slots (cp.async takes 4 bytes or more), sc8 loads them into registers.
     constexpr bool in_ring = sizeof(raw) >= 4;
     constexpr int AHEAD = in_ring ? k::ring_steps : PF;
     raw next_a[PF], next_b[PF];
@@ -238,37 +301,55 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
 #pragma unroll
     for (int i = 0; i < W; i++)
         za[i] = zb[i] = make_float2(0.0f, 0.0f);
+    const float4(&taps_a)[W / 4] = sm.taps[q_a];
+    const float4(&taps_b)[W / 4] = sm.taps[q_a + H];
+    const float2 w_q = twiddle[8 * q_a]; // e^{2 pi i q_a / Q}
 
-    // The DFT's roles: warps 0-7 the radix-4 passes (half, sub) and the
-    // sends, warps 8-11 the receive of inbox bin group `group_in`.
-    const float2 w32 = twiddle[8 * warp]; // e^{2 pi i q / 32}, q = warp
-    const int half = (warp >> 2) & 1, part = warp & 3;
-    float2 pass1_tw[4], send_tw[4];
+    // The DFT's roles: warps 0-7 the radix-4 passes and the sends, thread
+    // (half, group `part` of 4 positions, receiver rx); warps 8-11 the receive.
+    const int half = warp >> 2 & 1, part = (tid & 127) >> LOG2_RX;
+    // Pass s (stride 4^(P-1-s)) takes positions low + 4 stride high + stride e,
+    // (low, high) = (part mod stride, part / stride), twiddle e^{2 pi i low e / (4 stride)}.
+    float2 pass_tw[P - 1][3];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        pass1_tw[i] = twiddle[(16 * part * i) & (N - 1)]; // e^{2 pi i part i / 16}
-        const int c = 2 * (part + 4 * i) + half;        // the bin of output i
-        send_tw[i] = twiddle[(j * c) & (N - 1)];
+    for (int s = 0; s < P - 1; s++) {
+        const int stride = 1 << (2 * (P - 1 - s)), low = part & (stride - 1);
+#pragma unroll
+        for (int e = 1; e < 4; e++)
+            pass_tw[s][e - 1] = twiddle[(N / (4 * stride)) * low * e];
     }
-    const int to_block = 2 * part + half; // c mod 8 for all four outputs
-    const uint32_t inbox_there =
-        cluster::map_to_block(cluster::smem_u32(&sm.inbox[0][j][0][lane]), to_block);
-    const uint32_t full_there = cluster::map_to_block(cluster::smem_u32(&sm.full[0]), to_block);
-    const bool receives = warp >= 8 && warp < 12;
+    // Passes written back to shared memory: all but the last at N = 256; at
+    // N = 1024 (8 receivers, so the 4 parts of a 16-point transform in one
+    // warp) the one before the last runs in registers and lane shuffles.
+    constexpr int shared_passes = RX == 8 ? P - 2 : P - 1;
+    // The last pass's output e is bin c' = reverse(part) + (H / 4) e of the
+    // half, c = 2 c' + half of A_j: block c mod 8, inbox bin l = c / 8.
+    const int c_first = reverse_base4(part, P - 1);
+    float2 send_tw[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        send_tw[e] = twiddle[(j * (2 * (c_first + (H / 4) * e) + half)) & (N - 1)];
+    const int to_block = (2 * c_first + half) & 7;
+    constexpr int l_stride = H / 16; // inbox bins between outputs e and e + 1
+    const uint32_t inbox_there = cluster::map_to_block(
+        cluster::smem_u32(&sm.inbox[0][j][c_first / 4][rx]), unsigned(to_block));
+    const uint32_t full_there =
+        cluster::map_to_block(cluster::smem_u32(&sm.full[0]), unsigned(to_block));
+    const bool receives = warp >= 8 && warp < 8 + k::receive_warps;
     const int shift = g.fft_shift ? 4 : 0; // of the 8 channels a lane stores (receive)
-    const int group_in = (warp - 8) & 3;
+    const int l_in = ((tid - 256) & 127) >> LOG2_RX, rx_in = tid & (RX - 1); // the receive's (bin, receiver)
 
     const auto receive = [&](int i) { // the inbox of step t_first + i
         const int stage = i % k::stages;
         const unsigned parity = unsigned(i / k::stages) & 1;
         if (tid == 8 * 32)
             cluster::mbar_arrive_expect_tx(cluster::smem_u32(&sm.full[stage]),
-                                           k::blocks * k::bins * RX * sizeof(float2));
+                                           k::blocks * S::bins * RX * sizeof(float2));
         cluster::mbar_wait(cluster::smem_u32(&sm.full[stage]), parity);
         float2 e[k::blocks];
 #pragma unroll
         for (int s = 0; s < k::blocks; s++)
-            e[s] = sm.inbox[stage][s][group_in][lane];
+            e[s] = sm.inbox[stage][s][l_in][rx_in];
         // 8-point inverse DFT over the senders: even and odd halves, then radix 2.
         inverse_dft4(e[0], e[2], e[4], e[6]);
         inverse_dft4(e[1], e[3], e[5], e[7]);
@@ -284,12 +365,12 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             cluster::mbar_arrive_remote_relaxed(
                 cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(lane)));
         const int t = t_first + i;
-        if (t >= t_begin && t < t_end && r0 + lane < R) {
-            // Channel c + 32 m; with fft_shift at (c + 32 m + N/2) mod N = c + 32 (m ^ 4).
-            float2* row = out + size_t(t * N + j + k::blocks * group_in) * R + r0 + lane;
+        if (t >= t_begin && t < t_end && r0 + rx_in < R) {
+            // Channel c + Q m; with fft_shift at (c + Q m + N/2) mod N = c + Q (m ^ 4).
+            float2* row = out + size_t(t * N + j + k::blocks * l_in) * R + r0 + rx_in;
 #pragma unroll
             for (int m = 0; m < 8; m++)
-                row[size_t((m ^ shift) * 32 * R)] = x[m];
+                row[size_t((m ^ shift) * Q * R)] = x[m];
         }
     };
 
@@ -312,28 +393,53 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             }
 
             // FIR of both branches (y_p = sum_k h[p + kN] x[m_t - p - kN]).
-            const float2 ya = filter(za, sm.taps[warp], u);
-            const float2 yb = filter(zb, sm.taps[warp + 16], u);
-            // Radix 2 over q and q + 16: the even bins' half, the odd bins' half.
+            const float2 ya = filter(za, taps_a, u);
+            const float2 yb = filter(zb, taps_b, u);
+            // Radix 2 over q and q + Q/2: the even bins' half, the odd bins' half.
             const int buf = u & 1;
-            sm.dft[buf][0][warp][lane] = add(ya, yb);
-            sm.dft[buf][1][warp][lane] = mul(sub(ya, yb), w32);
+            sm.dft[buf][0][q_a][rx] = add(ya, yb);
+            sm.dft[buf][1][q_a][rx] = mul(sub(ya, yb), w_q);
             __syncthreads();
-            if (warp < 8) { // radix 4 over q / 4 (positions part + 4 n)
-                float2* col = &sm.dft[buf][half][0][lane];
-                float2 x0 = col[part * RX], x1 = col[(4 + part) * RX], x2 = col[(8 + part) * RX],
-                       x3 = col[(12 + part) * RX];
-                inverse_dft4(x0, x1, x2, x3);
-                col[part * RX] = x0;
-                col[(4 + part) * RX] = mul(x1, pass1_tw[1]);
-                col[(8 + part) * RX] = mul(x2, pass1_tw[2]);
-                col[(12 + part) * RX] = mul(x3, pass1_tw[3]);
+            float2* col = &sm.dft[buf][half][0][rx];
+#pragma unroll
+            for (int s = 0; s < shared_passes; s++) { // radix-4 passes in place
+                const int stride = 1 << (2 * (P - 1 - s));
+                const int pos = (part & (stride - 1)) + 4 * stride * (part >> (2 * (P - 1 - s)));
+                if (warp < 8) {
+                    float2 x0 = col[pos * RX], x1 = col[(pos + stride) * RX],
+                           x2 = col[(pos + 2 * stride) * RX], x3 = col[(pos + 3 * stride) * RX];
+                    inverse_dft4(x0, x1, x2, x3);
+                    col[pos * RX] = x0;
+                    col[(pos + stride) * RX] = mul(x1, pass_tw[s][0]);
+                    col[(pos + 2 * stride) * RX] = mul(x2, pass_tw[s][1]);
+                    col[(pos + 3 * stride) * RX] = mul(x3, pass_tw[s][2]);
+                }
+                __syncthreads();
             }
-            __syncthreads();
-            if (warp < 8) { // radix 4 over q mod 4, then the send
-                const float2* col = &sm.dft[buf][half][4 * part][0];
-                float2 y0 = col[lane], y1 = col[RX + lane], y2 = col[2 * RX + lane],
-                       y3 = col[3 * RX + lane];
+            if (warp < 8) { // the last radix-4 pass (stride 1), then the send
+                float2 y0, y1, y2, y3;
+                if constexpr (P == shared_passes + 2) {
+                    // The pass of stride 4 in registers: this thread's outputs
+                    // are positions part mod 4 + 4 e + 16 (part / 4); the last
+                    // pass needs part mod 4 as e and e as part mod 4, which the
+                    // four lanes rx + 8 i (i = part mod 4) swap among themselves.
+                    const int pos = (part & 3) + 16 * (part >> 2);
+                    y0 = col[pos * RX];
+                    y1 = col[(pos + 4) * RX];
+                    y2 = col[(pos + 8) * RX];
+                    y3 = col[(pos + 12) * RX];
+                    inverse_dft4(y0, y1, y2, y3);
+                    y1 = mul(y1, pass_tw[P - 2][0]);
+                    y2 = mul(y2, pass_tw[P - 2][1]);
+                    y3 = mul(y3, pass_tw[P - 2][2]);
+                    transpose_lane_quads(y0, y1, y2, y3, lane);
+                } else {
+                    const int pos = 4 * part;
+                    y0 = col[pos * RX];
+                    y1 = col[(pos + 1) * RX];
+                    y2 = col[(pos + 2) * RX];
+                    y3 = col[(pos + 3) * RX];
+                }
                 inverse_dft4(y0, y1, y2, y3);
                 const int stage = i % k::stages;
                 if (i >= k::stages) // the receivers have freed this stage
@@ -341,10 +447,11 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                                        unsigned(i / k::stages - 1) & 1);
                 const uint32_t to = inbox_there + stage * uint32_t(sizeof(sm.inbox[0]));
                 const uint32_t bar = full_there + stage * uint32_t(sizeof(sm.full[0]));
+                constexpr uint32_t next = l_stride * RX * sizeof(float2);
                 cluster::store_async(to, mul(y0, send_tw[0]), bar);
-                cluster::store_async(to + RX * sizeof(float2), mul(y1, send_tw[1]), bar);
-                cluster::store_async(to + 2 * RX * sizeof(float2), mul(y2, send_tw[2]), bar);
-                cluster::store_async(to + 3 * RX * sizeof(float2), mul(y3, send_tw[3]), bar);
+                cluster::store_async(to + next, mul(y1, send_tw[1]), bar);
+                cluster::store_async(to + 2 * next, mul(y2, send_tw[2]), bar);
+                cluster::store_async(to + 3 * next, mul(y3, send_tw[3]), bar);
             } else if (receives && i >= k::lag) {
                 receive(i - k::lag);
             }

@@ -929,15 +929,28 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     c.n_receivers = 96;
     c.input = sample_format::sc16;
     EXPECT_TRUE(plan::cluster_kernel_serves(c));
+    {
+        auto n1024 = c;
+        n1024.n_channels = 1024;
+        EXPECT_TRUE(plan::cluster_kernel_serves(n1024));
+        EXPECT_EQ(plan::cluster_receivers(256), 32);
+        EXPECT_EQ(plan::cluster_receivers(1024), 8);
+    }
     for (auto f : { sample_format::sc8, sample_format::fc32 }) {
         auto other = c;
         other.input = f;
         EXPECT_TRUE(plan::cluster_kernel_for_call(other, 1));
     }
-    for (auto change : { 0, 1, 2, 3 }) {
+    for (auto change : { 0, 1, 2, 3, 4, 5 }) {
         auto no = c;
         if (change == 0)
             no.n_channels = 512;
+        if (change == 4)
+            no.n_channels = 2048;
+        if (change == 5) {
+            no.n_channels = 1024;
+            no.oversample = 2;
+        }
         if (change == 1)
             no.oversample = 2;
         if (change == 2)
@@ -947,11 +960,15 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         EXPECT_FALSE(plan::cluster_kernel_serves(no)) << "change " << change;
         EXPECT_FALSE(plan::cluster_kernel_for_call(no, 5000));
     }
-    // The knob: 1 forces it, 0 (or a forced tiled entry) turns it off,
-    // otherwise the default rule decides.
+    // The knob: 1 forces it, 0 (or a forced tiled entry or path) turns it
+    // off, otherwise the default rule decides.
     {
         beamform_test::scoped_env knob("BEAMFORM_PFB_CLUSTER", nullptr);
         beamform_test::scoped_env tiled("BEAMFORM_PFB_TILED_SHAPE", nullptr);
+        beamform_test::scoped_env path("BEAMFORM_PFB_PATH", nullptr);
+        path.set("two_pass");
+        EXPECT_EQ(plan::cluster_kernel_knob(), 0);
+        path.set(nullptr);
         EXPECT_EQ(plan::cluster_kernel_knob(), -1);
         knob.set("0");
         EXPECT_EQ(plan::cluster_kernel_knob(), 0);
@@ -987,11 +1004,15 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         auto other = c;
         other.input = sample_format::sc8; // slower than the tiled kernels
         EXPECT_FALSE(plan::cluster_kernel_chosen(other, 2730, 15));
-        // 16 groups on 15 slots: a second wave of one cluster
+        // 16 groups on 15 slots: several segments a group (13: 14 waves, two
+        // slots idle), not one (a second wave of one cluster)
         other.input = sample_format::sc16;
         other.n_receivers = 512;
-        EXPECT_LT(plan::cluster_efficiency(other, 2730, 15), 0.55);
-        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 2730, 15));
+        EXPECT_EQ(plan::plan_cluster(other, 2730, 15).segments, 13);
+        EXPECT_LT(plan::cluster_efficiency_of(plan::cluster_launch_of(other, 2730, 1), 2730, 15),
+                  0.55);
+        EXPECT_GT(plan::cluster_efficiency(other, 2730, 15), 0.9);
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 2730, 15));
         other.n_receivers = 480; // 15 groups: one wave
         EXPECT_GT(plan::cluster_efficiency(other, 2730, 15), 0.99);
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 2730, 15));
@@ -1023,9 +1044,37 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
             if (l.segments > 1) {
                 EXPECT_GE(size_t(l.steps_per_segment), plan::cluster_min_segment_steps - 1)
                     << n_out;
-                EXPECT_LE(l.clusters(), std::max(at_once, l.receiver_groups));
+                EXPECT_LE(l.segments, std::max(at_once, 1));
             }
+            // No other segment count the plan may take spends the GPU better.
+            const double e = plan::cluster_efficiency_of(l, n_out, std::max(at_once, 1));
+            for (long long s = 1; s <= std::max(at_once, 1) &&
+                                  s <= std::max<long long>(1, n_out / plan::cluster_min_segment_steps);
+                 s++)
+                EXPECT_LE(plan::cluster_efficiency_of(
+                              plan::cluster_launch_of(c, n_out, s), n_out, std::max(at_once, 1)),
+                          e * (1 + 1e-9))
+                    << n_out << " steps, " << s << " segments";
         }
     c.n_receivers = 33; // a partial group
     EXPECT_EQ(plan::plan_cluster(c, 100, 15).receiver_groups, 2);
+    // N = 1024: groups of 8 receivers; 96 receivers are 12 groups, and the
+    // standard 682-step call takes 5 segments a group (60 clusters, 4 full
+    // waves of 15) instead of one (12 of 15 slots).
+    c.n_channels = 1024;
+    c.n_receivers = 96;
+    const auto l1024 = plan::plan_cluster(c, 682, 15);
+    EXPECT_EQ(l1024.receiver_groups, 12);
+    EXPECT_EQ(l1024.segments, 5);
+    EXPECT_EQ(l1024.steps_per_segment, 137);
+    EXPECT_GT(plan::cluster_efficiency(c, 682, 15), 0.89);
+    for (auto f : { sample_format::sc16, sample_format::fc32 })
+        for (size_t r : { 8, 96 }) {
+            auto other = c;
+            other.input = f;
+            other.n_receivers = r;
+            EXPECT_EQ(plan::cluster_kernel_chosen(other, 1024, 15), true) << r;
+            other.n_receivers = r + 4; // a partial group
+            EXPECT_FALSE(plan::cluster_kernel_chosen(other, 1024, 15)) << r + 4;
+        }
 }

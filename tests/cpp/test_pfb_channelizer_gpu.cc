@@ -26,6 +26,19 @@
 #include <sstream>
 #include <string>
 
+#ifdef BEAMFORM_HAVE_CUDA
+// From lib/engines/pfb_channelizer/pfb_channelizer_cluster.h, which holds
+// device code and so is not included in a host compile.
+namespace gr {
+namespace beamform {
+namespace cuda {
+template <typename Tin>
+int pfb_cluster_clusters_at_once(int device, size_t n_channels);
+} // namespace cuda
+} // namespace beamform
+} // namespace gr
+#endif
+
 using namespace beamform_test;
 using gr::beamform::make_pfb_channelizer_cpu;
 using gr::beamform::pfb_channelizer_config;
@@ -351,18 +364,42 @@ TEST(PfbChannelizerGpu, ShortAndLongCallsOfTheTiledPath)
 TEST(PfbChannelizerGpu, ClusterKernel)
 {
     REQUIRE_GPU(gpu);
-    // N = 256, O = 1, T = 16 through the cluster kernel (requested; on sm_90,
-    // elsewhere the tiled kernels run) for every format, receivers in partial
-    // groups of 32 (1, 33, 40), calls of one step, calls that end inside a
+    // N = 256 and 1024, O = 1, T = 16 through the cluster kernel (requested;
+    // on sm_90, elsewhere the tiled or two-pass kernels run) for every
+    // format, receivers in partial groups (of 32 at N = 256: 1, 33, 40; of 8
+    // at N = 1024: 1, 9, 20), calls of one step, calls that end inside a
     // segment or fill few segments.
     unsigned seed = 290;
     const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
+#ifdef BEAMFORM_HAVE_CUDA
+    if (gpu.kind == gr::beamform::backend::cuda) {
+        // One device and build run the kernel at both N or at neither (an N
+        // whose shared memory or launch the device refuses would fall back
+        // to the other kernels unseen): the log line says which.
+        const auto check = [&](const char* format, auto clusters_at_once) {
+            const int at_256 = clusters_at_once(size_t(256)), at_1024 = clusters_at_once(size_t(1024));
+            std::cout << "pfb_cluster_kernel " << format << ": clusters at once N=256 " << at_256
+                      << ", N=1024 " << at_1024 << std::endl;
+            EXPECT_EQ(at_256 > 0, at_1024 > 0) << format;
+        };
+        using gr::beamform::cuda::pfb_cluster_clusters_at_once;
+        check("sc8", [&](size_t n) { return pfb_cluster_clusters_at_once<int8_t>(gpu.index, n); });
+        check("sc16", [&](size_t n) { return pfb_cluster_clusters_at_once<int16_t>(gpu.index, n); });
+        check("fc32", [&](size_t n) { return pfb_cluster_clusters_at_once<float>(gpu.index, n); });
+    }
+#endif
     for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
         for (size_t r : { 96, 33, 1 })
             compare_gpu_with_cpu(
                 gpu, { 256, 16, 1, f, r, r == 33, { 700, 3, 1, 129, 150 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 300, 17, 64, 65, 1100 } }, seed++);
+    for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+        for (size_t r : { 96, 9, 1 })
+            compare_gpu_with_cpu(
+                gpu, { 1024, 16, 1, f, r, r == 9, { 300, 3, 1, 129, 150 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 1024, 16, 1, sample_format::fc32, 20, true, { 200, 17, 64, 65, 700 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
@@ -372,6 +409,8 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
     // receivers run the cluster kernel in calls long enough to fill the GPU
     // (96 receivers on an H200: 320 steps or more) and the tiled kernels in
     // shorter ones; the filter state carries across the switch both ways.
+    // At N = 1024 (groups of 8 receivers) the other kernels are the two-pass
+    // path's; 96 receivers take the cluster kernel from about 256 steps.
     const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
     unsigned seed = 295;
     for (auto f : { sample_format::sc16, sample_format::fc32 })
@@ -380,6 +419,10 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
                 gpu,
                 { 256, 16, 1, f, r, r == 64, { 1100, 7, 400, 100, 320, 319, 513, 2000 } },
                 seed++);
+    for (auto f : { sample_format::sc16, sample_format::fc32 })
+        compare_gpu_with_cpu(
+            gpu, { 1024, 16, 1, f, 96, f == sample_format::sc16, { 700, 7, 300, 100, 682 } },
+            seed++);
 }
 
 TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
@@ -390,6 +433,7 @@ TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
     // whole ClusterKernel test (apps/channelizer_bench.md, version 19).
     const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
     compare_gpu_with_cpu(gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 40 } }, 299);
+    compare_gpu_with_cpu(gpu, { 1024, 16, 1, sample_format::fc32, 12, true, { 40 } }, 298);
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

@@ -9,26 +9,45 @@
 #include <common/gpu_portable.h>
 #include <cuda/pfb_cluster_kernel.cuh>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 namespace gr {
 namespace beamform {
 namespace cuda {
 namespace {
 
-static_assert(pfb_cluster::channels == int(pfb_plan::cluster_channels) &&
-                  pfb_cluster::receivers == pfb_plan::cluster_receivers &&
+static_assert(pfb_cluster::shape<256>::receivers == pfb_plan::cluster_receivers(256) &&
+                  pfb_cluster::shape<1024>::receivers == pfb_plan::cluster_receivers(1024) &&
                   pfb_cluster::taps == pfb_plan::cluster_window &&
                   pfb_cluster::taps == pfb_plan::fused_max_taps,
-              "the plan and the kernel name the same cluster shape (branch taps [N][16])");
+              "the plan and the kernel name the same cluster shapes (branch taps [N][16])");
 
-constexpr int shared_bytes = int(sizeof(pfb_cluster::shared));
+template <int N>
+constexpr int shared_bytes = int(sizeof(pfb_cluster::shared<N>));
 
-cudaLaunchConfig_t launch_config(unsigned clusters, cudaStream_t stream, cudaLaunchAttribute* attr)
+//! Calls f(std::integral_constant<int, N>) for the kernel's N = \p n.
+template <typename F>
+auto with_channels(size_t n, F&& f)
+{
+    if (n == 256)
+        return f(std::integral_constant<int, 256>{});
+    if (n == 1024)
+        return f(std::integral_constant<int, 1024>{});
+    throw std::invalid_argument("pfb_cluster_kernel: N = " + std::to_string(n) +
+                                ", it serves 256 and 1024");
+}
+
+cudaLaunchConfig_t launch_config(unsigned clusters,
+                                 int shared,
+                                 cudaStream_t stream,
+                                 cudaLaunchAttribute* attr)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(clusters * unsigned(pfb_cluster::blocks));
     cfg.blockDim = dim3(unsigned(pfb_cluster::threads));
-    cfg.dynamicSmemBytes = size_t(shared_bytes);
+    cfg.dynamicSmemBytes = size_t(shared);
     cfg.stream = stream;
     attr->id = cudaLaunchAttributeClusterDimension;
     attr->val.clusterDim.x = unsigned(pfb_cluster::blocks);
@@ -42,26 +61,29 @@ cudaLaunchConfig_t launch_config(unsigned clusters, cudaStream_t stream, cudaLau
 } // namespace
 
 template <typename Tin>
-int pfb_cluster_clusters_at_once(int device)
+int pfb_cluster_clusters_at_once(int device, size_t n_channels)
 {
     BF_GPU_CHECK(cudaSetDevice(device));
-    const auto kernel = pfb_cluster_kernel<Tin>;
-    cudaFuncAttributes attributes;
-    BF_GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-    // The machine code loaded for this GPU: below 9.0 the GPU is older than
-    // sm_90, or the build has only older code (the body is then empty).
-    if (attributes.binaryVersion < 90)
-        return 0;
-    BF_GPU_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = launch_config(1, nullptr, &attr);
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError(); // no cluster launch here (for example under MIG): not used
-        return 0;
-    }
-    return clusters;
+    return with_channels(n_channels, [&](auto n) {
+        constexpr int N = decltype(n)::value;
+        const auto kernel = pfb_cluster_kernel<Tin, N>;
+        cudaFuncAttributes attributes;
+        BF_GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+        // The machine code loaded for this GPU: below 9.0 the GPU is older than
+        // sm_90, or the build has only older code (the body is then empty).
+        if (attributes.binaryVersion < 90)
+            return 0;
+        BF_GPU_CHECK(cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<N>));
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = launch_config(1, shared_bytes<N>, nullptr, &attr);
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+            (void)cudaGetLastError(); // no cluster launch here (for example under MIG): not used
+            return 0;
+        }
+        return clusters;
+    });
 }
 
 template <typename Tin>
@@ -73,22 +95,26 @@ void pfb_cluster_launch(const pfb_stream<Tin>& in,
                         const pfb_plan::cluster_launch& l,
                         cudaStream_t stream)
 {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = launch_config(unsigned(l.clusters()), stream, &attr);
-    BF_GPU_CHECK(cudaLaunchKernelEx(&cfg,
-                                    pfb_cluster_kernel<Tin>,
-                                    in,
-                                    branch_taps,
-                                    twiddle,
-                                    out,
-                                    g,
-                                    l.steps_per_segment,
-                                    l.receiver_groups));
-    BF_GPU_CHECK_LAUNCH("pfb_cluster_kernel");
+    with_channels(size_t(g.n_channels), [&](auto n) {
+        constexpr int N = decltype(n)::value;
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg =
+            launch_config(unsigned(l.clusters()), shared_bytes<N>, stream, &attr);
+        BF_GPU_CHECK(cudaLaunchKernelEx(&cfg,
+                                        pfb_cluster_kernel<Tin, N>,
+                                        in,
+                                        branch_taps,
+                                        twiddle,
+                                        out,
+                                        g,
+                                        l.steps_per_segment,
+                                        l.receiver_groups));
+        BF_GPU_CHECK_LAUNCH("pfb_cluster_kernel");
+    });
 }
 
 #define BF_PFB_CLUSTER_FORMAT(Tin)                                                      \
-    template int pfb_cluster_clusters_at_once<Tin>(int);                                \
+    template int pfb_cluster_clusters_at_once<Tin>(int, size_t);                             \
     template void pfb_cluster_launch<Tin>(const pfb_stream<Tin>&,                       \
                                           const float*,                                 \
                                           const float2*,                                \

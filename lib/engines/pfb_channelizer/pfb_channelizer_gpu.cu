@@ -113,9 +113,9 @@ public:
                        d_twiddle.size(),
                        copy_kind::host_to_device,
                        nullptr);
-        // The tiled kernels read the taps branch-major (tiled_branch_taps).
+        // The tiled and cluster kernels read the taps branch-major (tiled_branch_taps).
         std::vector<float> branch_taps;
-        if (d_path == path::tiled) {
+        if (d_path == path::tiled || cluster_kernel_serves(c)) {
             branch_taps = tiled_branch_taps(taps, c.n_channels, c.taps_per_branch);
             d_branch_taps = device_memory(dev, branch_taps.size() * sizeof(float));
             api.copy_async(dev.index,
@@ -132,10 +132,9 @@ public:
         BF_GPU_CHECK(gpuGetDeviceProperties(&prop, dev.index));
         d_sm_count = prop.multiProcessorCount;
 
-        if (d_path == path::tiled) {
+        if (d_path == path::tiled)
             prepare_tiled();
-            prepare_cluster();
-        }
+        prepare_cluster();
         if (d_path == path::two_pass) {
             const auto l = plan_two_pass(c, 1, d_sm_count, d_max_log2_cols, d_library_from);
             if (l.register_fft) {
@@ -214,6 +213,8 @@ private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
+        if (run_cluster(in, out, n_out, s))
+            return;
         if (d_path == path::tiled)
             run_tiled(in, out, n_out, s);
         else if (d_path == path::two_pass)
@@ -306,15 +307,45 @@ private:
             return;
         switch (d_config.input) {
         case sample_format::sc8:
-            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int8_t>(d_device.index);
+            d_clusters_at_once =
+                cuda::pfb_cluster_clusters_at_once<int8_t>(d_device.index, d_config.n_channels);
             break;
         case sample_format::sc16:
-            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int16_t>(d_device.index);
+            d_clusters_at_once =
+                cuda::pfb_cluster_clusters_at_once<int16_t>(d_device.index, d_config.n_channels);
             break;
         case sample_format::fc32:
-            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<float>(d_device.index);
+            d_clusters_at_once =
+                cuda::pfb_cluster_clusters_at_once<float>(d_device.index, d_config.n_channels);
             break;
         }
+#endif
+    }
+
+    //! Runs the call on the cluster kernel where it serves, this GPU runs it
+    //! and the knob or cluster_kernel_chosen picks it; returns whether it did.
+    template <typename Tin>
+    bool run_cluster(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    {
+#ifdef BF_BACKEND_CUDA
+        if (d_clusters_at_once <= 0)
+            return false;
+        const bool cluster =
+            d_cluster_knob == 1 ? cluster_kernel_for_call(d_config, n_out)
+                                : cluster_kernel_chosen(d_config, n_out, d_clusters_at_once);
+        if (!cluster)
+            return false;
+        cuda::pfb_cluster_launch(stream_of(in),
+                                 d_branch_taps.as<float>(),
+                                 d_twiddle.as<float2>(),
+                                 out,
+                                 geometry(n_out),
+                                 plan_cluster(d_config, n_out, d_clusters_at_once),
+                                 s);
+        return true;
+#else
+        (void)in, (void)out, (void)n_out, (void)s;
+        return false;
 #endif
     }
 
@@ -323,21 +354,6 @@ private:
     {
         const pfb_geometry g = geometry(n_out);
         const auto st = stream_of(in);
-#ifdef BF_BACKEND_CUDA
-        const bool cluster =
-            d_cluster_knob == 1 ? cluster_kernel_for_call(d_config, n_out)
-                                : cluster_kernel_chosen(d_config, n_out, d_clusters_at_once);
-        if (d_clusters_at_once > 0 && cluster) {
-            cuda::pfb_cluster_launch(st,
-                                     d_branch_taps.as<float>(),
-                                     d_twiddle.as<float2>(),
-                                     out,
-                                     g,
-                                     plan_cluster(d_config, n_out, d_clusters_at_once),
-                                     s);
-            return;
-        }
-#endif
         const size_t index =
             tiled_shape_for_call(d_tiled_shape[0], d_tiled_shape[1], n_out);
         const int blocks_per_sm =

@@ -332,20 +332,24 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
 
 /*
  * The cluster kernel (kernels/cuda/pfb_cluster_kernel.cuh; CUDA on sm_90):
- * a second kernel of the tiled path for N = 256, O = 1, T = 16, which reads
- * each sample once into register windows and shares each step's DFT across
- * a cluster of blocks. For sc16 and fc32 in whole groups of 32 receivers it
- * measured 1.24x and 1.21x the tiled kernels in calls of 2730 steps and 1.36x
- * and 1.20x at 1024, but slower in calls that leave much of the GPU idle or
- * in warm-up, and slower for sc8 (apps/channelizer_bench.md, versions 19 and
- * 20); so it is the default there for calls that use the GPU well
- * (cluster_kernel_chosen).
+ * a kernel for N = 256 and 1024, O = 1, T = 16 that reads each sample once
+ * into register windows and shares each step's DFT across a cluster of
+ * blocks; where it runs, it takes the call instead of the configuration's
+ * path (tiled at 256, two_pass at 1024). At N = 256, for sc16 and fc32 in
+ * whole groups of 32 receivers it measured 1.24x and 1.21x the tiled kernels
+ * in calls of 2730 steps and 1.36x and 1.20x at 1024, but slower in calls
+ * that leave much of the GPU idle or in warm-up, and slower for sc8
+ * (apps/channelizer_bench.md, versions 19 and 20). At N = 1024 (96
+ * receivers, H200) it measured 1.23x and 1.20x the two-pass path in calls
+ * of 682 steps and 1.11x and 1.09x at 256 (version 21). So it is the default
+ * for sc16 and fc32 in calls that use the GPU well (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
- * and test knob); BEAMFORM_PFB_TILED_SHAPE, which forces a tiled entry, keeps
- * it off too.
+ * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
+ * a tiled entry or a path, keep it off too.
  */
-constexpr size_t cluster_channels = 256;
-constexpr int cluster_receivers = 32;  //!< receivers per cluster (of 8 blocks of 512 threads)
+//! Receivers per cluster (of 8 blocks of 512 threads, two branches of one
+//! receiver a thread): 32 at N = 256, 8 at N = 1024.
+constexpr int cluster_receivers(size_t n) { return int(8192 / n); }
 constexpr int cluster_window = 16;     //!< the register window: T = 16, warm-up 15 steps
 //! A segment of steps of at least this many (its warm-up re-reads 15 steps).
 constexpr size_t cluster_min_segment_steps = 64;
@@ -354,7 +358,7 @@ constexpr size_t cluster_min_segment_steps = 64;
 inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
 {
     // T = 16 exactly: the window then never reaches before the history.
-    return c.n_channels == cluster_channels && c.oversample == 1 &&
+    return (c.n_channels == 256 || c.n_channels == 1024) && c.oversample == 1 &&
            c.taps_per_branch == size_t(cluster_window);
 }
 
@@ -366,7 +370,8 @@ inline int cluster_kernel_knob()
     const char* v = std::getenv("BEAMFORM_PFB_CLUSTER");
     if (v && std::string(v) == "1")
         return 1;
-    if ((v && std::string(v) == "0") || std::getenv("BEAMFORM_PFB_TILED_SHAPE"))
+    if ((v && std::string(v) == "0") || std::getenv("BEAMFORM_PFB_TILED_SHAPE") ||
+        std::getenv("BEAMFORM_PFB_PATH"))
         return 0;
     return -1;
 }
@@ -380,40 +385,76 @@ inline bool cluster_kernel_for_call(const pfb_channelizer_config& c, size_t n_ou
 }
 
 struct cluster_launch {
-    int receiver_groups;   //!< of cluster_receivers receivers
+    int receiver_groups;   //!< of cluster_receivers(N) receivers
     int segments;          //!< of steps, per receiver group
     int steps_per_segment;
     long long clusters() const { return (long long)receiver_groups * segments; }
 };
 
-/*!
- * A cluster launch of \p n_out steps: the receiver groups, and as many
- * segments of steps as fill the \p clusters_at_once clusters the GPU holds
- * (one wave), none shorter than cluster_min_segment_steps.
- */
+//! The launch of \p segments segments per receiver group (as many as the
+//! steps need when they divide unevenly).
 inline cluster_launch
-plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once)
+cluster_launch_of(const pfb_channelizer_config& c, size_t n_out, long long segments)
 {
     cluster_launch l;
-    l.receiver_groups = int((c.n_receivers + cluster_receivers - 1) / cluster_receivers);
-    const long long by_gpu = std::max(1, clusters_at_once / l.receiver_groups);
-    const long long by_length =
-        std::max<long long>(1, (long long)(n_out / cluster_min_segment_steps));
-    const long long segments = std::min(by_gpu, by_length);
+    const size_t rx = size_t(cluster_receivers(c.n_channels));
+    l.receiver_groups = int((c.n_receivers + rx - 1) / rx);
     l.steps_per_segment = int(((long long)n_out + segments - 1) / segments);
     l.segments = int(((long long)n_out + l.steps_per_segment - 1) / l.steps_per_segment);
     return l;
 }
 
 /*!
+ * The share of the GPU's cluster-steps that launch \p l of \p n_out steps
+ * spends on stored steps, on a GPU that holds \p clusters_at_once clusters;
+ * the rest are idle slots, waves that are not full, and each segment's
+ * 15-step warm-up.
+ */
+inline double
+cluster_efficiency_of(const cluster_launch& l, size_t n_out, int clusters_at_once)
+{
+    const long long waves = (l.clusters() + clusters_at_once - 1) / clusters_at_once;
+    const double provisioned = double(waves) * clusters_at_once *
+                               double(l.steps_per_segment + cluster_window - 1);
+    return double(n_out) * l.receiver_groups / provisioned;
+}
+
+/*!
+ * A cluster launch of \p n_out steps: the receiver groups, and the number of
+ * segments of steps (none shorter than cluster_min_segment_steps, at most
+ * \p clusters_at_once per group) that spends the GPU's cluster-steps best
+ * (cluster_efficiency_of; the fewest segments among equals). At N = 256 and
+ * up to 96 receivers that is one wave of clusters; at N = 1024 (groups of 8
+ * receivers) often several.
+ */
+inline cluster_launch
+plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once)
+{
+    const int at_once = std::max(1, clusters_at_once);
+    const long long by_length =
+        std::max<long long>(1, (long long)(n_out / cluster_min_segment_steps));
+    cluster_launch best = cluster_launch_of(c, n_out, 1);
+    double best_efficiency = cluster_efficiency_of(best, n_out, at_once);
+    for (long long s = 2; s <= std::min<long long>(by_length, at_once); s++) {
+        const cluster_launch l = cluster_launch_of(c, n_out, s);
+        const double e = cluster_efficiency_of(l, n_out, at_once);
+        if (e > best_efficiency * (1.0 + 1e-9)) {
+            best = l;
+            best_efficiency = e;
+        }
+    }
+    return best;
+}
+
+/*!
  * The default choice of the cluster kernel for a call of \p n_out steps on a
  * GPU that holds \p clusters_at_once clusters: sc16 or fc32 in whole groups
- * of 32 receivers, and a launch (plan_cluster) whose clusters spend at least
- * cluster_min_efficiency of the GPU's cluster-steps on stored steps, the rest
- * being idle slots, waves that are not full, and each segment's 15-step
- * warm-up. Measured (H200, 15 clusters at once): chosen where it was faster,
- * at 0.76-0.97 (96 receivers from 320 steps, 64 from 512, 32 from 1024, 128
- * at 768), not at 0.43-0.68, where it was level or slower.
+ * of cluster_receivers(N) receivers, and a launch (plan_cluster) whose
+ * clusters spend at least cluster_min_efficiency of the GPU's cluster-steps
+ * on stored steps. Measured at N = 256 (H200, 15 clusters at once): chosen
+ * where it was faster, at 0.76-0.97 (96 receivers from 320 steps, 64 from
+ * 512, 32 from 1024, 128 at 768), not at 0.43-0.68, where it was level or
+ * slower.
  */
 constexpr double cluster_min_efficiency = 0.75;
 
@@ -421,11 +462,8 @@ inline double cluster_efficiency(const pfb_channelizer_config& c,
                                  size_t n_out,
                                  int clusters_at_once)
 {
-    const cluster_launch l = plan_cluster(c, n_out, clusters_at_once);
-    const long long waves = (l.clusters() + clusters_at_once - 1) / clusters_at_once;
-    const double provisioned = double(waves) * clusters_at_once *
-                               double(l.steps_per_segment + cluster_window - 1);
-    return double(n_out) * l.receiver_groups / provisioned;
+    return cluster_efficiency_of(
+        plan_cluster(c, n_out, clusters_at_once), n_out, std::max(1, clusters_at_once));
 }
 
 inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
@@ -433,7 +471,7 @@ inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   int clusters_at_once)
 {
     if (!cluster_kernel_for_call(c, n_out) || c.input == sample_format::sc8 ||
-        c.n_receivers % cluster_receivers != 0 || clusters_at_once <= 0)
+        c.n_receivers % size_t(cluster_receivers(c.n_channels)) != 0 || clusters_at_once <= 0)
         return false;
     return cluster_efficiency(c, n_out, clusters_at_once) >= cluster_min_efficiency;
 }
