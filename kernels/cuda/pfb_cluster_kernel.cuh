@@ -3,9 +3,9 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channelizer for N = 256 or 1024, O = 1, T = 16 on a cluster of 8
+ * The channelizer for N = 256 or 1024, O = 1 or 2, T = 16 on a cluster of 8
  * blocks (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input
- * sample crosses L2 -> SM once and stays in a register window for the 16
+ * sample crosses L2 -> SM once and stays in a register window for the O T
  * steps that use it. It arrives 8 steps early by cp.async into the thread's
  * own slots of a shared-memory ring (sc16, fc32), so the FIR does not wait on
  * DRAM and no register holds it in flight.
@@ -13,8 +13,13 @@
  * A cluster owns RX receivers (32 at N = 256, 8 at N = 1024) and a segment
  * of output steps. Block j of the cluster filters the Q = N / 8 branches
  * p = 8 q + j: thread (warp w, lane) the branches q = (32 / RX) w + lane / RX
- * and q + Q / 2 of receiver lane mod RX, each in a 16-sample window, the taps
- * from shared memory. A warp's load is 32 / RX row pieces of RX receivers.
+ * and q + Q / 2 of receiver lane mod RX, the taps from shared memory. At
+ * O = 1 each branch has its own 16-sample window and both take a new sample
+ * every step. At O = 2 the two branches p and p + M (M = N / 2) read one
+ * chain z_m = x[m_t - p - m M], m < 32, branch p the even m and p + M the
+ * odd: one new sample a step and one 32-sample window; on odd steps (counted
+ * from the stream's start) the two land at each other's FFT position. A
+ * warp's load is 32 / RX row pieces of RX receivers.
  * The inverse DFT X[k] = sum_p y_p e^{2 pi i p k / N} splits by Cooley-Tukey
  * as
  *   X[c + Q m] = sum_j e^{2 pi i j c / N} e^{2 pi i j m / 8} A_j[c],
@@ -37,10 +42,13 @@
  * among the four warps), and a sender waits on its own `empty` before it
  * writes that stage again.
  *
- * Each segment starts `taps - 1` steps early (the window's warm-up, loaded
- * and filtered but not stored); steps are run in whole turns of the window
- * ring (16), the ones past the segment not stored, so the ring is indexed
- * with compile-time indices only.
+ * Each segment starts O T - 1 steps early (the window's warm-up, loaded and
+ * filtered but not stored). The windows stay in registers because only
+ * compile-time indices name their slots: a step's new samples and FIR are
+ * one case of a switch over the newest sample's slot (step mod O T), and the
+ * rest of the step (the DFT, the exchange, the stores) is code once. (The
+ * step loop unrolled over a whole window ring made 104-256 KB of code per
+ * kernel, more than the SM's instruction cache holds; the switch, 44-66 KB.)
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
@@ -50,6 +58,7 @@
 #include <gpu/pfb_channelizer.cuh>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace gr {
 namespace beamform {
@@ -125,11 +134,15 @@ __device__ __forceinline__ float2 window_sample(typename pfb_raw_sample<Tin>::ty
 }
 
 /*!
- * sum_k h_k z[(u - k) mod 16]: one branch's FIR output at the step whose
- * newest sample is window slot \p u (a constant in the unrolled loop, so the
- * window stays in registers); the taps from shared memory, 4 at a time.
+ * sum_k h_k z[BASE + (u - STRIDE k) mod RING]: one branch's FIR output at the
+ * step whose newest sample for it is ring slot \p u (a constant in the
+ * unrolled loop, so the window stays in registers). The windows are \p z's
+ * rings of RING slots from BASE; at O = 1 two rings of 16 (one a branch),
+ * STRIDE 1; at O = 2 one ring of 32, STRIDE 2. The taps from shared memory,
+ * 4 at a time.
  */
-__device__ __forceinline__ float2 filter(const float2 (&z)[pfb_cluster::taps],
+template <int BASE, int RING, int STRIDE>
+__device__ __forceinline__ float2 filter(const float2 (&z)[2 * pfb_cluster::taps],
                                          const float4 (&taps)[pfb_cluster::taps / 4],
                                          int u)
 {
@@ -141,7 +154,7 @@ __device__ __forceinline__ float2 filter(const float2 (&z)[pfb_cluster::taps],
         const float hk[4] = { h.x, h.y, h.z, h.w };
 #pragma unroll
         for (int e = 0; e < 4; e++) {
-            const float2 x = z[(u - 4 * k4 - e) & (W - 1)];
+            const float2 x = z[BASE + ((u - STRIDE * (4 * k4 + e)) & (RING - 1))];
             y.x = fmaf(hk[e], x.x, y.x);
             y.y = fmaf(hk[e], x.y, y.y);
         }
@@ -181,6 +194,14 @@ transpose_lane_quads(float2& v0, float2& v1, float2& v2, float2& v3, int lane)
     }
 }
 
+//! f(std::integral_constant<int, U>) for U = 0, 1, ...: a loop unrolled with
+//! its index a compile-time constant.
+template <int... U, typename F>
+__device__ __forceinline__ void for_each_constant(std::integer_sequence<int, U...>, F&& f)
+{
+    (f(std::integral_constant<int, U>{}), ...);
+}
+
 //! \p g with its \p digits lowest base-4 digits in reverse order.
 __device__ __forceinline__ int reverse_base4(int g, int digits)
 {
@@ -209,12 +230,12 @@ load_raw(const typename pfb_raw_sample<Tin>::type* input,
 #endif
 
 /*!
- * Output steps [0, g.n_out) of N channels, O = 1; taps branch-major [N][16]
- * (pfb_branch_taps), twiddle[m] = e^{2 pi i m / N}. Grid: clusters of
+ * Output steps [0, g.n_out) of N channels, oversample O; taps branch-major
+ * [N][16] (pfb_branch_taps), twiddle[m] = e^{2 pi i m / N}. Grid: clusters of
  * pfb_cluster::blocks blocks; cluster id = receiver group + receiver_groups x
  * segment, segments of steps_per_segment steps.
  */
-template <typename Tin, int N>
+template <typename Tin, int N, int O>
 __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     pfb_cluster_kernel(pfb_stream<Tin> in,
                        const float* __restrict__ branch_taps,
@@ -230,7 +251,10 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     using namespace pfb_cluster_detail;
     using raw = typename pfb_raw_sample<Tin>::type;
     constexpr int Q = S::branches, H = S::half, P = S::passes, RX = S::receivers;
+    static_assert(O == 1 || O == 2, "oversample 1 or 2");
     constexpr int W = k::taps, PF = k::prefetch;
+    constexpr int L = O * W; // the window ring: steps a sample stays
+    constexpr int M = N / O; // input samples a step
     extern __shared__ __align__(16) unsigned char pfb_cluster_smem[];
     k::shared<N>& sm = *reinterpret_cast<k::shared<N>*>(pfb_cluster_smem);
 
@@ -241,8 +265,14 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const int r0 = group * RX, R = g.n_receivers;
     const int t_begin = segment * steps_per_segment;
     const int t_end = min(int(g.n_out), t_begin + steps_per_segment);
-    const int t_first = t_begin - (W - 1); // the window's warm-up
-    const int n_steps = (t_end - t_first + 15) & ~15;
+    const int t_first = t_begin - (L - 1); // the window's warm-up
+    static_assert(L % k::ring_steps == 0 && L <= 32, "a window slot names its copy-ring slot");
+    // Steps unrolled a turn: at O = 1 a whole window ring (every slot a
+    // constant, measured fastest); at O = 2 one, the slot chosen by a switch
+    // (32 unrolled steps made 190-256 KB of code, more than the SM's
+    // instruction cache holds, and ran 1.2-1.6x slower).
+    constexpr int TURN = O == 1 ? L : 1;
+    const int n_steps = (t_end - t_first + TURN - 1) / TURN * TURN;
 
     if (tid == 0) // one thread: racecheck misread the initialisations spread over lanes
         for (int s = 0; s < k::stages; s++) {
@@ -256,7 +286,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     tb_kernels::fence_barrier_init();
     cluster::sync_all();
 
-    // Filter: branches p_a = 8 q_a + j and p_b = p_a + N / 2, receiver r.
+    // Filter: branches p_a = 8 q_a + j and p_b = p_a + N / 2, receiver r
+    // (at O = 2, p_b = p_a + M).
     // Powers of two throughout: shifts and masks (signed / and % measured 6 %
     // slower at N = 256: their sign fix-ups are recomputed in the step loop).
     constexpr int LOG2_RX = RX == 32 ? 5 : 3;
@@ -264,28 +295,31 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const int q_a = (32 / RX) * warp + (lane >> LOG2_RX);
     const int p_a = 8 * q_a + j;
     const int r = min(r0 + rx, R - 1);
-    const int step_idx = N * R;
-    int idx = ((t_first + 1) * N - 1 - p_a) * R + r; // newest sample of p_a
-    const int b_offset = -(N / 2) * R;
-    const int last = int(g.n_out) * N * R - 1; // the call's last sample (index)
+    const int step_idx = M * R;
+    int idx = ((t_first + 1) * M - 1 - p_a) * R + r; // newest sample of p_a
+    const int b_offset = -(N / 2) * R;               // of p_b (O = 1)
+    const int last = int(g.n_out) * M * R - 1; // the call's last sample (index)
     const raw* input = reinterpret_cast<const raw*>(in.input);
     const raw* history_end = reinterpret_cast<const raw*>(in.history) + in.history_len * R;
-    // The samples of a step ahead: sc16 and fc32 copy them into this thread's
-    // ring slots (cp.async takes 4 bytes or more), sc8 loads them into registers.
+    // The samples of a step ahead (two at O = 1, one at O = 2): sc16 and fc32
+    // copy them into this thread's ring slots (cp.async takes 4 bytes or
+    // more), sc8 loads them into registers.
     constexpr bool in_ring = sizeof(raw) >= 4;
     constexpr int AHEAD = in_ring ? k::ring_steps : PF;
     raw next_a[PF], next_b[PF];
     const auto load_step = [&](raw& a, raw& b) {
         const int ia = min(idx, last);
         a = load_raw<Tin>(input, history_end, ia);
-        b = load_raw<Tin>(input, history_end, ia + b_offset);
+        if constexpr (O == 1)
+            b = load_raw<Tin>(input, history_end, ia + b_offset);
         idx += step_idx;
     };
     const auto copy_step = [&](int slot) {
         if constexpr (in_ring) {
             const int ia = min(idx, last), ib = ia + b_offset;
             async_copy<sizeof(raw)>(&sm.ring[slot][0][tid], (ia >= 0 ? input : history_end) + ia, true);
-            async_copy<sizeof(raw)>(&sm.ring[slot][1][tid], (ib >= 0 ? input : history_end) + ib, true);
+            if constexpr (O == 1)
+                async_copy<sizeof(raw)>(&sm.ring[slot][1][tid], (ib >= 0 ? input : history_end) + ib, true);
             async_copy_commit();
             idx += step_idx;
         }
@@ -297,13 +331,20 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         else
             load_step(next_a[d], next_b[d]);
     }
-    float2 za[W], zb[W];
+    // The windows: at O = 1 z[0, 16) of p_a and z[16, 32) of p_b; at O = 2
+    // the chain of both.
+    float2 z[2 * W];
 #pragma unroll
-    for (int i = 0; i < W; i++)
-        za[i] = zb[i] = make_float2(0.0f, 0.0f);
+    for (int i = 0; i < 2 * W; i++)
+        z[i] = make_float2(0.0f, 0.0f);
     const float4(&taps_a)[W / 4] = sm.taps[q_a];
     const float4(&taps_b)[W / 4] = sm.taps[q_a + H];
-    const float2 w_q = twiddle[8 * q_a]; // e^{2 pi i q_a / Q}
+    // e^{2 pi i q_a / Q}, the radix-2 twiddle of y_{p_a} - y_{p_b}; at O = 2
+    // negated on odd steps, where p_a and p_b trade FFT positions.
+    const float2 w_q = twiddle[8 * q_a];
+    const bool odd_first = O == 2 && ((g.first_parity + t_first) & 1);
+    const float2 w_even = odd_first ? make_float2(-w_q.x, -w_q.y) : w_q; // steps base + even u
+    const float2 w_odd = O == 2 ? make_float2(-w_even.x, -w_even.y) : w_q;
 
     // The DFT's roles: warps 0-7 the radix-4 passes and the sends, thread
     // (half, group `part` of 4 positions, receiver rx); warps 8-11 the receive.
@@ -374,31 +415,71 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         }
     };
 
-#pragma unroll 1 // one turn of the window ring is code enough
-    for (int base = 0; base < n_steps; base += 16) {
-#pragma unroll
-        for (int u = 0; u < 16; u++) {
-            const int i = base + u;
+    // One step's new samples and FIR with the newest sample in window slot U
+    // (a constant): the only code that names window slots, so that the rest
+    // of the step appears once in the code.
+    float2 ya, yb;
+    const auto window_step = [&](auto slot_constant) {
+        constexpr int u = decltype(slot_constant)::value;
+        if constexpr (u < L) {
             if constexpr (in_ring) {
-                const int slot = u % k::ring_steps; // a constant: 16 steps a turn
+                const int slot = u % k::ring_steps;
                 async_copy_wait<k::ring_steps - 1>(); // this step's copies have landed
-                za[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][0][tid]));
-                zb[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][1][tid]));
+                z[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][0][tid]));
+                if constexpr (O == 1)
+                    z[W + u] =
+                        window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][1][tid]));
                 asm volatile("" ::: "memory"); // the slot's reads stay before its refill
                 copy_step(slot); // the step ring_steps ahead, into the slot just read
             } else {
-                za[u] = window_sample<Tin>(next_a[u % PF]);
-                zb[u] = window_sample<Tin>(next_b[u % PF]);
+                z[u] = window_sample<Tin>(next_a[u % PF]);
+                if constexpr (O == 1)
+                    z[W + u] = window_sample<Tin>(next_b[u % PF]);
                 load_step(next_a[u % PF], next_b[u % PF]);
             }
+            if constexpr (O == 1) {
+                ya = filter<0, W, 1>(z, taps_a, u);
+                yb = filter<W, W, 1>(z, taps_b, u);
+            } else {
+                ya = filter<0, L, 2>(z, taps_a, u);
+                yb = filter<0, L, 2>(z, taps_b, u - 1);
+            }
+        }
+    };
 
-            // FIR of both branches (y_p = sum_k h[p + kN] x[m_t - p - kN]).
-            const float2 ya = filter(za, taps_a, u);
-            const float2 yb = filter(zb, taps_b, u);
+#pragma unroll 1
+    for (int turn = 0; turn < n_steps / TURN; turn++) {
+        // Step i = turn TURN + u, u a compile-time constant.
+        for_each_constant(std::make_integer_sequence<int, TURN>{}, [&](auto u) {
+            const int i = turn * TURN + u;
+            // The newest sample's window slot, i mod L: at O = 1 the constant u,
+            // at O = 2 chosen at run time.
+            if constexpr (TURN == L) {
+                window_step(u);
+            } else {
+                switch (i & (L - 1)) {
+#define BF_PFB_WINDOW_SLOT(U)                                                                 \
+    case U:                                                                                   \
+        window_step(std::integral_constant<int, U>{});                                        \
+        break;
+                BF_PFB_WINDOW_SLOT(0) BF_PFB_WINDOW_SLOT(1) BF_PFB_WINDOW_SLOT(2)
+                BF_PFB_WINDOW_SLOT(3) BF_PFB_WINDOW_SLOT(4) BF_PFB_WINDOW_SLOT(5)
+                BF_PFB_WINDOW_SLOT(6) BF_PFB_WINDOW_SLOT(7) BF_PFB_WINDOW_SLOT(8)
+                BF_PFB_WINDOW_SLOT(9) BF_PFB_WINDOW_SLOT(10) BF_PFB_WINDOW_SLOT(11)
+                BF_PFB_WINDOW_SLOT(12) BF_PFB_WINDOW_SLOT(13) BF_PFB_WINDOW_SLOT(14)
+                BF_PFB_WINDOW_SLOT(15) BF_PFB_WINDOW_SLOT(16) BF_PFB_WINDOW_SLOT(17)
+                BF_PFB_WINDOW_SLOT(18) BF_PFB_WINDOW_SLOT(19) BF_PFB_WINDOW_SLOT(20)
+                BF_PFB_WINDOW_SLOT(21) BF_PFB_WINDOW_SLOT(22) BF_PFB_WINDOW_SLOT(23)
+                BF_PFB_WINDOW_SLOT(24) BF_PFB_WINDOW_SLOT(25) BF_PFB_WINDOW_SLOT(26)
+                BF_PFB_WINDOW_SLOT(27) BF_PFB_WINDOW_SLOT(28) BF_PFB_WINDOW_SLOT(29)
+                BF_PFB_WINDOW_SLOT(30) BF_PFB_WINDOW_SLOT(31)
+#undef BF_PFB_WINDOW_SLOT
+                }
+            }
             // Radix 2 over q and q + Q/2: the even bins' half, the odd bins' half.
-            const int buf = u & 1;
+            const int buf = i & 1;
             sm.dft[buf][0][q_a][rx] = add(ya, yb);
-            sm.dft[buf][1][q_a][rx] = mul(sub(ya, yb), w_q);
+            sm.dft[buf][1][q_a][rx] = mul(sub(ya, yb), i & 1 ? w_odd : w_even);
             __syncthreads();
             float2* col = &sm.dft[buf][half][0][rx];
 #pragma unroll
@@ -455,7 +536,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             } else if (receives && i >= k::lag) {
                 receive(i - k::lag);
             }
-        }
+        });
     }
     if constexpr (in_ring)
         async_copy_wait<0>(); // no copy lands in a block that has left

@@ -929,13 +929,17 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     c.n_receivers = 96;
     c.input = sample_format::sc16;
     EXPECT_TRUE(plan::cluster_kernel_serves(c));
-    {
-        auto n1024 = c;
-        n1024.n_channels = 1024;
-        EXPECT_TRUE(plan::cluster_kernel_serves(n1024));
-        EXPECT_EQ(plan::cluster_receivers(256), 32);
-        EXPECT_EQ(plan::cluster_receivers(1024), 8);
-    }
+    for (size_t n : { 256, 1024 })
+        for (unsigned o : { 1u, 2u }) {
+            auto served = c;
+            served.n_channels = n;
+            served.oversample = o;
+            EXPECT_TRUE(plan::cluster_kernel_serves(served)) << n << " " << o;
+        }
+    EXPECT_EQ(plan::cluster_receivers(256), 32);
+    EXPECT_EQ(plan::cluster_receivers(1024), 8);
+    EXPECT_EQ(plan::cluster_warm_up_steps(1), 15);
+    EXPECT_EQ(plan::cluster_warm_up_steps(2), 31);
     for (auto f : { sample_format::sc8, sample_format::fc32 }) {
         auto other = c;
         other.input = f;
@@ -950,9 +954,12 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         if (change == 5) {
             no.n_channels = 1024;
             no.oversample = 2;
+            no.taps_per_branch = 8;
         }
-        if (change == 1)
+        if (change == 1) {
             no.oversample = 2;
+            no.taps_per_branch = 12;
+        }
         if (change == 2)
             no.taps_per_branch = 17;
         if (change == 3) // T = 16 only: shorter windows reach before the history
@@ -1024,7 +1031,7 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     }
     // Indices are 32-bit in the kernel: calls of 2^31 samples x R or more
     // take the tiled kernels.
-    const size_t too_long = (size_t(1) << 31) / (256 * 96);
+    const size_t too_long = (size_t(1) << 31) / (256 * 96) - 3 * plan::cluster_window + 1;
     EXPECT_TRUE(plan::cluster_kernel_for_call(c, too_long - 100));
     EXPECT_FALSE(plan::cluster_kernel_for_call(c, too_long));
     EXPECT_FALSE(plan::cluster_kernel_chosen(c, too_long, 15));
@@ -1077,4 +1084,21 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
             other.n_receivers = r + 4; // a partial group
             EXPECT_FALSE(plan::cluster_kernel_chosen(other, 1024, 15)) << r + 4;
         }
+    // O = 2: each segment's warm-up is 31 steps (the 32-sample chain).
+    c.n_channels = 256;
+    c.oversample = 2;
+    const auto os2 = plan::plan_cluster(c, 2730, 15);
+    EXPECT_EQ(os2.warm_up_steps, 31);
+    EXPECT_EQ(os2.segments, 5);
+    EXPECT_NEAR(plan::cluster_efficiency_of(os2, 2730, 15), 2730.0 * 3 / (15 * (546 + 31)), 1e-12);
+    // The default at O = 2: at N = 1024 (1.28x and 1.23x the two-pass path at
+    // 682 steps), not at N = 256 (1.06x and 1.0x the tiled kernels at 2730).
+    for (auto f : { sample_format::sc16, sample_format::fc32 }) {
+        auto other = c;
+        other.input = f;
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 2730, 15));
+        other.n_channels = 1024;
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 682, 15));
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 256, 15)); // efficiency 0.71
+    }
 }

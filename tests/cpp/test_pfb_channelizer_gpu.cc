@@ -33,7 +33,7 @@ namespace gr {
 namespace beamform {
 namespace cuda {
 template <typename Tin>
-int pfb_cluster_clusters_at_once(int device, size_t n_channels);
+int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversample);
 } // namespace cuda
 } // namespace beamform
 } // namespace gr
@@ -364,11 +364,12 @@ TEST(PfbChannelizerGpu, ShortAndLongCallsOfTheTiledPath)
 TEST(PfbChannelizerGpu, ClusterKernel)
 {
     REQUIRE_GPU(gpu);
-    // N = 256 and 1024, O = 1, T = 16 through the cluster kernel (requested;
-    // on sm_90, elsewhere the tiled or two-pass kernels run) for every
-    // format, receivers in partial groups (of 32 at N = 256: 1, 33, 40; of 8
-    // at N = 1024: 1, 9, 20), calls of one step, calls that end inside a
-    // segment or fill few segments.
+    // N = 256 and 1024, O = 1 and 2, T = 16 through the cluster kernel
+    // (requested; on sm_90, elsewhere the tiled or two-pass kernels run) for
+    // every format, receivers in partial groups (of 32 at N = 256: 1, 33, 40;
+    // of 8 at N = 1024: 1, 9, 20), calls of one step, calls that end inside a
+    // segment or fill few segments, calls of odd length (at O = 2 the next
+    // call starts on the other step parity).
     unsigned seed = 290;
     const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
 #ifdef BEAMFORM_HAVE_CUDA
@@ -377,15 +378,25 @@ TEST(PfbChannelizerGpu, ClusterKernel)
         // whose shared memory or launch the device refuses would fall back
         // to the other kernels unseen): the log line says which.
         const auto check = [&](const char* format, auto clusters_at_once) {
-            const int at_256 = clusters_at_once(size_t(256)), at_1024 = clusters_at_once(size_t(1024));
-            std::cout << "pfb_cluster_kernel " << format << ": clusters at once N=256 " << at_256
-                      << ", N=1024 " << at_1024 << std::endl;
-            EXPECT_EQ(at_256 > 0, at_1024 > 0) << format;
+            const int first = clusters_at_once(size_t(256), size_t(1));
+            for (size_t n : { 256, 1024 })
+                for (size_t o : { 1, 2 }) {
+                    const int at_once = clusters_at_once(n, o);
+                    std::cout << "pfb_cluster_kernel " << format << ": clusters at once N=" << n
+                              << " O=" << o << ": " << at_once << std::endl;
+                    EXPECT_EQ(at_once > 0, first > 0) << format << " N=" << n << " O=" << o;
+                }
         };
         using gr::beamform::cuda::pfb_cluster_clusters_at_once;
-        check("sc8", [&](size_t n) { return pfb_cluster_clusters_at_once<int8_t>(gpu.index, n); });
-        check("sc16", [&](size_t n) { return pfb_cluster_clusters_at_once<int16_t>(gpu.index, n); });
-        check("fc32", [&](size_t n) { return pfb_cluster_clusters_at_once<float>(gpu.index, n); });
+        check("sc8", [&](size_t n, size_t o) {
+            return pfb_cluster_clusters_at_once<int8_t>(gpu.index, n, o);
+        });
+        check("sc16", [&](size_t n, size_t o) {
+            return pfb_cluster_clusters_at_once<int16_t>(gpu.index, n, o);
+        });
+        check("fc32", [&](size_t n, size_t o) {
+            return pfb_cluster_clusters_at_once<float>(gpu.index, n, o);
+        });
     }
 #endif
     for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
@@ -400,6 +411,14 @@ TEST(PfbChannelizerGpu, ClusterKernel)
                 gpu, { 1024, 16, 1, f, r, r == 9, { 300, 3, 1, 129, 150 } }, seed++);
     compare_gpu_with_cpu(
         gpu, { 1024, 16, 1, sample_format::fc32, 20, true, { 200, 17, 64, 65, 700 } }, seed++);
+    // O = 2: the chain of two branches, the FFT positions swapped on odd steps.
+    for (size_t n : { 256, 1024 })
+        for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
+            for (size_t r : { 96, n == 256 ? 33 : 9, 1 })
+                compare_gpu_with_cpu(
+                    gpu, { n, 16, 2, f, r, r != 96 && r != 1, { 301, 3, 1, 129, 150 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 256, 16, 2, sample_format::sc16, 40, false, { 300, 17, 64, 65, 1100 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
@@ -410,7 +429,8 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
     // (96 receivers on an H200: 320 steps or more) and the tiled kernels in
     // shorter ones; the filter state carries across the switch both ways.
     // At N = 1024 (groups of 8 receivers) the other kernels are the two-pass
-    // path's; 96 receivers take the cluster kernel from about 256 steps.
+    // path's; 96 receivers take the cluster kernel from about 256 steps at
+    // O = 1 and 512 at O = 2.
     const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
     unsigned seed = 295;
     for (auto f : { sample_format::sc16, sample_format::fc32 })
@@ -420,9 +440,10 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
                 { 256, 16, 1, f, r, r == 64, { 1100, 7, 400, 100, 320, 319, 513, 2000 } },
                 seed++);
     for (auto f : { sample_format::sc16, sample_format::fc32 })
-        compare_gpu_with_cpu(
-            gpu, { 1024, 16, 1, f, 96, f == sample_format::sc16, { 700, 7, 300, 100, 682 } },
-            seed++);
+        for (unsigned o : { 1u, 2u })
+            compare_gpu_with_cpu(
+                gpu, { 1024, 16, o, f, 96, f == sample_format::sc16, { 700, 7, 300, 100, 682 } },
+                seed++);
 }
 
 TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
@@ -434,6 +455,8 @@ TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
     const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
     compare_gpu_with_cpu(gpu, { 256, 16, 1, sample_format::sc16, 40, true, { 40 } }, 299);
     compare_gpu_with_cpu(gpu, { 1024, 16, 1, sample_format::fc32, 12, true, { 40 } }, 298);
+    compare_gpu_with_cpu(gpu, { 256, 16, 2, sample_format::sc16, 40, true, { 41 } }, 297);
+    compare_gpu_with_cpu(gpu, { 1024, 16, 2, sample_format::fc32, 12, false, { 41 } }, 296);
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

@@ -19,13 +19,13 @@ namespace beamform {
 namespace cuda {
 
 /*!
- * How many clusters of the kernel for input \p Tin and N = \p n_channels
- * (cluster_kernel_serves) the GPU \p device holds at once; 0 where it cannot
- * run it (before sm_90, a build without sm_90 code, no cluster launch). Sets
- * the kernel's shared-memory limit.
+ * How many clusters of the kernel for input \p Tin, N = \p n_channels and
+ * O = \p oversample (cluster_kernel_serves) the GPU \p device holds at once;
+ * 0 where it cannot run it (before sm_90, a build without sm_90 code, no
+ * cluster launch). Sets the kernel's shared-memory limit.
  */
 template <typename Tin>
-int pfb_cluster_clusters_at_once(int device, size_t n_channels);
+int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversample);
 
 //! Launches the kernel for \p l on \p stream (errors as std::runtime_error).
 template <typename Tin>

@@ -27,14 +27,23 @@ static_assert(pfb_cluster::shape<256>::receivers == pfb_plan::cluster_receivers(
 template <int N>
 constexpr int shared_bytes = int(sizeof(pfb_cluster::shared<N>));
 
-//! Calls f(std::integral_constant<int, N>) for the kernel's N = \p n.
+//! Calls f(std::integral_constant<int, N>, std::integral_constant<int, O>)
+//! for the kernel's N = \p n and O = \p o.
 template <typename F>
-auto with_channels(size_t n, F&& f)
+auto with_shape(size_t n, size_t o, F&& f)
 {
+    const auto with_o = [&](auto N) {
+        if (o == 1)
+            return f(N, std::integral_constant<int, 1>{});
+        if (o == 2)
+            return f(N, std::integral_constant<int, 2>{});
+        throw std::invalid_argument("pfb_cluster_kernel: oversample = " + std::to_string(o) +
+                                    ", it serves 1 and 2");
+    };
     if (n == 256)
-        return f(std::integral_constant<int, 256>{});
+        return with_o(std::integral_constant<int, 256>{});
     if (n == 1024)
-        return f(std::integral_constant<int, 1024>{});
+        return with_o(std::integral_constant<int, 1024>{});
     throw std::invalid_argument("pfb_cluster_kernel: N = " + std::to_string(n) +
                                 ", it serves 256 and 1024");
 }
@@ -61,12 +70,12 @@ cudaLaunchConfig_t launch_config(unsigned clusters,
 } // namespace
 
 template <typename Tin>
-int pfb_cluster_clusters_at_once(int device, size_t n_channels)
+int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversample)
 {
     BF_GPU_CHECK(cudaSetDevice(device));
-    return with_channels(n_channels, [&](auto n) {
+    return with_shape(n_channels, oversample, [&](auto n, auto o) {
         constexpr int N = decltype(n)::value;
-        const auto kernel = pfb_cluster_kernel<Tin, N>;
+        const auto kernel = pfb_cluster_kernel<Tin, N, decltype(o)::value>;
         cudaFuncAttributes attributes;
         BF_GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
         // The machine code loaded for this GPU: below 9.0 the GPU is older than
@@ -95,13 +104,13 @@ void pfb_cluster_launch(const pfb_stream<Tin>& in,
                         const pfb_plan::cluster_launch& l,
                         cudaStream_t stream)
 {
-    with_channels(size_t(g.n_channels), [&](auto n) {
+    with_shape(size_t(g.n_channels), size_t(g.n_channels / g.step), [&](auto n, auto o) {
         constexpr int N = decltype(n)::value;
         cudaLaunchAttribute attr;
         const cudaLaunchConfig_t cfg =
             launch_config(unsigned(l.clusters()), shared_bytes<N>, stream, &attr);
         BF_GPU_CHECK(cudaLaunchKernelEx(&cfg,
-                                        pfb_cluster_kernel<Tin, N>,
+                                        pfb_cluster_kernel<Tin, N, decltype(o)::value>,
                                         in,
                                         branch_taps,
                                         twiddle,
@@ -114,7 +123,7 @@ void pfb_cluster_launch(const pfb_stream<Tin>& in,
 }
 
 #define BF_PFB_CLUSTER_FORMAT(Tin)                                                      \
-    template int pfb_cluster_clusters_at_once<Tin>(int, size_t);                             \
+    template int pfb_cluster_clusters_at_once<Tin>(int, size_t, size_t);                \
     template void pfb_cluster_launch<Tin>(const pfb_stream<Tin>&,                       \
                                           const float*,                                 \
                                           const float2*,                                \

@@ -307,16 +307,16 @@ private:
             return;
         switch (d_config.input) {
         case sample_format::sc8:
-            d_clusters_at_once =
-                cuda::pfb_cluster_clusters_at_once<int8_t>(d_device.index, d_config.n_channels);
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int8_t>(
+                d_device.index, d_config.n_channels, d_config.oversample);
             break;
         case sample_format::sc16:
-            d_clusters_at_once =
-                cuda::pfb_cluster_clusters_at_once<int16_t>(d_device.index, d_config.n_channels);
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int16_t>(
+                d_device.index, d_config.n_channels, d_config.oversample);
             break;
         case sample_format::fc32:
-            d_clusters_at_once =
-                cuda::pfb_cluster_clusters_at_once<float>(d_device.index, d_config.n_channels);
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<float>(
+                d_device.index, d_config.n_channels, d_config.oversample);
             break;
         }
 #endif

@@ -332,7 +332,7 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
 
 /*
  * The cluster kernel (kernels/cuda/pfb_cluster_kernel.cuh; CUDA on sm_90):
- * a kernel for N = 256 and 1024, O = 1, T = 16 that reads each sample once
+ * a kernel for N = 256 and 1024, O = 1 and 2, T = 16 that reads each sample once
  * into register windows and shares each step's DFT across a cluster of
  * blocks; where it runs, it takes the call instead of the configuration's
  * path (tiled at 256, two_pass at 1024). At N = 256, for sc16 and fc32 in
@@ -341,8 +341,11 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * that leave much of the GPU idle or in warm-up, and slower for sc8
  * (apps/channelizer_bench.md, versions 19 and 20). At N = 1024 (96
  * receivers, H200) it measured 1.23x and 1.20x the two-pass path in calls
- * of 682 steps and 1.11x and 1.09x at 256 (version 21). So it is the default
- * for sc16 and fc32 in calls that use the GPU well (cluster_kernel_chosen).
+ * of 682 steps and 1.11x and 1.09x at 256 (version 21); at O = 2 1.28x and
+ * 1.23x at 682 steps, but at N = 256, O = 2 only 1.06x and 1.0x the tiled
+ * kernels at 2730 steps (version 22). So it is the default for sc16 and fc32
+ * in calls that use the GPU well, but not at N = 256, O = 2
+ * (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
  * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
  * a tiled entry or a path, keep it off too.
@@ -350,15 +353,23 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
 //! Receivers per cluster (of 8 blocks of 512 threads, two branches of one
 //! receiver a thread): 32 at N = 256, 8 at N = 1024.
 constexpr int cluster_receivers(size_t n) { return int(8192 / n); }
-constexpr int cluster_window = 16;     //!< the register window: T = 16, warm-up 15 steps
-//! A segment of steps of at least this many (its warm-up re-reads 15 steps).
+constexpr int cluster_window = 16; //!< the register window: T = 16
+//! A segment of steps of at least this many (its warm-up re-reads O T - 1 steps).
 constexpr size_t cluster_min_segment_steps = 64;
+
+//! Steps each segment runs before its first stored one (the window's warm-up):
+//! O T - 1, 15 at O = 1 and 31 at O = 2.
+constexpr int cluster_warm_up_steps(size_t oversample)
+{
+    return int(oversample) * cluster_window - 1;
+}
 
 //! Whether the cluster kernel computes configuration \p c (any call).
 inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
 {
     // T = 16 exactly: the window then never reaches before the history.
-    return (c.n_channels == 256 || c.n_channels == 1024) && c.oversample == 1 &&
+    return (c.n_channels == 256 || c.n_channels == 1024) &&
+           (c.oversample == 1 || c.oversample == 2) &&
            c.taps_per_branch == size_t(cluster_window);
 }
 
@@ -377,10 +388,12 @@ inline int cluster_kernel_knob()
 }
 
 //! Whether a call of \p n_out steps of \p c can run the cluster kernel, on a
-//! device that can run it (its indices are 32-bit).
+//! device that can run it (its indices are 32-bit, and a segment's index runs
+//! up to O T + 8 steps past the call: the last turn of the window ring and
+//! the copies ahead).
 inline bool cluster_kernel_for_call(const pfb_channelizer_config& c, size_t n_out)
 {
-    const size_t items = (n_out + cluster_window) * c.n_channels * c.n_receivers;
+    const size_t items = (n_out + 3 * cluster_window) * c.n_channels * c.n_receivers;
     return cluster_kernel_serves(c) && items < (size_t(1) << 31);
 }
 
@@ -388,6 +401,7 @@ struct cluster_launch {
     int receiver_groups;   //!< of cluster_receivers(N) receivers
     int segments;          //!< of steps, per receiver group
     int steps_per_segment;
+    int warm_up_steps;     //!< cluster_warm_up_steps(O)
     long long clusters() const { return (long long)receiver_groups * segments; }
 };
 
@@ -401,6 +415,7 @@ cluster_launch_of(const pfb_channelizer_config& c, size_t n_out, long long segme
     l.receiver_groups = int((c.n_receivers + rx - 1) / rx);
     l.steps_per_segment = int(((long long)n_out + segments - 1) / segments);
     l.segments = int(((long long)n_out + l.steps_per_segment - 1) / l.steps_per_segment);
+    l.warm_up_steps = cluster_warm_up_steps(c.oversample);
     return l;
 }
 
@@ -408,14 +423,14 @@ cluster_launch_of(const pfb_channelizer_config& c, size_t n_out, long long segme
  * The share of the GPU's cluster-steps that launch \p l of \p n_out steps
  * spends on stored steps, on a GPU that holds \p clusters_at_once clusters;
  * the rest are idle slots, waves that are not full, and each segment's
- * 15-step warm-up.
+ * warm-up.
  */
 inline double
 cluster_efficiency_of(const cluster_launch& l, size_t n_out, int clusters_at_once)
 {
     const long long waves = (l.clusters() + clusters_at_once - 1) / clusters_at_once;
     const double provisioned = double(waves) * clusters_at_once *
-                               double(l.steps_per_segment + cluster_window - 1);
+                               double(l.steps_per_segment + l.warm_up_steps);
     return double(n_out) * l.receiver_groups / provisioned;
 }
 
@@ -449,12 +464,14 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
 /*!
  * The default choice of the cluster kernel for a call of \p n_out steps on a
  * GPU that holds \p clusters_at_once clusters: sc16 or fc32 in whole groups
- * of cluster_receivers(N) receivers, and a launch (plan_cluster) whose
- * clusters spend at least cluster_min_efficiency of the GPU's cluster-steps
- * on stored steps. Measured at N = 256 (H200, 15 clusters at once): chosen
- * where it was faster, at 0.76-0.97 (96 receivers from 320 steps, 64 from
- * 512, 32 from 1024, 128 at 768), not at 0.43-0.68, where it was level or
- * slower.
+ * of cluster_receivers(N) receivers, O = 1 or N = 1024, and a launch
+ * (plan_cluster) whose clusters spend at least cluster_min_efficiency of the
+ * GPU's cluster-steps on stored steps. Measured at N = 256, O = 1 (H200, 15
+ * clusters at once): chosen where it was faster, at 0.76-0.97 (96 receivers
+ * from 320 steps, 64 from 512, 32 from 1024, 128 at 768), not at 0.43-0.68,
+ * where it was level or slower. At N = 256, O = 2 it measured 1.06x (sc16)
+ * and 1.0x (fc32) the tiled kernels in calls of 2730 steps, too little to
+ * pay for its 31-step warm-up in shorter calls: not the default there.
  */
 constexpr double cluster_min_efficiency = 0.75;
 
@@ -471,6 +488,7 @@ inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   int clusters_at_once)
 {
     if (!cluster_kernel_for_call(c, n_out) || c.input == sample_format::sc8 ||
+        (c.oversample == 2 && c.n_channels != 1024) ||
         c.n_receivers % size_t(cluster_receivers(c.n_channels)) != 0 || clusters_at_once <= 0)
         return false;
     return cluster_efficiency(c, n_out, clusters_at_once) >= cluster_min_efficiency;
