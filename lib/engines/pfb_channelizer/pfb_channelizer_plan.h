@@ -341,8 +341,8 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * that leave much of the GPU idle or in warm-up, and slower for sc8
  * (apps/channelizer_bench.md, versions 19 and 20). At N = 1024 (96
  * receivers, H200) it measured 1.23x and 1.20x the two-pass path in calls
- * of 682 steps and 1.11x and 1.09x at 256 (version 21); at O = 2 1.28x and
- * 1.23x at 682 steps, but at N = 256, O = 2 only 1.06x and 1.0x the tiled
+ * of 682 steps and 1.11x and 1.09x at 256 (version 21); at O = 2 1.19-1.28x
+ * at 682 steps, but at N = 256, O = 2 only 1.06x and 1.0x the tiled
  * kernels at 2730 steps (version 22). So it is the default for sc16 and fc32
  * in calls that use the GPU well, but not at N = 256, O = 2
  * (cluster_kernel_chosen).
