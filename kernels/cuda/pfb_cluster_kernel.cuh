@@ -44,11 +44,13 @@
  *
  * Each segment starts O T - 1 steps early (the window's warm-up, loaded and
  * filtered but not stored). The windows stay in registers because only
- * compile-time indices name their slots: a step's new samples and FIR are
- * one case of a switch over the newest sample's slot (step mod O T), and the
- * rest of the step (the DFT, the exchange, the stores) is code once. (The
- * step loop unrolled over a whole window ring made 104-256 KB of code per
- * kernel, more than the SM's instruction cache holds; the switch, 44-66 KB.)
+ * compile-time indices name their slots. At O = 1 the step loop is unrolled
+ * over the 16-slot ring (the steps past the segment are run, not stored);
+ * at O = 2 a step's new sample and FIR are one case of a switch over the
+ * newest sample's slot (step mod 32) and the rest of the step (the DFT, the
+ * exchange, the stores) is code once: unrolled over 32 slots the kernel was
+ * 190-256 KB of code, more than the SM's instruction cache holds, and ran
+ * 1.2-1.6x slower (apps/channelizer_bench.md, version 22).
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
@@ -268,9 +270,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const int t_first = t_begin - (L - 1); // the window's warm-up
     static_assert(L % k::ring_steps == 0 && L <= 32, "a window slot names its copy-ring slot");
     // Steps unrolled a turn: at O = 1 a whole window ring (every slot a
-    // constant, measured fastest); at O = 2 one, the slot chosen by a switch
-    // (32 unrolled steps made 190-256 KB of code, more than the SM's
-    // instruction cache holds, and ran 1.2-1.6x slower).
+    // constant; 3-11 % faster than the switch), at O = 2 one (header).
     constexpr int TURN = O == 1 ? L : 1;
     const int n_steps = (t_end - t_first + TURN - 1) / TURN * TURN;
 
