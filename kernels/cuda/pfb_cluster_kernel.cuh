@@ -268,7 +268,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const int t_begin = segment * steps_per_segment;
     const int t_end = min(int(g.n_out), t_begin + steps_per_segment);
     const int t_first = t_begin - (L - 1); // the window's warm-up
-    static_assert(L % k::ring_steps == 0 && L <= 32, "a window slot names its copy-ring slot");
+    static_assert(L % k::ring_steps == 0, "a window slot names its copy-ring slot");
+    static_assert(L <= 32, "the switch over window slots has 32 cases");
     // Steps unrolled a turn: at O = 1 a whole window ring (every slot a
     // constant; 3-11 % faster than the switch), at O = 2 one (header).
     constexpr int TURN = O == 1 ? L : 1;
@@ -343,7 +344,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     // negated on odd steps, where p_a and p_b trade FFT positions.
     const float2 w_q = twiddle[8 * q_a];
     const bool odd_first = O == 2 && ((g.first_parity + t_first) & 1);
-    const float2 w_even = odd_first ? make_float2(-w_q.x, -w_q.y) : w_q; // steps base + even u
+    const float2 w_even = odd_first ? make_float2(-w_q.x, -w_q.y) : w_q; // steps i even
     const float2 w_odd = O == 2 ? make_float2(-w_even.x, -w_even.y) : w_q;
 
     // The DFT's roles: warps 0-7 the radix-4 passes and the sends, thread
@@ -421,29 +422,28 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     float2 ya, yb;
     const auto window_step = [&](auto slot_constant) {
         constexpr int u = decltype(slot_constant)::value;
-        if constexpr (u < L) {
-            if constexpr (in_ring) {
-                const int slot = u % k::ring_steps;
-                async_copy_wait<k::ring_steps - 1>(); // this step's copies have landed
-                z[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][0][tid]));
-                if constexpr (O == 1)
-                    z[W + u] =
-                        window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][1][tid]));
-                asm volatile("" ::: "memory"); // the slot's reads stay before its refill
-                copy_step(slot); // the step ring_steps ahead, into the slot just read
-            } else {
-                z[u] = window_sample<Tin>(next_a[u % PF]);
-                if constexpr (O == 1)
-                    z[W + u] = window_sample<Tin>(next_b[u % PF]);
-                load_step(next_a[u % PF], next_b[u % PF]);
-            }
-            if constexpr (O == 1) {
-                ya = filter<0, W, 1>(z, taps_a, u);
-                yb = filter<W, W, 1>(z, taps_b, u);
-            } else {
-                ya = filter<0, L, 2>(z, taps_a, u);
-                yb = filter<0, L, 2>(z, taps_b, u - 1);
-            }
+        static_assert(u < L, "a slot of the window ring");
+        if constexpr (in_ring) {
+            const int slot = u % k::ring_steps;
+            async_copy_wait<k::ring_steps - 1>(); // this step's copies have landed
+            z[u] = window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][0][tid]));
+            if constexpr (O == 1)
+                z[W + u] =
+                    window_sample<Tin>(*reinterpret_cast<const raw*>(&sm.ring[slot][1][tid]));
+            asm volatile("" ::: "memory"); // the slot's reads stay before its refill
+            copy_step(slot); // the step ring_steps ahead, into the slot just read
+        } else {
+            z[u] = window_sample<Tin>(next_a[u % PF]);
+            if constexpr (O == 1)
+                z[W + u] = window_sample<Tin>(next_b[u % PF]);
+            load_step(next_a[u % PF], next_b[u % PF]);
+        }
+        if constexpr (O == 1) {
+            ya = filter<0, W, 1>(z, taps_a, u);
+            yb = filter<W, W, 1>(z, taps_b, u);
+        } else {
+            ya = filter<0, L, 2>(z, taps_a, u);
+            yb = filter<0, L, 2>(z, taps_b, u - 1);
         }
     };
 
