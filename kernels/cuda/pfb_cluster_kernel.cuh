@@ -81,8 +81,8 @@ constexpr int stages = 6;   //!< inbox ring
 constexpr int lag = 2;      //!< steps between sending a step and reading it
 constexpr int receive_warps = 4; //!< warps 8-11, one (bin, receiver) a thread
 //! Steps filtered between two block barriers: a round's DFT passes
-//! interleave and it pays two barriers for SR steps (1.11-1.14x at N = 1024,
-//! apps/channelizer_bench.md version 23).
+//! interleave and it pays two barriers for SR steps (1.11-1.15x at N = 1024,
+//! 1.09-1.12x at N = 256, O = 2; apps/channelizer_bench.md version 23).
 constexpr int steps_per_round = 2;
 
 //! The cluster's shape at N = \p N channels.

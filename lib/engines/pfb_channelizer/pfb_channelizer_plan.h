@@ -343,9 +343,10 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * receivers, H200) it measured 1.23x and 1.20x the two-pass path in calls
  * of 682 steps and 1.11x and 1.09x at 256 (version 21); at O = 2 1.19-1.28x
  * at 682 steps (version 22). With two steps a round (version 23) it gained
- * 1.11-1.14x at N = 1024 and 1.08-1.12x at N = 256, O = 2, where it now
- * measured 1.10-1.19x the tiled kernels at 2730 steps. So it is the default
- * for sc16 and fc32 in calls that use the GPU well (cluster_kernel_chosen).
+ * 1.11-1.15x at N = 1024 and 1.09-1.12x at N = 256, O = 2, where it then
+ * took 0.44-0.45 ms at 2730 steps against the tiled kernels' 0.49-0.52. So
+ * it is the default for sc16 and fc32 in calls that use the GPU well
+ * (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
  * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
  * a tiled entry or a path, keep it off too.
