@@ -526,7 +526,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         for_each_constant(std::make_integer_sequence<int, TURN / SR>{}, [&](auto v) {
             constexpr int u0 = decltype(v)::value * SR;
             const int i0 = turn * TURN + u0;
-            // The newest sample's window slot, i mod L: at O = 1 the constant u,
+            // The round's first window slot, i0 mod L: at O = 1 the constant u0,
             // at O = 2 chosen at run time.
             if constexpr (TURN == L) {
                 filter_round(i0, std::integral_constant<int, u0>{});
