@@ -50,6 +50,7 @@ sanitize)
         "memcheck:test_pfb_channelizer_gpu:*EveryTiledShape*" \
         "memcheck:test_pfb_channelizer_gpu:*ClusterKernel*:*DefaultSwitches*" \
         "racecheck:test_pfb_channelizer_gpu:*ClusterKernelOneLaunch*" \
+        "synccheck:test_pfb_channelizer_gpu:*ClusterKernelOneLaunch*" \
         "memcheck:test_rca_das_gpu:*HalfSectorsSplit*" \
         "memcheck:test_tensor_beamformer_gpu:*library*" \
         "memcheck:test_rca_das_gpu:*StageVariants*" \
