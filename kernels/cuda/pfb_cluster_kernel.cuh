@@ -36,18 +36,21 @@
  *      Q / 8 bins c = j + 8 l and RX receivers the 8-point transform over the
  *      senders gives the 8 channels c + Q m, stored as row pieces of RX
  *      receivers.
- * Per block and step the exchange is the same at both N (1024 values out,
- * 1024 in). Inboxes are a ring of `stages` steps: each receiving warp frees
- * a stage by a relaxed arrive on every sender's `empty` barrier (no barrier
- * among the four warps), and a sender waits on its own `empty` before it
- * writes that stage again.
+ * Steps go in rounds of two (steps_per_round): both steps' FIR, one block
+ * barrier, both steps' radix-4 passes interleaved, a barrier, both steps'
+ * sends; the step buffers are four, so the next round's FIR writes while
+ * this round's last pass reads. Per block and step the exchange is the same
+ * at both N (1024 values out, 1024 in). Inboxes are a ring of `stages`
+ * steps: each receiving warp frees a stage by a relaxed arrive on every
+ * sender's `empty` barrier (no barrier among the four warps), and a sender
+ * waits on its own `empty` before it writes that stage again.
  *
  * Each segment starts O T - 1 steps early (the window's warm-up, loaded and
  * filtered but not stored). The windows stay in registers because only
  * compile-time indices name their slots. At O = 1 the step loop is unrolled
  * over the 16-slot ring (the steps past the segment are run, not stored);
- * at O = 2 a step's new sample and FIR are one case of a switch over the
- * newest sample's slot (step mod 32) and the rest of the step (the DFT, the
+ * at O = 2 a round's new samples and FIRs are one case of a switch over the
+ * newest sample's slot (step mod 32) and the rest of the round (the DFT, the
  * exchange, the stores) is code once: unrolled over 32 slots the kernel was
  * 190-256 KB of code, more than the SM's instruction cache holds, and ran
  * 1.2-1.6x slower (apps/channelizer_bench.md, version 22).
@@ -77,6 +80,10 @@ constexpr int ring_steps = 8;
 constexpr int stages = 6;   //!< inbox ring
 constexpr int lag = 2;      //!< steps between sending a step and reading it
 constexpr int receive_warps = 4; //!< warps 8-11, one (bin, receiver) a thread
+//! Steps filtered between two block barriers: a round's DFT passes
+//! interleave and it pays two barriers for SR steps (1.11-1.15x at N = 1024,
+//! 1.09-1.12x at N = 256, O = 2; apps/channelizer_bench.md version 23).
+constexpr int steps_per_round = 2;
 
 //! The cluster's shape at N = \p N channels.
 template <int N>
@@ -94,7 +101,7 @@ struct shape {
 template <int N>
 struct shared {
     using S = shape<N>;
-    float2 dft[2][2][S::half][S::receivers];             //!< [step & 1][half][position][receiver]
+    float2 dft[2 * steps_per_round][2][S::half][S::receivers]; //!< [step mod 2 SR][half][position][receiver]
     float2 inbox[stages][blocks][S::bins][S::receivers]; //!< [stage][sender][bin l][receiver]
     float4 taps[S::branches][pfb_cluster::taps / 4];     //!< [q][k / 4]
     float2 ring[ring_steps][2][threads]; //!< [step % ring_steps][branch a, b][thread], raw samples
@@ -271,8 +278,9 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     static_assert(L % k::ring_steps == 0, "a window slot names its copy-ring slot");
     static_assert(L <= 32, "the switch over window slots has 32 cases");
     // Steps unrolled a turn: at O = 1 a whole window ring (every slot a
-    // constant; 3-11 % faster than the switch), at O = 2 one (header).
-    constexpr int TURN = O == 1 ? L : 1;
+    // constant; 3-11 % faster than the switch), at O = 2 one round (header).
+    constexpr int TURN = O == 1 ? L : k::steps_per_round;
+    static_assert(L % TURN == 0 && TURN % k::steps_per_round == 0, "whole rounds a turn");
     const int n_steps = (t_end - t_first + TURN - 1) / TURN * TURN;
 
     if (tid == 0) // one thread: racecheck misread the initialisations spread over lanes
@@ -416,11 +424,11 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         }
     };
 
-    // One step's new samples and FIR with the newest sample in window slot U
-    // (a constant): the only code that names window slots, so that the rest
-    // of the step appears once in the code.
-    float2 ya, yb;
-    const auto window_step = [&](auto slot_constant) {
+    // One step's new samples, FIR and radix-2 split, with the newest sample
+    // in window slot U (a constant): the only code that names window slots,
+    // so that the rest of the step appears once in the code.
+    constexpr int SR = k::steps_per_round;
+    const auto filter_step = [&](int i, auto slot_constant) {
         constexpr int u = decltype(slot_constant)::value;
         static_assert(u < L, "a slot of the window ring");
         if constexpr (in_ring) {
@@ -438,6 +446,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                 z[W + u] = window_sample<Tin>(next_b[u % PF]);
             load_step(next_a[u % PF], next_b[u % PF]);
         }
+        float2 ya, yb;
         if constexpr (O == 1) {
             ya = filter<0, W, 1>(z, taps_a, u);
             yb = filter<W, W, 1>(z, taps_b, u);
@@ -445,22 +454,87 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             ya = filter<0, L, 2>(z, taps_a, u);
             yb = filter<0, L, 2>(z, taps_b, u - 1);
         }
+        // Radix 2 over q and q + Q/2: the even bins' half, the odd bins' half.
+        const int buf = i & (2 * SR - 1);
+        sm.dft[buf][0][q_a][rx] = add(ya, yb);
+        sm.dft[buf][1][q_a][rx] = mul(sub(ya, yb), i & 1 ? w_odd : w_even);
+    };
+    // The SR steps of a round from window slot U0 (a constant).
+    const auto filter_round = [&](int i0, auto first_slot) {
+        constexpr int u0 = decltype(first_slot)::value;
+        if constexpr (u0 % SR == 0) // slots that start no round are never reached
+            for_each_constant(std::make_integer_sequence<int, SR>{}, [&](auto e) {
+                filter_step(i0 + e, std::integral_constant<int, u0 + decltype(e)::value>{});
+            });
+    };
+    // Radix-4 pass s of step i in place (warps 0-7).
+    const auto shared_pass = [&](int i, int s) {
+        float2* col = &sm.dft[i & (2 * SR - 1)][half][0][rx];
+        const int stride = 1 << (2 * (P - 1 - s));
+        const int pos = (part & (stride - 1)) + 4 * stride * (part >> (2 * (P - 1 - s)));
+        float2 x0 = col[pos * RX], x1 = col[(pos + stride) * RX],
+               x2 = col[(pos + 2 * stride) * RX], x3 = col[(pos + 3 * stride) * RX];
+        inverse_dft4(x0, x1, x2, x3);
+        col[pos * RX] = x0;
+        col[(pos + stride) * RX] = mul(x1, pass_tw[s][0]);
+        col[(pos + 2 * stride) * RX] = mul(x2, pass_tw[s][1]);
+        col[(pos + 3 * stride) * RX] = mul(x3, pass_tw[s][2]);
+    };
+    // The last radix-4 pass of step i (stride 1), then its send (warps 0-7).
+    const auto finish_and_send = [&](int i) {
+        const float2* col = &sm.dft[i & (2 * SR - 1)][half][0][rx];
+        float2 y0, y1, y2, y3;
+        if constexpr (P == shared_passes + 2) {
+            // The pass of stride 4 in registers: this thread's outputs
+            // are positions part mod 4 + 4 e + 16 (part / 4); the last
+            // pass needs part mod 4 as e and e as part mod 4, which the
+            // four lanes rx + 8 i (i = part mod 4) swap among themselves.
+            const int pos = (part & 3) + 16 * (part >> 2);
+            y0 = col[pos * RX];
+            y1 = col[(pos + 4) * RX];
+            y2 = col[(pos + 8) * RX];
+            y3 = col[(pos + 12) * RX];
+            inverse_dft4(y0, y1, y2, y3);
+            y1 = mul(y1, pass_tw[P - 2][0]);
+            y2 = mul(y2, pass_tw[P - 2][1]);
+            y3 = mul(y3, pass_tw[P - 2][2]);
+            transpose_lane_quads(y0, y1, y2, y3, lane);
+        } else {
+            const int pos = 4 * part;
+            y0 = col[pos * RX];
+            y1 = col[(pos + 1) * RX];
+            y2 = col[(pos + 2) * RX];
+            y3 = col[(pos + 3) * RX];
+        }
+        inverse_dft4(y0, y1, y2, y3);
+        const int stage = i % k::stages;
+        if (i >= k::stages) // the receivers have freed this stage
+            cluster::mbar_wait(cluster::smem_u32(&sm.empty[stage]),
+                               unsigned(i / k::stages - 1) & 1);
+        const uint32_t to = inbox_there + stage * uint32_t(sizeof(sm.inbox[0]));
+        const uint32_t bar = full_there + stage * uint32_t(sizeof(sm.full[0]));
+        constexpr uint32_t next = l_stride * RX * sizeof(float2);
+        cluster::store_async(to, mul(y0, send_tw[0]), bar);
+        cluster::store_async(to + next, mul(y1, send_tw[1]), bar);
+        cluster::store_async(to + 2 * next, mul(y2, send_tw[2]), bar);
+        cluster::store_async(to + 3 * next, mul(y3, send_tw[3]), bar);
     };
 
 #pragma unroll 1
     for (int turn = 0; turn < n_steps / TURN; turn++) {
-        // Step i = turn TURN + u, u a compile-time constant.
-        for_each_constant(std::make_integer_sequence<int, TURN>{}, [&](auto u) {
-            const int i = turn * TURN + u;
-            // The newest sample's window slot, i mod L: at O = 1 the constant u,
+        // Rounds of SR steps from i0 = turn TURN + v SR, v a compile-time constant.
+        for_each_constant(std::make_integer_sequence<int, TURN / SR>{}, [&](auto v) {
+            constexpr int u0 = decltype(v)::value * SR;
+            const int i0 = turn * TURN + u0;
+            // The round's first window slot, i0 mod L: at O = 1 the constant u0,
             // at O = 2 chosen at run time.
             if constexpr (TURN == L) {
-                window_step(u);
+                filter_round(i0, std::integral_constant<int, u0>{});
             } else {
-                switch (i & (L - 1)) {
+                switch (i0 & (L - 1)) {
 #define BF_PFB_WINDOW_SLOT(U)                                                                 \
     case U:                                                                                   \
-        window_step(std::integral_constant<int, U>{});                                        \
+        filter_round(i0, std::integral_constant<int, U>{});                                   \
         break;
                 BF_PFB_WINDOW_SLOT(0) BF_PFB_WINDOW_SLOT(1) BF_PFB_WINDOW_SLOT(2)
                 BF_PFB_WINDOW_SLOT(3) BF_PFB_WINDOW_SLOT(4) BF_PFB_WINDOW_SLOT(5)
@@ -476,65 +550,24 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
 #undef BF_PFB_WINDOW_SLOT
                 }
             }
-            // Radix 2 over q and q + Q/2: the even bins' half, the odd bins' half.
-            const int buf = i & 1;
-            sm.dft[buf][0][q_a][rx] = add(ya, yb);
-            sm.dft[buf][1][q_a][rx] = mul(sub(ya, yb), i & 1 ? w_odd : w_even);
             __syncthreads();
-            float2* col = &sm.dft[buf][half][0][rx];
 #pragma unroll
-            for (int s = 0; s < shared_passes; s++) { // radix-4 passes in place
-                const int stride = 1 << (2 * (P - 1 - s));
-                const int pos = (part & (stride - 1)) + 4 * stride * (part >> (2 * (P - 1 - s)));
-                if (warp < 8) {
-                    float2 x0 = col[pos * RX], x1 = col[(pos + stride) * RX],
-                           x2 = col[(pos + 2 * stride) * RX], x3 = col[(pos + 3 * stride) * RX];
-                    inverse_dft4(x0, x1, x2, x3);
-                    col[pos * RX] = x0;
-                    col[(pos + stride) * RX] = mul(x1, pass_tw[s][0]);
-                    col[(pos + 2 * stride) * RX] = mul(x2, pass_tw[s][1]);
-                    col[(pos + 3 * stride) * RX] = mul(x3, pass_tw[s][2]);
-                }
+            for (int s = 0; s < shared_passes; s++) {
+                if (warp < 8)
+#pragma unroll
+                    for (int e = 0; e < SR; e++)
+                        shared_pass(i0 + e, s);
                 __syncthreads();
             }
-            if (warp < 8) { // the last radix-4 pass (stride 1), then the send
-                float2 y0, y1, y2, y3;
-                if constexpr (P == shared_passes + 2) {
-                    // The pass of stride 4 in registers: this thread's outputs
-                    // are positions part mod 4 + 4 e + 16 (part / 4); the last
-                    // pass needs part mod 4 as e and e as part mod 4, which the
-                    // four lanes rx + 8 i (i = part mod 4) swap among themselves.
-                    const int pos = (part & 3) + 16 * (part >> 2);
-                    y0 = col[pos * RX];
-                    y1 = col[(pos + 4) * RX];
-                    y2 = col[(pos + 8) * RX];
-                    y3 = col[(pos + 12) * RX];
-                    inverse_dft4(y0, y1, y2, y3);
-                    y1 = mul(y1, pass_tw[P - 2][0]);
-                    y2 = mul(y2, pass_tw[P - 2][1]);
-                    y3 = mul(y3, pass_tw[P - 2][2]);
-                    transpose_lane_quads(y0, y1, y2, y3, lane);
-                } else {
-                    const int pos = 4 * part;
-                    y0 = col[pos * RX];
-                    y1 = col[(pos + 1) * RX];
-                    y2 = col[(pos + 2) * RX];
-                    y3 = col[(pos + 3) * RX];
-                }
-                inverse_dft4(y0, y1, y2, y3);
-                const int stage = i % k::stages;
-                if (i >= k::stages) // the receivers have freed this stage
-                    cluster::mbar_wait(cluster::smem_u32(&sm.empty[stage]),
-                                       unsigned(i / k::stages - 1) & 1);
-                const uint32_t to = inbox_there + stage * uint32_t(sizeof(sm.inbox[0]));
-                const uint32_t bar = full_there + stage * uint32_t(sizeof(sm.full[0]));
-                constexpr uint32_t next = l_stride * RX * sizeof(float2);
-                cluster::store_async(to, mul(y0, send_tw[0]), bar);
-                cluster::store_async(to + next, mul(y1, send_tw[1]), bar);
-                cluster::store_async(to + 2 * next, mul(y2, send_tw[2]), bar);
-                cluster::store_async(to + 3 * next, mul(y3, send_tw[3]), bar);
-            } else if (receives && i >= k::lag) {
-                receive(i - k::lag);
+            if (warp < 8) {
+#pragma unroll
+                for (int e = 0; e < SR; e++)
+                    finish_and_send(i0 + e);
+            } else if (receives) {
+#pragma unroll
+                for (int e = 0; e < SR; e++)
+                    if (i0 + e >= k::lag)
+                        receive(i0 + e - k::lag);
             }
         });
     }

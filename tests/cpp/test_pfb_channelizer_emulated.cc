@@ -1091,12 +1091,15 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     EXPECT_EQ(os2.warm_up_steps, 31);
     EXPECT_EQ(os2.segments, 5);
     EXPECT_NEAR(plan::cluster_efficiency_of(os2, 2730, 15), 2730.0 * 3 / (15 * (546 + 31)), 1e-12);
-    // The default at O = 2: at N = 1024 (1.19-1.28x the two-pass path at 682
-    // steps), not at N = 256 (1.06x and 1.0x the tiled kernels at 2730).
+    // The default at O = 2, by the same rule: at N = 256 (faster than the
+    // tiled kernels at 682 and 2730 steps, level or faster at 341) and at
+    // N = 1024 (faster than the two-pass path at 512 and 682 steps).
     for (auto f : { sample_format::sc16, sample_format::fc32 }) {
         auto other = c;
         other.input = f;
-        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 2730, 15));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 2730, 15));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 682, 15));   // efficiency 0.81
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 341, 15));  // 0.68
         other.n_channels = 1024;
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 682, 15));
         EXPECT_FALSE(plan::cluster_kernel_chosen(other, 256, 15)); // efficiency 0.71

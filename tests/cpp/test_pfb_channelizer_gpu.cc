@@ -428,9 +428,9 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
     // receivers run the cluster kernel in calls long enough to fill the GPU
     // (96 receivers on an H200: 320 steps or more) and the tiled kernels in
     // shorter ones; the filter state carries across the switch both ways.
-    // At N = 1024 (groups of 8 receivers) the other kernels are the two-pass
-    // path's; 96 receivers take the cluster kernel from about 256 steps at
-    // O = 1 and 512 at O = 2.
+    // At O = 2 96 receivers take it from about 480 steps. At N = 1024 (groups
+    // of 8 receivers) the other kernels are the two-pass path's; 96 receivers
+    // take the cluster kernel from about 256 steps at O = 1.
     const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
     unsigned seed = 295;
     for (auto f : { sample_format::sc16, sample_format::fc32 })
@@ -439,6 +439,10 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
                 gpu,
                 { 256, 16, 1, f, r, r == 64, { 1100, 7, 400, 100, 320, 319, 513, 2000 } },
                 seed++);
+    for (auto f : { sample_format::sc16, sample_format::fc32 }) // O = 2: both step parities
+        compare_gpu_with_cpu(
+            gpu, { 256, 16, 2, f, 96, f == sample_format::fc32, { 701, 7, 300, 100, 682 } },
+            seed++);
     for (auto f : { sample_format::sc16, sample_format::fc32 })
         for (unsigned o : { 1u, 2u })
             compare_gpu_with_cpu(

@@ -342,9 +342,10 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * (apps/channelizer_bench.md, versions 19 and 20). At N = 1024 (96
  * receivers, H200) it measured 1.23x and 1.20x the two-pass path in calls
  * of 682 steps and 1.11x and 1.09x at 256 (version 21); at O = 2 1.19-1.28x
- * at 682 steps, but at N = 256, O = 2 only 1.06x and 1.0x the tiled
- * kernels at 2730 steps (version 22). So it is the default for sc16 and fc32
- * in calls that use the GPU well, but not at N = 256, O = 2
+ * at 682 steps (version 22). With two steps a round (version 23) it gained
+ * 1.11-1.15x at N = 1024 and 1.09-1.12x at N = 256, O = 2, where it then
+ * took 0.44-0.45 ms at 2730 steps against the tiled kernels' 0.49-0.52. So
+ * it is the default for sc16 and fc32 in calls that use the GPU well
  * (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
  * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
@@ -464,14 +465,15 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
 /*!
  * The default choice of the cluster kernel for a call of \p n_out steps on a
  * GPU that holds \p clusters_at_once clusters: sc16 or fc32 in whole groups
- * of cluster_receivers(N) receivers, O = 1 or N = 1024, and a launch
+ * of cluster_receivers(N) receivers, and a launch
  * (plan_cluster) whose clusters spend at least cluster_min_efficiency of the
  * GPU's cluster-steps on stored steps. Measured at N = 256, O = 1 (H200, 15
  * clusters at once): chosen where it was faster, at 0.76-0.97 (96 receivers
  * from 320 steps, 64 from 512, 32 from 1024, 128 at 768), not at 0.43-0.68,
- * where it was level or slower. At N = 256, O = 2 it measured 1.06x (sc16)
- * and 1.0x (fc32) the tiled kernels in calls of 2730 steps, too little to
- * pay for its 31-step warm-up in shorter calls: not the default there.
+ * where it was level or slower. At O = 2 (31 warm-up steps a segment) the
+ * same rule takes 96 receivers from about 480 steps, at N = 1024 (measured
+ * faster at 512 and 682 steps, and at 341, where it is not chosen) and at
+ * N = 256 (faster at 682 and 2730, level or faster at 341: version 23).
  */
 constexpr double cluster_min_efficiency = 0.75;
 
@@ -488,7 +490,6 @@ inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   int clusters_at_once)
 {
     if (!cluster_kernel_for_call(c, n_out) || c.input == sample_format::sc8 ||
-        (c.oversample == 2 && c.n_channels != 1024) ||
         c.n_receivers % size_t(cluster_receivers(c.n_channels)) != 0 || clusters_at_once <= 0)
         return false;
     return cluster_efficiency(c, n_out, clusters_at_once) >= cluster_min_efficiency;
