@@ -25,6 +25,7 @@ namespace cuda {
 namespace cluster {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+using tb_kernels::mbar_arrive;
 using tb_kernels::mbar_arrive_expect_tx;
 using tb_kernels::mbar_init;
 using tb_kernels::mbar_wait;

@@ -36,11 +36,14 @@
  *      Q / 8 bins c = j + 8 l and RX receivers the 8-point transform over the
  *      senders gives the 8 channels c + Q m, stored as row pieces of RX
  *      receivers.
- * Steps go in rounds of two (steps_per_round): both steps' FIR, one block
- * barrier, both steps' radix-4 passes interleaved, a barrier, both steps'
- * sends; the step buffers are four, so the next round's FIR writes while
- * this round's last pass reads. Per block and step the exchange is the same
- * at both N (1024 values out, 1024 in). Inboxes are a ring of `stages`
+ * Steps go in rounds of four (steps_per_round): the four steps' FIRs, one
+ * block barrier, their radix-4 passes interleaved, a barrier among warps 0-7
+ * only (an mbarrier), their sends. Warps 8-15 go on to the receive and the
+ * next round's FIR without waiting for the passes: the step buffers are
+ * eight, round r + 1 writes the other four, and round r + 2 writes round r's
+ * only after round r + 1's block barrier, which warps 0-7 reach after their
+ * last reads of round r. Per block and step the exchange is the same at both
+ * N (1024 values out, 1024 in). Inboxes are a ring of `stages`
  * steps: each receiving warp frees a stage by a relaxed arrive on every
  * sender's `empty` barrier (no barrier among the four warps), and a sender
  * waits on its own `empty` before it writes that stage again.
@@ -80,10 +83,11 @@ constexpr int ring_steps = 8;
 constexpr int stages = 6;   //!< inbox ring
 constexpr int lag = 2;      //!< steps between sending a step and reading it
 constexpr int receive_warps = 4; //!< warps 8-11, one (bin, receiver) a thread
-//! Steps filtered between two block barriers: a round's DFT passes
-//! interleave and it pays two barriers for SR steps (1.11-1.15x at N = 1024,
-//! 1.09-1.12x at N = 256, O = 2; apps/channelizer_bench.md version 23).
-constexpr int steps_per_round = 2;
+//! Steps a round: a round's DFT passes interleave, and it pays one block
+//! barrier and one `pass_gate` for SR steps (four steps 1.03-1.08x faster than
+//! two, two 1.0-1.15x faster than one; apps/channelizer_bench.md versions 23
+//! and 24).
+constexpr int steps_per_round = 4;
 
 //! The cluster's shape at N = \p N channels.
 template <int N>
@@ -97,7 +101,7 @@ struct shape {
     static_assert(bins * receivers == 32 * receive_warps, "one (bin, receiver) a thread");
 };
 
-//! The block's shared memory (dynamic: 131 KB at N = 256, 137 KB at 1024).
+//! The block's shared memory (dynamic: 178 KiB at N = 256, 184 KiB at 1024).
 template <int N>
 struct shared {
     using S = shape<N>;
@@ -106,6 +110,9 @@ struct shared {
     float4 taps[S::branches][pfb_cluster::taps / 4];     //!< [q][k / 4]
     float2 ring[ring_steps][2][threads]; //!< [step % ring_steps][branch a, b][thread], raw samples
     unsigned long long full[stages], empty[stages];      //!< mbarriers
+    //! The sending warps' barrier after a round's shared radix-4 passes (an
+    //! mbarrier of 256 arrivals): warps 8-15 do not wait for it.
+    unsigned long long pass_gate;
 };
 } // namespace pfb_cluster
 
@@ -288,6 +295,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             cluster::mbar_init(cluster::smem_u32(&sm.full[s]), 1);
             cluster::mbar_init(cluster::smem_u32(&sm.empty[s]), k::blocks * k::receive_warps);
         }
+    if (tid == 0)
+        cluster::mbar_init(cluster::smem_u32(&sm.pass_gate), 8 * 32);
     for (int i = tid; i < Q * W; i += k::threads) {
         const int q = i / W, tap = i % W;
         reinterpret_cast<float*>(&sm.taps[q][tap / 4])[tap % 4] = branch_taps[(8 * q + j) * W + tap];
@@ -551,14 +560,19 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                 }
             }
             __syncthreads();
+            // The passes read and write only warps 0-7's data, so only they
+            // wait for each other: an mbarrier, not a named barrier (`bar.sync
+            // 1, 256` was as fast, but racecheck reported hazards beside it).
+            if (warp < 8)
 #pragma unroll
-            for (int s = 0; s < shared_passes; s++) {
-                if (warp < 8)
+                for (int s = 0; s < shared_passes; s++) {
 #pragma unroll
                     for (int e = 0; e < SR; e++)
                         shared_pass(i0 + e, s);
-                __syncthreads();
-            }
+                    const uint32_t gate = cluster::smem_u32(&sm.pass_gate);
+                    cluster::mbar_arrive(gate);
+                    cluster::mbar_wait(gate, unsigned((i0 / SR) * shared_passes + s) & 1);
+                }
             if (warp < 8) {
 #pragma unroll
                 for (int e = 0; e < SR; e++)

@@ -342,9 +342,10 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * (apps/channelizer_bench.md, versions 19 and 20). At N = 1024 (96
  * receivers, H200) it measured 1.23x and 1.20x the two-pass path in calls
  * of 682 steps and 1.11x and 1.09x at 256 (version 21); at O = 2 1.19-1.28x
- * at 682 steps (version 22). With two steps a round (version 23) it gained
- * 1.11-1.15x at N = 1024 and 1.09-1.12x at N = 256, O = 2, where it then
- * took 0.44-0.45 ms at 2730 steps against the tiled kernels' 0.49-0.52. So
+ * at 682 steps (version 22). With rounds of two steps (version 23), then of
+ * four (version 24), it gained 1.16-1.24x at N = 1024 and at N = 256, O = 2,
+ * where it then took 0.42 ms at 2730 steps against the tiled kernels'
+ * 0.49-0.52. So
  * it is the default for sc16 and fc32 in calls that use the GPU well
  * (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
