@@ -563,7 +563,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             // The passes read and write only warps 0-7's data, so only they
             // wait for each other: an mbarrier, not a named barrier (`bar.sync
             // 1, 256` was as fast, but racecheck reported hazards beside it).
-            if (warp < 8)
+            if (warp < 8) {
 #pragma unroll
                 for (int s = 0; s < shared_passes; s++) {
 #pragma unroll
@@ -573,6 +573,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                     cluster::mbar_arrive(gate);
                     cluster::mbar_wait(gate, unsigned((i0 / SR) * shared_passes + s) & 1);
                 }
+            }
             if (warp < 8) {
 #pragma unroll
                 for (int e = 0; e < SR; e++)
