@@ -194,9 +194,28 @@ public:
  * Every argument is "--name" or "--name=value" for one of \p names; a
  * usage_error naming the first other one (a misspelt option would otherwise
  * run the defaults without a word) and listing the accepted options.
+ * "--help" or "-h" anywhere prints \p usage (the app's usage text) and exits
+ * with status 0 before the app touches a GPU; a std::logic_error first where
+ * \p usage does not name "--NAME" for every accepted name, so that the text
+ * and the option list cannot drift apart.
  */
-inline void accept_only(int argc, char** argv, const std::vector<std::string>& names)
+inline void accept_only(int argc,
+                        char** argv,
+                        const std::vector<std::string>& names,
+                        const char* usage)
 {
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        if (a != "--help" && a != "-h")
+            continue;
+        const std::string text = usage;
+        for (const auto& n : names)
+            if (text.find("--" + n) == std::string::npos)
+                throw std::logic_error("usage text does not name --" + n);
+        std::cout << text << (!text.empty() && text.back() == '\n' ? "" : "\n")
+                  << std::flush;
+        std::exit(0);
+    }
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         const std::string name =

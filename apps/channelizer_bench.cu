@@ -13,9 +13,7 @@
  *     block in its own thread, so all CPU cores work).
  * Bytes counted: input read once + output written once.
  *
- *   channelizer_bench [--receivers=96] [--gpu-mib=512] [--cpu-samples=2097152]
- *                     [--skip-cpu] [--cases=NxT[:FORMAT][:osO],...]
- *                     [--json=channelizer_bench.json]
+ * Usage: `usage` below (also printed by --help).
  *
  * --cases replaces the eight standard cases by others, for example
  * --cases=4096x16:fc32,128x8:sc16:os2 (FORMAT sc8 | sc16 | fc32, default sc16;
@@ -46,6 +44,29 @@
 using namespace gr::beamform;
 
 namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: channelizer_bench [--receivers=96] [--gpu-mib=512]
+                         [--cpu-samples=2097152] [--skip-cpu]
+                         [--cases=NxT[:FORMAT][:osO],...]
+                         [--json=channelizer_bench.json]
+  --receivers=R      receivers, 1 to 1048576 (default 96)
+  --gpu-mib=M        output of one timed GPU call in MiB (at least 64 steps),
+                     1 to 1048576 (default 512)
+  --cpu-samples=N    input samples per receiver for GNU Radio's CPU
+                     pfb_channelizer_ccf, 1 to 2^36 (default 2097152)
+  --skip-cpu         no GNU Radio CPU runs (os2 cases never have one)
+  --cases=LIST       other cases instead of the eight standard ones (256 and
+                     1024 channels x 16 taps, sc16 and fc32, os1 and os2):
+                     N channels x T taps per branch, FORMAT sc8 | sc16 | fc32
+                     (default sc16), O 1 or 2 (default 1), for example
+                     --cases=4096x16:fc32,128x8:sc16:os2
+  --json=PATH        where the JSON results go (default channelizer_bench.json)
+  -h, --help         print this text and exit
+A bad option is a usage error (exit status 2).
+notes and figures: apps/channelizer_bench.md in the gr-beamform sources
+)";
 
 struct bench_case {
     size_t channels;
@@ -325,7 +346,8 @@ int main(int argc, char** argv)
         bench::accept_only(
             argc,
             argv,
-            { "receivers", "gpu-mib", "cpu-samples", "skip-cpu", "json", "cases" });
+            { "receivers", "gpu-mib", "cpu-samples", "skip-cpu", "json", "cases" },
+            usage);
         const size_t receivers =
             size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
         const size_t gpu_mib =

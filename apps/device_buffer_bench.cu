@@ -7,7 +7,7 @@
  * the GPU with large items, next to a device-to-device copy and the convert
  * kernel alone, measured in the same run.
  *
- *   device_buffer_bench [--items=N] [--receivers=N] [--stages=N] [--json=path]
+ * Usage: `usage` below (also printed by --help).
  */
 #include "bench_common.h"
 #include <gnuradio/beamform/engines/convert_engine.h>
@@ -23,6 +23,23 @@
 using namespace gr::beamform;
 
 namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: device_buffer_bench [--receivers=262144] [--items=2000] [--stages=4]
+                           [--json=device_buffer_bench.json]
+  --receivers=R       receivers per item (an sc16 item is 4 B per receiver),
+                      1 to 2^30 (default 262144)
+  --items=N           items through the timed GPU flowgraph (the CPU one takes
+                      a tenth), 1 to 2^40 (default 2000)
+  --stages=N          convert blocks in the chain, 1 to 64 (default 4)
+  --json=PATH         where the JSON results go
+                      (default device_buffer_bench.json)
+  -h, --help          print this text and exit
+A bad option is a usage error (exit status 2).
+notes: no notes file of its own; device_buffer is described in
+docs/architecture.md in the gr-beamform sources
+)";
 
 struct chain_figures {
     double seconds;
@@ -75,7 +92,7 @@ chain_figures run_chain(const std::string& device, size_t n_rx, size_t n_items, 
 namespace {
 int run(int argc, char** argv)
 {
-    bench::accept_only(argc, argv, { "receivers", "items", "stages", "json" });
+    bench::accept_only(argc, argv, { "receivers", "items", "stages", "json" }, usage);
     const size_t n_rx =
         size_t(bench::integer_option(argc, argv, "receivers", 262144, 1, 1 << 30));
     const size_t n_items =

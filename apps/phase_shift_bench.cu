@@ -10,8 +10,7 @@
  * multiply_const_vcc (the CPU peer for static phases) on a slice of the same
  * data.
  *
- *   phase_shift_bench [--receivers=96] [--channels=256,1024] [--bytes=805306368]
- *                     [--runs=50] [--json=phase_shift_bench.json]
+ * Usage: `usage` below (also printed by --help).
  */
 #include "bench_common.h"
 #include <gnuradio/beamform/engines/phase_shift_engine.h>
@@ -21,6 +20,23 @@
 #include <iostream>
 
 namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: phase_shift_bench [--receivers=96] [--channels=256,1024]
+                         [--bytes=805306368] [--runs=50]
+                         [--json=phase_shift_bench.json]
+  --receivers=R       receivers, 1 to 1048576 (default 96)
+  --channels=N,...    channel counts, one case each, each 1 to 1048576
+                      (default 256,1024)
+  --bytes=B           spectra per case in bytes (whole items, at least one),
+                      1 to 2^40 (default 805306368)
+  --runs=N            timed GPU runs per row, 1 to 100000 (default 50)
+  --json=PATH         where the JSON results go (default phase_shift_bench.json)
+  -h, --help          print this text and exit
+A bad option is a usage error (exit status 2).
+notes and figures: apps/phase_shift_bench.md in the gr-beamform sources
+)";
 
 using cf = std::complex<float>;
 using gr::beamform::backend;
@@ -60,7 +76,8 @@ phase_shift_delays make_delays(size_t receivers, bool with_rates)
 namespace {
 int run(int argc, char** argv)
 {
-    bench::accept_only(argc, argv, { "receivers", "channels", "bytes", "runs", "json" });
+    bench::accept_only(
+        argc, argv, { "receivers", "channels", "bytes", "runs", "json" }, usage);
     const size_t receivers =
         size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
     const auto channel_list =

@@ -33,7 +33,7 @@
  * (SMs x 128 FP32 lanes x 2 FLOP x max clock) and also measured here with an
  * FMA-only kernel.
  *
- *   rca_bench [--runs=N] [--json=rca_bench.json] [--sweep] [--no-conventional]
+ * Usage: `usage` below (also printed by --help).
  */
 #include "bench_common.h"
 #include "engines/rca_das/rca_das_gpu.h"
@@ -46,6 +46,28 @@
 using namespace gr::beamform;
 
 namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: rca_bench [--runs=30] [--json=rca_bench.json] [--sweep]
+                 [--no-conventional]
+                 [--profile=W1,B1,W2,B2,MP,TILE1,TILE2,VARIANT]
+  --runs=N            timed runs per row (some rows take fewer), 1 to 100000
+                      (default 30)
+  --json=PATH         where the JSON results go (default rca_bench.json)
+  --sweep             add the tuning sweep's rows (batch sizes, multi-pixel,
+                      block shapes, kernel variants)
+  --no-conventional   leave out the full 3D delay-and-sum (conventional/iq)
+  --profile=LIST      one engine, three volumes, nothing else (for ncu): the
+                      GPU tuning as stage-1 warps, stage-1 batch, stage-2
+                      warps (0: as stage 1), stage-2 batch, multi-pixel,
+                      stage-1 tile z, stage-2 tile elevation, kernel variant
+                      (rca_das_gpu_tuning); the I/Q set-up, the real one for
+                      variant 3
+  -h, --help          print this text and exit
+A bad option is a usage error (exit status 2).
+notes and figures: apps/rca_bench.md in the gr-beamform sources
+)";
 
 rca_das_config paper_config(bool real)
 {
@@ -200,7 +222,10 @@ int main(int argc, char** argv)
 {
     try {
         bench::accept_only(
-            argc, argv, { "runs", "json", "sweep", "no-conventional", "profile" });
+            argc,
+            argv,
+            { "runs", "json", "sweep", "no-conventional", "profile" },
+            usage);
         const int runs = int(bench::integer_option(argc, argv, "runs", 30, 1, 100000));
         const std::string json = bench::option(argc, argv, "json", "rca_bench.json");
         const bool sweep = bench::option(argc, argv, "sweep", "0") == "1";

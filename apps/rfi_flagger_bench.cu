@@ -11,8 +11,7 @@
  * the power-outlier criterion); plus the CPU engine on a slice of the same data,
  * whose masks and outputs must equal the GPU's bit for bit.
  *
- *   rfi_flagger_bench [--receivers=96] [--channels=256,1024] [--block=64]
- *                     [--bytes=805306368] [--runs=50] [--json=rfi_flagger_bench.json]
+ * Usage: `usage` below (also printed by --help).
  */
 #include "bench_common.h"
 #include <gnuradio/beamform/engines/rfi_flagger_engine.h>
@@ -22,6 +21,25 @@
 #include <iostream>
 
 namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: rfi_flagger_bench [--receivers=96] [--channels=256,1024] [--block=64]
+                         [--bytes=805306368] [--runs=50]
+                         [--json=rfi_flagger_bench.json]
+  --receivers=R       receivers, 1 to 1048576 (default 96)
+  --channels=N,...    channel counts, one case each, each 1 to 1048576
+                      (default 256,1024)
+  --block=M           spectra per spectral-kurtosis block, 1 to 1048576
+                      (default 64)
+  --bytes=B           spectra per case in bytes (whole blocks, at least one),
+                      1 to 2^40 (default 805306368)
+  --runs=N            timed GPU runs per row, 1 to 100000 (default 50)
+  --json=PATH         where the JSON results go (default rfi_flagger_bench.json)
+  -h, --help          print this text and exit
+A bad option is a usage error (exit status 2).
+notes and figures: apps/rfi_flagger_bench.md in the gr-beamform sources
+)";
 
 using cf = std::complex<float>;
 using gr::beamform::backend;
@@ -59,7 +77,7 @@ namespace {
 int run(int argc, char** argv)
 {
     bench::accept_only(
-        argc, argv, { "receivers", "channels", "block", "bytes", "runs", "json" });
+        argc, argv, { "receivers", "channels", "block", "bytes", "runs", "json" }, usage);
     const size_t receivers =
         size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
     const auto channel_list =

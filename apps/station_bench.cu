@@ -24,9 +24,7 @@
  *   - the same flowgraph on the CPU backend,
  * next to what the reference station needs in real time.
  *
- *   station_bench [--receivers=96] [--channels=256] [--taps=16] [--beams=1024]
- *                 [--n-int=16] [--spectra=131072] [--cpu-spectra=64]
- *                 [--rate=100e6] [--json=path]
+ * Usage: `usage` below (also printed by --help).
  */
 #include "bench_common.h"
 #include <gnuradio/beamform/engines/convert_engine.h>
@@ -50,6 +48,31 @@
 using namespace gr::beamform;
 
 namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: station_bench [--receivers=96] [--channels=256] [--taps=16]
+                     [--beams=1024] [--n-int=16] [--spectra=131072]
+                     [--cpu-spectra=64] [--rate=100e6]
+                     [--json=station_bench.json]
+  --receivers=R       receivers, 1 to 1048576 (default 96)
+  --channels=N        channels of the pfb_channelizer, 2 to 1048576 (default 256)
+  --taps=T            taps per channel branch, 1 to 65536 (default 16)
+  --beams=B           beams, 1 to 1048576 (default 1024)
+  --n-int=N           spectra summed into one Stokes I power, 1 to 1048576
+                      (default 16)
+  --spectra=N         spectra through each timed GPU flowgraph run, 1 to 2^40
+                      (default 131072)
+  --cpu-spectra=N     spectra through the CPU flowgraph run, 1 to 2^40
+                      (default 64)
+  --rate=S            sample rate per receiver in samples/s, for the real-time
+                      figures and the channel frequencies, 1 to 1e12
+                      (default 100e6)
+  --json=PATH         where the JSON results go (default station_bench.json)
+  -h, --help          print this text and exit
+A bad option is a usage error (exit status 2).
+notes and figures: apps/station_bench.md in the gr-beamform sources
+)";
 
 struct station_size {
     size_t receivers, channels, taps, beams, n_int;
@@ -413,7 +436,8 @@ int run(int argc, char** argv)
                          "rate",
                          "spectra",
                          "cpu-spectra",
-                         "json" });
+                         "json" },
+                       usage);
     // GNU Radio's performance counters (work calls, items per call, work time).
     setenv("GR_CONF_PERFCOUNTERS_ON", "True", 0);
     setenv("GR_CONF_PERFCOUNTERS_CLOCK", "monotonic", 0);

@@ -12,9 +12,7 @@
  * mma.sync rate (fp16 and 1-bit AND) from a loop that touches no memory.
  * Notes, counted bytes and operations, and predictions: apps/beamform_bench.md.
  *
- *   beamform_bench [--config=N|ID] [--quick] [--runs=N] [--json=path]
- *                  [--receivers=R,R,...] [--tune [--tuning-file=path]]
- *                  [--cases=CxRxBxT[:voltage|:powerN][:xy][:I|:IQUV],...]
+ * Usage: `usage` below (also printed by --help).
  *
  * Configurations (TOPs/s = 8 * beams * samples * receivers * channels / s):
  *   1  GEMM core: 1 ch x 8192 beams x 8192 samples x 8192 receivers, fp16 in
@@ -48,6 +46,41 @@
 
 using namespace bf_bench;
 
+namespace {
+
+//! The usage text, printed by --help (bench::accept_only checks that it names
+//! every accepted option).
+constexpr const char* usage = R"(usage: beamform_bench [--config=N|ID] [--quick] [--runs=20] [--others=1]
+                      [--receivers=64,128,512] [--json=beamform_bench.json]
+                      [--tune [--tuning-file=beamform_tuning.txt]]
+                      [--cases=CxRxBxT[:voltage|:powerN][:xy][:I|:IQUV],...]
+  --config=N|ID       only configuration N (1-6), or one row of it by the
+                      table's first column (3/rx64, 4/rx512, ...); default all
+  --quick             every configuration shrunk for a smoke run (figures
+                      meaningless)
+  --runs=N            timed runs per kernel, 1 to 100000 (default 20, 5 with
+                      --quick)
+  --others=0|1        0: no rows of the other kernels on the same data (a
+                      shorter run); default 1
+  --receivers=R,...   receiver counts of configurations 3 and 4, each 1 to
+                      4096 (default 64,128,512)
+  --json=PATH         where the JSON results go (default beamform_bench.json)
+  --tune              time every compiled tile for each configuration's shape
+                      class and write the fastest per class to the tuning file
+                      (for BEAMFORM_TUNING_FILE) instead of the table
+  --tuning-file=PATH  the file --tune writes (default beamform_tuning.txt)
+  --cases=LIST        other shapes instead of the configurations: channels x
+                      receivers x beams x samples per call, fc32 in, float16,
+                      voltage out unless :powerN (power summed over N
+                      samples), :xy X/Y pairs, :I or :IQUV Stokes; for example
+                      --cases=64x5x8x4096,256x96x1024x1024:power16
+  -h, --help          print this text and exit
+A bad option is a usage error (exit status 2).
+notes and figures: apps/beamform_bench.md in the gr-beamform sources
+)";
+
+} // namespace
+
 int main(int argc, char** argv)
 {
     try {
@@ -62,7 +95,8 @@ int main(int argc, char** argv)
               "tune",
               "tuning-file",
               "others",
-              "cases" });
+              "cases" },
+            usage);
         const bool quick = bench::option(argc, argv, "quick", "") == "1";
         const bool tune = bench::option(argc, argv, "tune", "") == "1";
         const std::string only = bench::option(argc, argv, "config", "");
