@@ -31,7 +31,7 @@ constexpr const char* usage = R"(usage: device_buffer_bench [--receivers=262144]
   --receivers=R       receivers per item (an sc16 item is 4 B per receiver),
                       1 to 2^30 (default 262144)
   --items=N           items through the timed GPU flowgraph (the CPU one takes
-                      a tenth), 1 to 2^40 (default 2000)
+                      a tenth), 10 to 2^40 (default 2000)
   --stages=N          convert blocks in the chain, 1 to 64 (default 4)
   --json=PATH         where the JSON results go
                       (default device_buffer_bench.json)
@@ -96,7 +96,7 @@ int run(int argc, char** argv)
     const size_t n_rx =
         size_t(bench::integer_option(argc, argv, "receivers", 262144, 1, 1 << 30));
     const size_t n_items =
-        size_t(bench::integer_option(argc, argv, "items", 2000, 1, 1ll << 40));
+        size_t(bench::integer_option(argc, argv, "items", 2000, 10, 1ll << 40)); // the CPU chain's tenth >= 1
     const int stages = int(bench::integer_option(argc, argv, "stages", 4, 1, 64));
     const std::string json = bench::option(argc, argv, "json", "device_buffer_bench.json");
 

@@ -62,8 +62,8 @@ constexpr const char* usage = R"(usage: rca_bench [--runs=30] [--json=rca_bench.
                       GPU tuning as stage-1 warps, stage-1 batch, stage-2
                       warps (0: as stage 1), stage-2 batch, multi-pixel,
                       stage-1 tile z, stage-2 tile elevation, kernel variant
-                      (rca_das_gpu_tuning); the I/Q set-up, the real one for
-                      variant 3
+                      (rca_das_gpu_tuning; eight integers from -1 to 1024);
+                      the I/Q set-up, the real one for variant 3
   -h, --help          print this text and exit
 A bad option is a usage error (exit status 2).
 notes and figures: apps/rca_bench.md in the gr-beamform sources
@@ -232,7 +232,15 @@ int main(int argc, char** argv)
         const bool skip_conventional = bench::option(argc, argv, "no-conventional", "0") == "1";
         // --profile=W1,B1,W2,B2,MP,TILE1,TILE2,VARIANT: one engine, three volumes, nothing
         // else (for ncu); the I/Q set-up, the real one for VARIANT 3 (half2_real).
-        const std::string profile = bench::option(argc, argv, "profile", "");
+        std::vector<int> profile;
+        const std::string profile_text = bench::option(argc, argv, "profile", "");
+        if (!profile_text.empty())
+            for (const std::string& part : bench::split(profile_text, ','))
+                profile.push_back(int(bench::detail::integer_in("profile", part, -1, 1024)));
+        if (!profile.empty() && profile.size() != 8)
+            throw bench::usage_error("--profile=" + profile_text + ": " +
+                                     std::to_string(profile.size()) +
+                                     " values, expected eight (W1,B1,W2,B2,MP,TILE1,TILE2,VARIANT)");
         const device_spec gpu{ backend::cuda, 0 };
         BF_GPU_CHECK(cudaSetDevice(0));
         cudaStream_t stream, stream_b;
@@ -241,9 +249,14 @@ int main(int argc, char** argv)
 
         if (!profile.empty()) {
             rca_das_gpu_tuning tune;
-            std::sscanf(profile.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d", &tune.stage1_warps, &tune.stage1_batch,
-                        &tune.stage2_warps, &tune.stage2_batch, &tune.multi_pixel,
-                        &tune.stage1_tile_z, &tune.stage2_tile_elev, &tune.kernel_variant);
+            tune.stage1_warps = profile[0];
+            tune.stage1_batch = profile[1];
+            tune.stage2_warps = profile[2];
+            tune.stage2_batch = profile[3];
+            tune.multi_pixel = profile[4];
+            tune.stage1_tile_z = profile[5];
+            tune.stage2_tile_elev = profile[6];
+            tune.kernel_variant = profile[7];
             tune.stage2_warps = tune.stage2_warps ? tune.stage2_warps : tune.stage1_warps;
             const rca_das_config c = paper_config(tune.kernel_variant == 3); // half2_real: real
             auto rf = random_rf(c, 1);
