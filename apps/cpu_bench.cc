@@ -13,8 +13,7 @@
  * pfb_channelizer -> phase_shift -> tensor_beamformer -> filterbank_sink, as
  * apps/station_beamformer.py --device cpu runs it) and direction finding (a
  * 5-element ring, 360 azimuths, as apps/direction_finding.py --headless).
- * Usage: cpu_bench [--quick] [--flowgraphs]   (--quick: smaller data, fewer
- * repeats; --flowgraphs: the flowgraphs only)
+ * Usage: printed by `cpu_bench --help` (in main below).
  */
 #include <gnuradio/beamform/array_source.h>
 #include <gnuradio/beamform/convert.h>
@@ -644,8 +643,17 @@ int main(int argc, char** argv)
             quick = true;
         else if (arg == "--flowgraphs")
             flowgraphs_only = true;
-        else {
-            std::fprintf(stderr, "usage: cpu_bench [--quick] [--flowgraphs]\n");
+        else if (arg == "--help" || arg == "-h") {
+            std::printf("usage: cpu_bench [--quick] [--flowgraphs]\n"
+                        "  --quick        smaller data, fewer repeats\n"
+                        "  --flowgraphs   the flowgraphs only (no engine rows)\n"
+                        "  -h, --help     print this text and exit\n"
+                        "notes and figures: apps/cpu_bench.md in the gr-beamform sources\n");
+            return 0;
+        } else {
+            std::fprintf(stderr,
+                         "cpu_bench: %s: unknown option; accepted: --quick, --flowgraphs, --help\n",
+                         arg.c_str());
             return 2;
         }
     }
