@@ -48,10 +48,13 @@
  * sender's `empty` barrier (no barrier among the four warps), and a sender
  * waits on its own `empty` before it writes that stage again.
  *
- * Each segment starts O T - 1 steps early (the window's warm-up, loaded and
- * filtered but not stored). The windows stay in registers because only
- * compile-time indices name their slots. At O = 1 the step loop is unrolled
- * over the 16-slot ring (the steps past the segment are run, not stored);
+ * Each segment starts O T - 1 steps early (the window's warm-up, not
+ * stored). Its whole rounds (12 steps at O = 1, 28 at O = 2) only load their
+ * samples into the window, in a prologue: no FIR, DFT or exchange; the rest
+ * of the warm-up runs whole, and rounds past the segment's last step are not
+ * run (1.04-1.13x; apps/channelizer_bench.md, version 25). The windows stay
+ * in registers because only compile-time indices name their slots. At O = 1
+ * the step loop is unrolled over the 16-slot ring;
  * at O = 2 a round's new samples and FIRs are one case of a switch over the
  * newest sample's slot (step mod 32) and the rest of the round (the DFT, the
  * exchange, the stores) is code once: unrolled over 32 slots the kernel was
@@ -231,7 +234,7 @@ __device__ __forceinline__ int reverse_base4(int g, int digits)
  * The raw sample at index \p idx = s R + r of the call's stream, s < 0 in
  * the history (\p history_end: its end; with T = 16 the window never reaches
  * before it). Indices past the call's last sample are clamped to it: they
- * only fill the padding steps, which are not stored. No branch: a branch here
+ * only fill steps that are not stored. No branch: a branch here
  * splits each step's code and measured 1.3x slower.
  */
 template <typename Tin>
@@ -289,6 +292,12 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     constexpr int TURN = O == 1 ? L : k::steps_per_round;
     static_assert(L % TURN == 0 && TURN % k::steps_per_round == 0, "whole rounds a turn");
     const int n_steps = (t_end - t_first + TURN - 1) / TURN * TURN;
+    // Whole rounds of warm-up steps only load their samples (the prologue
+    // below): no FIR, DFT or exchange for steps never stored. Nor are rounds
+    // past the segment's last step run. Exchanged: steps [SKIP, n_run).
+    constexpr int SKIP = (L - 1) / k::steps_per_round * k::steps_per_round;
+    const int n_run = (t_end - t_first + k::steps_per_round - 1) / k::steps_per_round *
+                      k::steps_per_round;
 
     if (tid == 0) // one thread: racecheck misread the initialisations spread over lanes
         for (int s = 0; s < k::stages; s++) {
@@ -399,8 +408,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const int l_in = ((tid - 256) & 127) >> LOG2_RX, rx_in = tid & (RX - 1); // the receive's (bin, receiver)
 
     const auto receive = [&](int i) { // the inbox of step t_first + i
-        const int stage = i % k::stages;
-        const unsigned parity = unsigned(i / k::stages) & 1;
+        const int stage = (i - SKIP) % k::stages;
+        const unsigned parity = unsigned((i - SKIP) / k::stages) & 1;
         if (tid == 8 * 32)
             cluster::mbar_arrive_expect_tx(cluster::smem_u32(&sm.full[stage]),
                                            k::blocks * S::bins * RX * sizeof(float2));
@@ -433,11 +442,11 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         }
     };
 
-    // One step's new samples, FIR and radix-2 split, with the newest sample
-    // in window slot U (a constant): the only code that names window slots,
-    // so that the rest of the step appears once in the code.
+    // One step's new samples into window slot U (a constant), then (filter_step)
+    // its FIR and radix-2 split: the only code that names window slots, so
+    // that the rest of the step appears once in the code.
     constexpr int SR = k::steps_per_round;
-    const auto filter_step = [&](int i, auto slot_constant) {
+    const auto next_samples = [&](auto slot_constant) {
         constexpr int u = decltype(slot_constant)::value;
         static_assert(u < L, "a slot of the window ring");
         if constexpr (in_ring) {
@@ -455,6 +464,10 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                 z[W + u] = window_sample<Tin>(next_b[u % PF]);
             load_step(next_a[u % PF], next_b[u % PF]);
         }
+    };
+    const auto filter_step = [&](int i, auto slot_constant) {
+        constexpr int u = decltype(slot_constant)::value;
+        next_samples(slot_constant);
         float2 ya, yb;
         if constexpr (O == 1) {
             ya = filter<0, W, 1>(z, taps_a, u);
@@ -516,10 +529,11 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             y3 = col[(pos + 3) * RX];
         }
         inverse_dft4(y0, y1, y2, y3);
-        const int stage = i % k::stages;
-        if (i >= k::stages) // the receivers have freed this stage
+        const int x = i - SKIP; // the step's exchange index
+        const int stage = x % k::stages;
+        if (x >= k::stages) // the receivers have freed this stage
             cluster::mbar_wait(cluster::smem_u32(&sm.empty[stage]),
-                               unsigned(i / k::stages - 1) & 1);
+                               unsigned(x / k::stages - 1) & 1);
         const uint32_t to = inbox_there + stage * uint32_t(sizeof(sm.inbox[0]));
         const uint32_t bar = full_there + stage * uint32_t(sizeof(sm.full[0]));
         constexpr uint32_t next = l_stride * RX * sizeof(float2);
@@ -529,12 +543,15 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         cluster::store_async(to + 3 * next, mul(y3, send_tw[3]), bar);
     };
 
+    for_each_constant(std::make_integer_sequence<int, SKIP>{}, next_samples);
 #pragma unroll 1
-    for (int turn = 0; turn < n_steps / TURN; turn++) {
+    for (int turn = SKIP / TURN; turn < n_steps / TURN; turn++) {
         // Rounds of SR steps from i0 = turn TURN + v SR, v a compile-time constant.
         for_each_constant(std::make_integer_sequence<int, TURN / SR>{}, [&](auto v) {
             constexpr int u0 = decltype(v)::value * SR;
             const int i0 = turn * TURN + u0;
+            if (i0 < SKIP || i0 >= n_run) // loaded by the prologue, or past the segment
+                return;
             // The round's first window slot, i0 mod L: at O = 1 the constant u0,
             // at O = 2 chosen at run time.
             if constexpr (TURN == L) {
@@ -571,7 +588,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                         shared_pass(i0 + e, s);
                     const uint32_t gate = cluster::smem_u32(&sm.pass_gate);
                     cluster::mbar_arrive(gate);
-                    cluster::mbar_wait(gate, unsigned((i0 / SR) * shared_passes + s) & 1);
+                    cluster::mbar_wait(gate,
+                                       unsigned((i0 - SKIP) / SR * shared_passes + s) & 1);
                 }
             }
             if (warp < 8) {
@@ -581,7 +599,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             } else if (receives) {
 #pragma unroll
                 for (int e = 0; e < SR; e++)
-                    if (i0 + e >= k::lag)
+                    if (i0 + e - SKIP >= k::lag)
                         receive(i0 + e - k::lag);
             }
         });
@@ -589,7 +607,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     if constexpr (in_ring)
         async_copy_wait<0>(); // no copy lands in a block that has left
     if (receives)
-        for (int i = n_steps - k::lag; i < n_steps; i++)
+        for (int i = n_run - k::lag; i < n_run; i++)
             receive(i);
     cluster::sync_all(); // no block leaves while another may still write to it
 #endif
