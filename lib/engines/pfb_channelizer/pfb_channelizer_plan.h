@@ -345,7 +345,8 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * at 682 steps (version 22). With rounds of two steps (version 23), then of
  * four (version 24), it gained 1.16-1.24x at N = 1024 and at N = 256, O = 2,
  * where it then took 0.42 ms at 2730 steps against the tiled kernels'
- * 0.49-0.52. So
+ * 0.49-0.52, and 0.40 ms once the warm-up's rounds only load (version 25,
+ * which cluster_efficiency_of still counts at a whole step's cost). So
  * it is the default for sc16 and fc32 in calls that use the GPU well
  * (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
