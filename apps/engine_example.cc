@@ -25,9 +25,16 @@ using namespace gr::beamform;
 
 int main(int argc, char** argv)
 {
+    const std::string arg = argc > 1 ? argv[1] : "cpu";
+    if (arg == "--help" || arg == "-h") {
+        std::printf("usage: engine_example [DEVICE]\n"
+                    "  DEVICE   cpu (default) or emu:N; the example passes host pointers,\n"
+                    "           which a GPU device does not take\n");
+        return 0;
+    }
     try {
         // The engines take host pointers on cpu and emu (a GPU takes device memory).
-        const device_spec device = select_device(argc > 1 ? argv[1] : "cpu");
+        const device_spec device = select_device(arg);
         if (device.kind != backend::cpu && device.kind != backend::emu) {
             std::fprintf(stderr, "usage: %s [cpu|emu:0]\n", argv[0]);
             return 2;
