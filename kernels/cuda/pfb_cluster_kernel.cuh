@@ -291,13 +291,13 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     // constant; 3-11 % faster than the switch), at O = 2 one round (header).
     constexpr int TURN = O == 1 ? L : k::steps_per_round;
     static_assert(L % TURN == 0 && TURN % k::steps_per_round == 0, "whole rounds a turn");
-    const int n_steps = (t_end - t_first + TURN - 1) / TURN * TURN;
     // Whole rounds of warm-up steps only load their samples (the prologue
     // below): no FIR, DFT or exchange for steps never stored. Nor are rounds
     // past the segment's last step run. Exchanged: steps [SKIP, n_run).
     constexpr int SKIP = (L - 1) / k::steps_per_round * k::steps_per_round;
     const int n_run = (t_end - t_first + k::steps_per_round - 1) / k::steps_per_round *
                       k::steps_per_round;
+    const int n_turns = (n_run + TURN - 1) / TURN;
 
     if (tid == 0) // one thread: racecheck misread the initialisations spread over lanes
         for (int s = 0; s < k::stages; s++) {
@@ -545,7 +545,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
 
     for_each_constant(std::make_integer_sequence<int, SKIP>{}, next_samples);
 #pragma unroll 1
-    for (int turn = SKIP / TURN; turn < n_steps / TURN; turn++) {
+    for (int turn = SKIP / TURN; turn < n_turns; turn++) {
         // Rounds of SR steps from i0 = turn TURN + v SR, v a compile-time constant.
         for_each_constant(std::make_integer_sequence<int, TURN / SR>{}, [&](auto v) {
             constexpr int u0 = decltype(v)::value * SR;
@@ -591,8 +591,6 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
                     cluster::mbar_wait(gate,
                                        unsigned((i0 - SKIP) / SR * shared_passes + s) & 1);
                 }
-            }
-            if (warp < 8) {
 #pragma unroll
                 for (int e = 0; e < SR; e++)
                     finish_and_send(i0 + e);
