@@ -15,7 +15,8 @@
  *     items already in pinned memory (the GPU side), once with a source that
  *     writes every item (one host thread doing memcpy); in the steady state
  *     (over the middle half of the sink's output) and over the whole run
- *     (start-up and the pipeline's fill included),
+ *     (start-up and the pipeline's fill included), each the median of
+ *     --flowgraph-runs runs (every run's steady rate printed too),
  *   - the four engines alone on device-resident data (sum of their medians),
  *     that sum plus a pinned host -> device copy of the same input, the copy
  *     alone, and the ideal overlapped pipeline max(engine sum, copy), with the
@@ -42,6 +43,7 @@
 #include "bench_timed_sink.h"
 #include <gnuradio/high_res_timer.h>
 #include <gnuradio/top_block.h>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -53,7 +55,7 @@ namespace {
 //! every accepted option).
 constexpr const char* usage = R"(usage: station_bench [--receivers=96] [--channels=256] [--taps=16]
                      [--beams=1024] [--n-int=16] [--spectra=131072]
-                     [--cpu-spectra=64] [--rate=100e6]
+                     [--flowgraph-runs=3] [--cpu-spectra=64] [--rate=100e6]
                      [--json=station_bench.json]
   --receivers=R       receivers, 1 to 1048576 (default 96)
   --channels=N        channels of the pfb_channelizer, 2 to 1048576 (default 256)
@@ -63,6 +65,8 @@ constexpr const char* usage = R"(usage: station_bench [--receivers=96] [--channe
                       (default 16)
   --spectra=N         spectra through each timed GPU flowgraph run, 1 to 2^40
                       (default 131072)
+  --flowgraph-runs=K  timed GPU flowgraph runs of each kind, 1 to 100
+                      (default 3); the table shows their median
   --cpu-spectra=N     spectra through the CPU flowgraph run, 1 to 2^40
                       (default 64)
   --rate=S            sample rate per receiver in samples/s, for the real-time
@@ -109,6 +113,30 @@ struct flowgraph_rates {
     double whole_run; //!< spectra over run()'s time: start-up and pipeline fill included
     double steady;    //!< over the middle half of the sink's items
 };
+
+//! Each rate's median over \p runs (not empty).
+flowgraph_rates median_rates(std::vector<flowgraph_rates> runs)
+{
+    const auto median = [&](double flowgraph_rates::*rate) {
+        std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) {
+            return a.*rate < b.*rate;
+        });
+        const size_t n = runs.size();
+        return n % 2 ? runs[n / 2].*rate : 0.5 * (runs[n / 2 - 1].*rate + runs[n / 2].*rate);
+    };
+    flowgraph_rates m;
+    m.whole_run = median(&flowgraph_rates::whole_run);
+    m.steady = median(&flowgraph_rates::steady);
+    return m;
+}
+
+//! The lowest and the highest steady rate of \p runs (not empty).
+std::pair<double, double> steady_range(const std::vector<flowgraph_rates>& runs)
+{
+    const auto [lo, hi] = std::minmax_element(
+        runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.steady < b.steady; });
+    return { lo->steady, hi->steady };
+}
 
 /*!
  * The flowgraph on `device`, fed `spectra * channels` time samples from the
@@ -435,6 +463,7 @@ int run(int argc, char** argv)
                          "n-int",
                          "rate",
                          "spectra",
+                         "flowgraph-runs",
                          "cpu-spectra",
                          "json" },
                        usage);
@@ -456,6 +485,9 @@ int run(int argc, char** argv)
     // input copy alone (H200, 64 receivers and 256 beams; apps/station_bench.md).
     const size_t spectra =
         size_t(bench::integer_option(argc, argv, "spectra", 131072, 1, 1ll << 40));
+    // One flowgraph run's steady rate moved by up to 14 % between runs of one
+    // binary (11.35-12.94 GS/s, H200, apps/station_bench.md): the median of K.
+    const int flowgraph_runs = int(bench::integer_option(argc, argv, "flowgraph-runs", 3, 1, 100));
     const size_t cpu_spectra =
         size_t(bench::integer_option(argc, argv, "cpu-spectra", 64, 1, 1ll << 40));
     const std::string json = bench::option(argc, argv, "json", "station_bench.json");
@@ -480,8 +512,12 @@ int run(int argc, char** argv)
     const double pipeline_ms = time_overlapped_pipeline(s, gpu, batch);
 
     run_flowgraph(s, "cuda:0", 512); // warm-up: module load, first allocations
-    const flowgraph_rates on_gpu = run_flowgraph(s, "cuda:0", spectra, false);
-    const flowgraph_rates host_writing = run_flowgraph(s, "cuda:0", spectra, true);
+    std::vector<flowgraph_rates> gpu_runs, host_runs;
+    for (int i = 0; i < flowgraph_runs; i++)
+        gpu_runs.push_back(run_flowgraph(s, "cuda:0", spectra, false));
+    for (int i = 0; i < flowgraph_runs; i++)
+        host_runs.push_back(run_flowgraph(s, "cuda:0", spectra, true));
+    const flowgraph_rates on_gpu = median_rates(gpu_runs), host_writing = median_rates(host_runs);
     const double gpu_rate = on_gpu.steady, host_rate = host_writing.steady;
     const double cpu_rate = run_flowgraph(s, "cpu", cpu_spectra).whole_run;
 
@@ -546,6 +582,13 @@ int run(int argc, char** argv)
                 es.beam_ms * batch / small_batch,
                 (es.convert_ms + es.pfb_ms + es.phase_ms + es.beam_ms) * batch / small_batch,
                 es.h2d_ms * batch / small_batch);
+    std::printf("GPU flowgraph steady state, %d runs (GS/s):", flowgraph_runs);
+    for (const auto& run : gpu_runs)
+        std::printf(" %.3f", run.steady / 1e9);
+    std::printf("; host writing every item:");
+    for (const auto& run : host_runs)
+        std::printf(" %.3f", run.steady / 1e9);
+    std::printf("\n");
     std::printf(
         "flowgraph / ideal overlapped pipeline: %.2f (host writes nothing), %.2f "
         "(host writes every item); flowgraph / measured pipeline: %.2f; flowgraph / "
@@ -565,6 +608,9 @@ int run(int argc, char** argv)
     r.set("d2h_ms", e.d2h_ms);
     r.set("both_copies_ms", e.both_ms);
     r.set("pipeline_ms", pipeline_ms);
+    r.set("flowgraph_runs", double(flowgraph_runs));
+    r.set("flowgraph_steady_min", steady_range(gpu_runs).first);
+    r.set("flowgraph_steady_max", steady_range(gpu_runs).second);
     r.set("flowgraph_over_ideal", gpu_rate / ideal_rate);
     r.set("flowgraph_over_measured_pipeline", gpu_rate / pipeline_rate);
     r.set("flowgraph_over_ideal_with_both_copies", gpu_rate / link_rate);
