@@ -428,9 +428,9 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
     // receivers run the cluster kernel in calls long enough to fill the GPU
     // (96 receivers on an H200: 320 steps or more) and the tiled kernels in
     // shorter ones; the filter state carries across the switch both ways.
-    // At O = 2 96 receivers take it from about 480 steps. At N = 1024 (groups
+    // At O = 2 96 receivers take it from 320 steps too. At N = 1024 (groups
     // of 8 receivers) the other kernels are the two-pass path's; 96 receivers
-    // take the cluster kernel from about 256 steps at O = 1.
+    // take the cluster kernel from 135 steps at O = 1 and 255 at O = 2.
     const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
     unsigned seed = 295;
     for (auto f : { sample_format::sc16, sample_format::fc32 })

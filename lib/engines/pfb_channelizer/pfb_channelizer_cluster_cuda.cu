@@ -21,7 +21,8 @@ namespace {
 static_assert(pfb_cluster::shape<256>::receivers == pfb_plan::cluster_receivers(256) &&
                   pfb_cluster::shape<1024>::receivers == pfb_plan::cluster_receivers(1024) &&
                   pfb_cluster::taps == pfb_plan::cluster_window &&
-                  pfb_cluster::taps == pfb_plan::fused_max_taps,
+                  pfb_cluster::taps == pfb_plan::fused_max_taps &&
+                  pfb_cluster::steps_per_round == pfb_plan::cluster_steps_per_round,
               "the plan and the kernel name the same cluster shapes (branch taps [N][16])");
 
 template <int N>

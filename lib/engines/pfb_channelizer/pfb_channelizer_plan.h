@@ -345,8 +345,8 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * at 682 steps (version 22). With rounds of two steps (version 23), then of
  * four (version 24), it gained 1.16-1.24x at N = 1024 and at N = 256, O = 2,
  * where it then took 0.42 ms at 2730 steps against the tiled kernels'
- * 0.49-0.52, and 0.40 ms once the warm-up's rounds only load (version 25,
- * which cluster_efficiency_of still counts at a whole step's cost). So
+ * 0.49-0.52, and 0.40 ms once the warm-up's rounds only load (version 25;
+ * cluster_warm_up_cost counts them at half a step since session 45). So
  * it is the default for sc16 and fc32 in calls that use the GPU well
  * (cluster_kernel_chosen).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
@@ -365,6 +365,20 @@ constexpr size_t cluster_min_segment_steps = 64;
 constexpr int cluster_warm_up_steps(size_t oversample)
 {
     return int(oversample) * cluster_window - 1;
+}
+
+//! The kernel's steps a round (pfb_cluster::steps_per_round).
+constexpr int cluster_steps_per_round = 4;
+
+//! What a segment's warm-up costs, in steps: its whole rounds (12 steps at
+//! O = 1, 28 at O = 2) only load their samples, measured at 0.3-0.7 of a
+//! step each and counted at half (apps/channelizer_bench.md, version 25 and
+//! session 45); the other 3 steps run whole. 9 at O = 1, 17 at O = 2.
+constexpr double cluster_warm_up_cost(size_t oversample)
+{
+    const int steps = cluster_warm_up_steps(oversample);
+    const int load_only = steps / cluster_steps_per_round * cluster_steps_per_round;
+    return (steps - load_only) + 0.5 * load_only;
 }
 
 //! Whether the cluster kernel computes configuration \p c (any call).
@@ -404,7 +418,7 @@ struct cluster_launch {
     int receiver_groups;   //!< of cluster_receivers(N) receivers
     int segments;          //!< of steps, per receiver group
     int steps_per_segment;
-    int warm_up_steps;     //!< cluster_warm_up_steps(O)
+    double warm_up_cost;   //!< cluster_warm_up_cost(O)
     long long clusters() const { return (long long)receiver_groups * segments; }
 };
 
@@ -418,7 +432,7 @@ cluster_launch_of(const pfb_channelizer_config& c, size_t n_out, long long segme
     l.receiver_groups = int((c.n_receivers + rx - 1) / rx);
     l.steps_per_segment = int(((long long)n_out + segments - 1) / segments);
     l.segments = int(((long long)n_out + l.steps_per_segment - 1) / l.steps_per_segment);
-    l.warm_up_steps = cluster_warm_up_steps(c.oversample);
+    l.warm_up_cost = cluster_warm_up_cost(c.oversample);
     return l;
 }
 
@@ -433,7 +447,7 @@ cluster_efficiency_of(const cluster_launch& l, size_t n_out, int clusters_at_onc
 {
     const long long waves = (l.clusters() + clusters_at_once - 1) / clusters_at_once;
     const double provisioned = double(waves) * clusters_at_once *
-                               double(l.steps_per_segment + l.warm_up_steps);
+                               (l.steps_per_segment + l.warm_up_cost);
     return double(n_out) * l.receiver_groups / provisioned;
 }
 
@@ -472,10 +486,14 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
  * GPU's cluster-steps on stored steps. Measured at N = 256, O = 1 (H200, 15
  * clusters at once): chosen where it was faster, at 0.76-0.97 (96 receivers
  * from 320 steps, 64 from 512, 32 from 1024, 128 at 768), not at 0.43-0.68,
- * where it was level or slower. At O = 2 (31 warm-up steps a segment) the
- * same rule takes 96 receivers from about 480 steps, at N = 1024 (measured
- * faster at 512 and 682 steps, and at 341, where it is not chosen) and at
- * N = 256 (faster at 682 and 2730, level or faster at 341: version 23).
+ * where it was level or slower. With the warm-up counted at its cost
+ * (cluster_warm_up_cost) the rule takes 96 receivers from 320 steps at
+ * N = 256 (O = 1 and 2) and from 135 (O = 1) and 255 (O = 2) steps at
+ * N = 1024, where the kernel measured 1.2-1.6x the other paths at 170-341
+ * steps (H200, apps/channelizer_bench.md, session 45). At N = 1024 it also
+ * measured faster below the rule's edge (1.2-1.4x at 64 steps, efficiency
+ * 0.63-0.70; 1.5x at 170 steps of O = 2, 0.73): the rule is conservative
+ * there.
  */
 constexpr double cluster_min_efficiency = 0.75;
 
