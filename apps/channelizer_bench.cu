@@ -47,13 +47,15 @@ namespace {
 
 //! The usage text, printed by --help (bench::accept_only checks that it names
 //! every accepted option).
-constexpr const char* usage = R"(usage: channelizer_bench [--receivers=96] [--gpu-mib=512]
+constexpr const char* usage = R"(usage: channelizer_bench [--receivers=96] [--gpu-mib=512] [--gpu-steps=S]
                          [--cpu-samples=2097152] [--skip-cpu]
                          [--cases=NxT[:FORMAT][:osO],...]
                          [--json=channelizer_bench.json]
   --receivers=R      receivers, 1 to 1048576 (default 96)
   --gpu-mib=M        output of one timed GPU call in MiB (at least 64 steps),
                      1 to 1048576 (default 512)
+  --gpu-steps=S      output steps of one timed GPU call instead, 1 to 16777216
+                     (short calls: where the default path choice changes)
   --cpu-samples=N    input samples per receiver for GNU Radio's CPU
                      pfb_channelizer_ccf, 1 to 2^36 (default 2097152)
   --skip-cpu         no GNU Radio CPU runs (os2 cases never have one)
@@ -112,7 +114,11 @@ double relative_error(const std::vector<std::complex<float>>& a,
 }
 
 gpu_figures
-run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, cudaStream_t s)
+run_gpu(const bench_case& k,
+        size_t receivers,
+        size_t target_bytes,
+        size_t steps,
+        cudaStream_t s)
 {
     pfb_channelizer_config c;
     c.n_channels = k.channels;
@@ -125,7 +131,7 @@ run_gpu(const bench_case& k, size_t receivers, size_t target_bytes, cudaStream_t
     const size_t out_item = c.n_channels * receivers * sizeof(std::complex<float>);
     const size_t in_item = c.input_per_output() * receivers * sample_size(c.input);
     gpu_figures g;
-    g.n_out = std::max<size_t>(64, target_bytes / out_item);
+    g.n_out = steps ? steps : std::max<size_t>(64, target_bytes / out_item);
     bench::device_array in(g.n_out * in_item), out(g.n_out * out_item);
     fill_input(in.get(), in.size(), c.input, 7);
     g.bytes = double(in.size()) + double(out.size());
@@ -346,12 +352,14 @@ int main(int argc, char** argv)
         bench::accept_only(
             argc,
             argv,
-            { "receivers", "gpu-mib", "cpu-samples", "skip-cpu", "json", "cases" },
+            { "receivers", "gpu-mib", "gpu-steps", "cpu-samples", "skip-cpu", "json", "cases" },
             usage);
         const size_t receivers =
             size_t(bench::integer_option(argc, argv, "receivers", 96, 1, 1 << 20));
         const size_t gpu_mib =
             size_t(bench::integer_option(argc, argv, "gpu-mib", 512, 1, 1 << 20));
+        const size_t gpu_steps = // 0: from --gpu-mib
+            size_t(bench::integer_option(argc, argv, "gpu-steps", 0, 1, 1 << 24));
         const size_t cpu_samples = size_t(
             bench::integer_option(argc, argv, "cpu-samples", 2097152, 1, 1ll << 36));
         const bool skip_cpu = bench::option(argc, argv, "skip-cpu", "0") == "1";
@@ -374,12 +382,14 @@ int main(int argc, char** argv)
         const double write_gbps = bench::write_ceiling_gbps(s);
         const unsigned cores = std::thread::hardware_concurrency();
         std::printf(
-            "channelizer_bench on %s, %zu receivers, output ~%zu MiB per call; "
+            "channelizer_bench on %s, %zu receivers, output %s per call; "
             "device-to-device copy %.0f GB/s (read + write), memset %.0f GB/s (write); "
             "CPU: %u hardware threads\n",
             bench::device_name().c_str(),
             receivers,
-            gpu_mib,
+            (gpu_steps ? std::to_string(gpu_steps) + " steps"
+                       : "~" + std::to_string(gpu_mib) + " MiB")
+                .c_str(),
             copy_gbps,
             write_gbps,
             cores);
@@ -410,7 +420,7 @@ int main(int argc, char** argv)
 
         bench::report rep("channelizer_bench");
         for (const auto& k : cases) {
-            const gpu_figures g = run_gpu(k, receivers, gpu_mib << 20, s);
+            const gpu_figures g = run_gpu(k, receivers, gpu_mib << 20, gpu_steps, s);
             const double gbps = g.bytes / (g.ms * 1e-3) / 1e9;
             const double floor_ms = g.bytes / (copy_gbps * 1e9) * 1e3;
 
