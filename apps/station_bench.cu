@@ -512,11 +512,13 @@ int run(int argc, char** argv)
     const double pipeline_ms = time_overlapped_pipeline(s, gpu, batch);
 
     run_flowgraph(s, "cuda:0", 512); // warm-up: module load, first allocations
-    std::vector<flowgraph_rates> gpu_runs, host_runs;
-    for (int i = 0; i < flowgraph_runs; i++)
-        gpu_runs.push_back(run_flowgraph(s, "cuda:0", spectra, false));
-    for (int i = 0; i < flowgraph_runs; i++)
-        host_runs.push_back(run_flowgraph(s, "cuda:0", spectra, true));
+    const auto runs_of = [&](bool host_writes) {
+        std::vector<flowgraph_rates> runs;
+        for (int i = 0; i < flowgraph_runs; i++)
+            runs.push_back(run_flowgraph(s, "cuda:0", spectra, host_writes));
+        return runs;
+    };
+    const std::vector<flowgraph_rates> gpu_runs = runs_of(false), host_runs = runs_of(true);
     const flowgraph_rates on_gpu = median_rates(gpu_runs), host_writing = median_rates(host_runs);
     const double gpu_rate = on_gpu.steady, host_rate = host_writing.steady;
     const double cpu_rate = run_flowgraph(s, "cpu", cpu_spectra).whole_run;
@@ -609,8 +611,9 @@ int run(int argc, char** argv)
     r.set("both_copies_ms", e.both_ms);
     r.set("pipeline_ms", pipeline_ms);
     r.set("flowgraph_runs", double(flowgraph_runs));
-    r.set("flowgraph_steady_min", steady_range(gpu_runs).first);
-    r.set("flowgraph_steady_max", steady_range(gpu_runs).second);
+    const auto [steady_min, steady_max] = steady_range(gpu_runs);
+    r.set("flowgraph_steady_min", steady_min);
+    r.set("flowgraph_steady_max", steady_max);
     r.set("flowgraph_over_ideal", gpu_rate / ideal_rate);
     r.set("flowgraph_over_measured_pipeline", gpu_rate / pipeline_rate);
     r.set("flowgraph_over_ideal_with_both_copies", gpu_rate / link_rate);

@@ -3,16 +3,17 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channelizer for N = 256 or 1024, O = 1 or 2, T = 16 on a cluster of 8
- * blocks (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input
+ * The channelizer for N = 256, 512 or 1024, O = 1 or 2, T = 16 on a cluster
+ * of B blocks, B = 8 at N = 256 and 1024 and 4 at N = 512 (sm_90; notation
+ * of kernels/gpu/pfb_channelizer.cuh). Each input
  * sample crosses L2 -> SM once and stays in a register window for the O T
  * steps that use it. It arrives 8 steps early by cp.async into the thread's
  * own slots of a shared-memory ring (sc16, fc32), so the FIR does not wait on
  * DRAM and no register holds it in flight.
  *
- * A cluster owns RX receivers (32 at N = 256, 8 at N = 1024) and a segment
- * of output steps. Block j of the cluster filters the Q = N / 8 branches
- * p = 8 q + j: thread (warp w, lane) the branches q = (32 / RX) w + lane / RX
+ * A cluster owns RX receivers (32 at N = 256, 8 at N = 512 and 1024) and a
+ * segment of output steps. Block j of the cluster filters the Q = N / B
+ * branches p = B q + j: thread (warp w, lane) the branches q = (32 / RX) w + lane / RX
  * and q + Q / 2 of receiver lane mod RX, the taps from shared memory. At
  * O = 1 each branch has its own 16-sample window and both take a new sample
  * every step. At O = 2 the two branches p and p + M (M = N / 2) read one
@@ -22,30 +23,31 @@
  * warp's load is 32 / RX row pieces of RX receivers.
  * The inverse DFT X[k] = sum_p y_p e^{2 pi i p k / N} splits by Cooley-Tukey
  * as
- *   X[c + Q m] = sum_j e^{2 pi i j c / N} e^{2 pi i j m / 8} A_j[c],
- *   A_j[c] = sum_q y_{8q+j} e^{2 pi i q c / Q},
+ *   X[c + Q m] = sum_j e^{2 pi i j c / N} e^{2 pi i j m / B} A_j[c],
+ *   A_j[c] = sum_q y_{Bq+j} e^{2 pi i q c / Q},
  * so each step block j
  *   1. forms A_j: the radix-2 split of q and q + Q/2 in registers, then
  *      radix-4 passes (decimation in frequency; two for the 16-point halves
- *      at N = 256, three for the 64-point halves at N = 1024) through
- *      shared memory, except at N = 1024 the last two, which one warp's
- *      lanes finish with shuffles; then it multiplies by e^{2 pi i j c / N};
- *   2. sends A_j[c] of its RX receivers to block c mod 8 (st.async into that
- *      block's inbox, completing on its mbarrier; 1 KB to each block);
- *   3. four warps take the inbox of a step `lag` steps back: for each of its
- *      Q / 8 bins c = j + 8 l and RX receivers the 8-point transform over the
- *      senders gives the 8 channels c + Q m, stored as row pieces of RX
- *      receivers.
+ *      at N = 256, three for the 64-point halves at N = 512 and 1024)
+ *      through shared memory, except with 8 receivers the last two, which
+ *      one warp's lanes finish with shuffles; then it multiplies by
+ *      e^{2 pi i j c / N};
+ *   2. sends A_j[c] of its RX receivers to block c mod B (st.async into that
+ *      block's inbox, completing on its mbarrier; 8 KB / B to each block);
+ *   3. RW warps (4 at B = 8, 8 at B = 4) take the inbox of a step `lag`
+ *      steps back: for each of its Q / B bins c = j + B l and RX receivers
+ *      the B-point transform over the senders gives the B channels c + Q m,
+ *      stored as row pieces of RX receivers.
  * Steps go in rounds of four (steps_per_round): the four steps' FIRs, one
  * block barrier, their radix-4 passes interleaved, a barrier among warps 0-7
  * only (an mbarrier), their sends. Warps 8-15 go on to the receive and the
  * next round's FIR without waiting for the passes: the step buffers are
  * eight, round r + 1 writes the other four, and round r + 2 writes round r's
  * only after round r + 1's block barrier, which warps 0-7 reach after their
- * last reads of round r. Per block and step the exchange is the same at both
+ * last reads of round r. Per block and step the exchange is the same at every
  * N (1024 values out, 1024 in). Inboxes are a ring of `stages`
  * steps: each receiving warp frees a stage by a relaxed arrive on every
- * sender's `empty` barrier (no barrier among the four warps), and a sender
+ * sender's `empty` barrier (no barrier among the RW warps), and a sender
  * waits on its own `empty` before it writes that stage again.
  *
  * Each segment starts O T - 1 steps early (the window's warm-up, not
@@ -76,7 +78,6 @@ namespace beamform {
 namespace cuda {
 
 namespace pfb_cluster {
-constexpr int blocks = 8;      //!< blocks per cluster
 constexpr int threads = 512;   //!< 16 warps, two branches a thread
 constexpr int taps = 16;       //!< the register window (T = 16)
 constexpr int prefetch = 2; //!< sc8: steps a sample is loaded ahead in registers (more spill)
@@ -85,31 +86,36 @@ constexpr int prefetch = 2; //!< sc8: steps a sample is loaded ahead in register
 constexpr int ring_steps = 8;
 constexpr int stages = 6;   //!< inbox ring
 constexpr int lag = 2;      //!< steps between sending a step and reading it
-constexpr int receive_warps = 4; //!< warps 8-11, one (bin, receiver) a thread
 //! Steps a round: a round's DFT passes interleave, and it pays one block
 //! barrier and one `pass_gate` for SR steps (four steps 1.03-1.08x faster than
 //! two, two 1.0-1.15x faster than one; apps/channelizer_bench.md versions 23
 //! and 24).
 constexpr int steps_per_round = 4;
 
-//! The cluster's shape at N = \p N channels.
+//! The cluster's shape at N = \p N channels: 8 blocks at N = 256 and 1024,
+//! 4 at N = 512, so that each block's half-transforms are 4^passes points.
 template <int N>
 struct shape {
-    static_assert(N == 256 || N == 1024, "halves of 4^passes points: N = 256 or 1024");
+    static_assert(N == 256 || N == 512 || N == 1024,
+                  "halves of 4^passes points: N = 256, 512 or 1024");
+    static constexpr int blocks = N == 512 ? 4 : 8;           //!< B, per cluster
     static constexpr int branches = N / blocks;               //!< Q, per block
     static constexpr int half = branches / 2;                 //!< H = 4^passes
     static constexpr int passes = N == 256 ? 2 : 3;
     static constexpr int receivers = 2 * threads / branches;  //!< RX: 32 or 8 per cluster
     static constexpr int bins = branches / blocks;            //!< bins c a block receives
-    static_assert(bins * receivers == 32 * receive_warps, "one (bin, receiver) a thread");
+    //! From warp 8 on, one (bin, receiver) a thread: 4 warps at B = 8, 8 at B = 4.
+    static constexpr int receive_warps = bins * receivers / 32;
+    static_assert(bins * receivers == 32 * receive_warps && receive_warps <= 8,
+                  "one (bin, receiver) a thread of warps 8-15");
 };
 
-//! The block's shared memory (dynamic: 178 KiB at N = 256, 184 KiB at 1024).
+//! The block's shared memory (dynamic: 178 KiB at N = 256, 184 KiB at 512 and 1024).
 template <int N>
 struct shared {
     using S = shape<N>;
     float2 dft[2 * steps_per_round][2][S::half][S::receivers]; //!< [step mod 2 SR][half][position][receiver]
-    float2 inbox[stages][blocks][S::bins][S::receivers]; //!< [stage][sender][bin l][receiver]
+    float2 inbox[stages][S::blocks][S::bins][S::receivers]; //!< [stage][sender][bin l][receiver]
     float4 taps[S::branches][pfb_cluster::taps / 4];     //!< [q][k / 4]
     float2 ring[ring_steps][2][threads]; //!< [step % ring_steps][branch a, b][thread], raw samples
     unsigned long long full[stages], empty[stages];      //!< mbarriers
@@ -213,6 +219,28 @@ transpose_lane_quads(float2& v0, float2& v1, float2& v2, float2& v3, int lane)
     }
 }
 
+//! In place: x_m <- sum_s x_s e^{2 pi i s m / B}, the inverse DFT over a
+//! cluster's B = 4 or 8 senders (at 8: even and odd halves, then radix 2).
+template <int B>
+__device__ __forceinline__ void inverse_dft_over_senders(float2 (&x)[B])
+{
+    static_assert(B == 4 || B == 8, "4 or 8 blocks a cluster");
+    if constexpr (B == 4) {
+        inverse_dft4(x[0], x[1], x[2], x[3]);
+    } else {
+        inverse_dft4(x[0], x[2], x[4], x[6]);
+        inverse_dft4(x[1], x[3], x[5], x[7]);
+        const float h = 0.70710678118654752f;
+        const float2 o1 = mul(x[3], make_float2(h, h)), o2 = times_i(x[5]),
+                     o3 = mul(x[7], make_float2(-h, h));
+        const float2 y[8] = { add(x[0], x[1]), add(x[2], o1), add(x[4], o2), add(x[6], o3),
+                              sub(x[0], x[1]), sub(x[2], o1), sub(x[4], o2), sub(x[6], o3) };
+#pragma unroll
+        for (int m = 0; m < 8; m++)
+            x[m] = y[m];
+    }
+}
+
 //! f(std::integral_constant<int, U>) for U = 0, 1, ...: a loop unrolled with
 //! its index a compile-time constant.
 template <int... U, typename F>
@@ -279,7 +307,8 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
 
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
     const int j = int(cluster::block_rank());
-    const int id = int(blockIdx.x) / k::blocks;
+    constexpr int B = S::blocks, RW = S::receive_warps;
+    const int id = int(blockIdx.x) / B;
     const int group = id % receiver_groups, segment = id / receiver_groups;
     const int r0 = group * RX, R = g.n_receivers;
     const int t_begin = segment * steps_per_segment;
@@ -302,25 +331,25 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     if (tid == 0) // one thread: racecheck misread the initialisations spread over lanes
         for (int s = 0; s < k::stages; s++) {
             cluster::mbar_init(cluster::smem_u32(&sm.full[s]), 1);
-            cluster::mbar_init(cluster::smem_u32(&sm.empty[s]), k::blocks * k::receive_warps);
+            cluster::mbar_init(cluster::smem_u32(&sm.empty[s]), B * RW);
         }
     if (tid == 0)
         cluster::mbar_init(cluster::smem_u32(&sm.pass_gate), 8 * 32);
     for (int i = tid; i < Q * W; i += k::threads) {
         const int q = i / W, tap = i % W;
-        reinterpret_cast<float*>(&sm.taps[q][tap / 4])[tap % 4] = branch_taps[(8 * q + j) * W + tap];
+        reinterpret_cast<float*>(&sm.taps[q][tap / 4])[tap % 4] = branch_taps[(B * q + j) * W + tap];
     }
     tb_kernels::fence_barrier_init();
     cluster::sync_all();
 
-    // Filter: branches p_a = 8 q_a + j and p_b = p_a + N / 2, receiver r
+    // Filter: branches p_a = B q_a + j and p_b = p_a + N / 2, receiver r
     // (at O = 2, p_b = p_a + M).
     // Powers of two throughout: shifts and masks (signed / and % measured 6 %
     // slower at N = 256: their sign fix-ups are recomputed in the step loop).
     constexpr int LOG2_RX = RX == 32 ? 5 : 3;
     const int rx = lane & (RX - 1);
     const int q_a = (32 / RX) * warp + (lane >> LOG2_RX);
-    const int p_a = 8 * q_a + j;
+    const int p_a = B * q_a + j;
     const int r = min(r0 + rx, R - 1);
     const int step_idx = M * R;
     int idx = ((t_first + 1) * M - 1 - p_a) * R + r; // newest sample of p_a
@@ -368,13 +397,14 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     const float4(&taps_b)[W / 4] = sm.taps[q_a + H];
     // e^{2 pi i q_a / Q}, the radix-2 twiddle of y_{p_a} - y_{p_b}; at O = 2
     // negated on odd steps, where p_a and p_b trade FFT positions.
-    const float2 w_q = twiddle[8 * q_a];
+    const float2 w_q = twiddle[B * q_a];
     const bool odd_first = O == 2 && ((g.first_parity + t_first) & 1);
     const float2 w_even = odd_first ? make_float2(-w_q.x, -w_q.y) : w_q; // steps i even
     const float2 w_odd = O == 2 ? make_float2(-w_even.x, -w_even.y) : w_q;
 
     // The DFT's roles: warps 0-7 the radix-4 passes and the sends, thread
-    // (half, group `part` of 4 positions, receiver rx); warps 8-11 the receive.
+    // (half, group `part` of 4 positions, receiver rx); warps 8 to 8 + RW - 1
+    // the receive.
     const int half = warp >> 2 & 1, part = (tid & 127) >> LOG2_RX;
     // Pass s (stride 4^(P-1-s)) takes positions low + 4 stride high + stride e,
     // (low, high) = (part mod stride, part / stride), twiddle e^{2 pi i low e / (4 stride)}.
@@ -387,57 +417,50 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             pass_tw[s][e - 1] = twiddle[(N / (4 * stride)) * low * e];
     }
     // Passes written back to shared memory: all but the last at N = 256; at
-    // N = 1024 (8 receivers, so the 4 parts of a 16-point transform in one
+    // N = 512 and 1024 (8 receivers, so the 4 parts of a 16-point transform in one
     // warp) the one before the last runs in registers and lane shuffles.
     constexpr int shared_passes = RX == 8 ? P - 2 : P - 1;
     // The last pass's output e is bin c' = reverse(part) + (H / 4) e of the
-    // half, c = 2 c' + half of A_j: block c mod 8, inbox bin l = c / 8.
+    // half, c = 2 c' + half of A_j: block c mod B, inbox bin l = c / B.
     const int c_first = reverse_base4(part, P - 1);
     float2 send_tw[4];
 #pragma unroll
     for (int e = 0; e < 4; e++)
         send_tw[e] = twiddle[(j * (2 * (c_first + (H / 4) * e) + half)) & (N - 1)];
-    const int to_block = (2 * c_first + half) & 7;
-    constexpr int l_stride = H / 16; // inbox bins between outputs e and e + 1
+    const int to_block = (2 * c_first + half) & (B - 1);
+    constexpr int l_stride = H / (2 * B); // inbox bins between outputs e and e + 1
     const uint32_t inbox_there = cluster::map_to_block(
-        cluster::smem_u32(&sm.inbox[0][j][c_first / 4][rx]), unsigned(to_block));
+        cluster::smem_u32(&sm.inbox[0][j][c_first / (B / 2)][rx]), unsigned(to_block));
     const uint32_t full_there =
         cluster::map_to_block(cluster::smem_u32(&sm.full[0]), unsigned(to_block));
-    const bool receives = warp >= 8 && warp < 8 + k::receive_warps;
-    const int shift = g.fft_shift ? 4 : 0; // of the 8 channels a lane stores (receive)
-    const int l_in = ((tid - 256) & 127) >> LOG2_RX, rx_in = tid & (RX - 1); // the receive's (bin, receiver)
+    const bool receives = warp >= 8 && warp < 8 + RW;
+    const int shift = g.fft_shift ? B / 2 : 0; // of the B channels a lane stores (receive)
+    const int l_in = ((tid - 256) & (32 * RW - 1)) >> LOG2_RX, rx_in = tid & (RX - 1); // the receive's (bin, receiver)
 
     const auto receive = [&](int i) { // the inbox of step t_first + i
         const int stage = (i - SKIP) % k::stages;
         const unsigned parity = unsigned((i - SKIP) / k::stages) & 1;
         if (tid == 8 * 32)
             cluster::mbar_arrive_expect_tx(cluster::smem_u32(&sm.full[stage]),
-                                           k::blocks * S::bins * RX * sizeof(float2));
+                                           B * S::bins * RX * sizeof(float2));
         cluster::mbar_wait(cluster::smem_u32(&sm.full[stage]), parity);
-        float2 e[k::blocks];
+        float2 x[B];
 #pragma unroll
-        for (int s = 0; s < k::blocks; s++)
-            e[s] = sm.inbox[stage][s][l_in][rx_in];
-        // 8-point inverse DFT over the senders: even and odd halves, then radix 2.
-        inverse_dft4(e[0], e[2], e[4], e[6]);
-        inverse_dft4(e[1], e[3], e[5], e[7]);
-        const float h = 0.70710678118654752f;
-        const float2 o1 = mul(e[3], make_float2(h, h)), o2 = times_i(e[5]),
-                     o3 = mul(e[7], make_float2(-h, h));
-        const float2 x[8] = { add(e[0], e[1]), add(e[2], o1), add(e[4], o2), add(e[6], o3),
-                              sub(e[0], e[1]), sub(e[2], o1), sub(e[4], o2), sub(e[6], o3) };
+        for (int s = 0; s < B; s++)
+            x[s] = sm.inbox[stage][s][l_in][rx_in];
+        inverse_dft_over_senders(x);
         // This warp has read the stage (its loads fed the sums above): lane s
         // frees it on block s's `empty`, which counts every receiving warp.
         __syncwarp();
-        if (lane < k::blocks)
+        if (lane < B)
             cluster::mbar_arrive_remote_relaxed(
                 cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(lane)));
         const int t = t_first + i;
         if (t >= t_begin && t < t_end && r0 + rx_in < R) {
             // Channel c + Q m; with fft_shift at (c + Q m + N/2) mod N = c + Q (m ^ 4).
-            float2* row = out + size_t(t * N + j + k::blocks * l_in) * R + r0 + rx_in;
+            float2* row = out + size_t(t * N + j + B * l_in) * R + r0 + rx_in;
 #pragma unroll
-            for (int m = 0; m < 8; m++)
+            for (int m = 0; m < B; m++)
                 row[size_t((m ^ shift) * Q * R)] = x[m];
         }
     };

@@ -929,7 +929,7 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     c.n_receivers = 96;
     c.input = sample_format::sc16;
     EXPECT_TRUE(plan::cluster_kernel_serves(c));
-    for (size_t n : { 256, 1024 })
+    for (size_t n : { 256, 512, 1024 })
         for (unsigned o : { 1u, 2u }) {
             auto served = c;
             served.n_channels = n;
@@ -937,7 +937,10 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
             EXPECT_TRUE(plan::cluster_kernel_serves(served)) << n << " " << o;
         }
     EXPECT_EQ(plan::cluster_receivers(256), 32);
+    EXPECT_EQ(plan::cluster_receivers(512), 8); // 4 blocks of 128 branches
     EXPECT_EQ(plan::cluster_receivers(1024), 8);
+    EXPECT_EQ(plan::cluster_blocks(512), 4);
+    EXPECT_EQ(plan::cluster_blocks(1024), 8);
     EXPECT_EQ(plan::cluster_warm_up_steps(1), 15);
     EXPECT_EQ(plan::cluster_warm_up_steps(2), 31);
     // The warm-up's whole rounds only load: 3 whole steps and 12 (28) at half.
@@ -951,7 +954,7 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     for (auto change : { 0, 1, 2, 3, 4, 5 }) {
         auto no = c;
         if (change == 0)
-            no.n_channels = 512;
+            no.n_channels = 128;
         if (change == 4)
             no.n_channels = 2048;
         if (change == 5) {
@@ -989,8 +992,9 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         tiled.set("9");
         EXPECT_EQ(plan::cluster_kernel_knob(), 0);
     }
-    // The default: sc16 or fc32, whole groups of 32 receivers, launches that
-    // spend at least 75 % of the GPU's cluster-steps on stored steps. The
+    // The default at N = 256: sc16 or fc32, whole groups of 32 receivers,
+    // launches that spend at least 75 % of the GPU's cluster-steps on stored
+    // steps. The
     // measured cases (15 clusters at once, an H200): chosen where the kernel
     // was faster, not where it was level or slower.
     const struct {
@@ -1028,7 +1032,9 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         EXPECT_GT(plan::cluster_efficiency(other, 2730, 15), 0.99);
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 2730, 15));
     }
-    for (size_t r : { 1, 33, 40, 95 }) { // partial groups: the tiled kernels
+    // Partial groups at N = 256: the tiled kernels (40 to 200 receivers
+    // measured level or faster there, session 46).
+    for (size_t r : { 1, 33, 40, 48, 80, 95, 100, 112, 200 }) {
         auto other = c;
         other.n_receivers = r;
         EXPECT_FALSE(plan::cluster_kernel_chosen(other, 5000, 15)) << r;
@@ -1079,15 +1085,47 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     EXPECT_EQ(l1024.segments, 5);
     EXPECT_EQ(l1024.steps_per_segment, 137);
     EXPECT_GT(plan::cluster_efficiency(c, 682, 15), 0.89);
-    for (auto f : { sample_format::sc16, sample_format::fc32 })
-        for (size_t r : { 8, 96 }) {
-            auto other = c;
-            other.input = f;
+    // At N = 1024 partial groups take it too, their idle lanes counted
+    // (session 46: 12, 20, 50 and 100 receivers 1.1-1.7x faster than the
+    // two-pass path), and the threshold is 0.45: 96 receivers from 12 steps
+    // at O = 1 (16 measured level, 24 1.1x faster).
+    for (auto f : { sample_format::sc16, sample_format::fc32 }) {
+        auto other = c;
+        other.input = f;
+        for (size_t r : { 8, 12, 20, 50, 96, 100 }) {
             other.n_receivers = r;
-            EXPECT_EQ(plan::cluster_kernel_chosen(other, 1024, 15), true) << r;
-            other.n_receivers = r + 4; // a partial group
-            EXPECT_FALSE(plan::cluster_kernel_chosen(other, 1024, 15)) << r + 4;
+            EXPECT_TRUE(plan::cluster_kernel_chosen(other, 1024, 15)) << r;
         }
+        other.n_receivers = 12; // 2 groups, 14 clusters of 147 steps, 3/4 of the lanes
+        EXPECT_NEAR(plan::cluster_efficiency(other, 1024, 15),
+                    1024.0 * 2 / (15 * (147 + 9)) * 12 / 16, 1e-12);
+        other.n_receivers = 2; // a quarter of one group's lanes
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 1024, 15));
+        other.n_receivers = 96;
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 12, 15));  // 12 x 0.8 / 21 = 0.46
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 11, 15)); // 0.44
+    }
+    // N = 512: clusters of 4 blocks (30 at once on an H200), groups of 8
+    // receivers, the N = 1024 rule (session 46: faster from 128 steps, 0.70,
+    // slower at 64, 0.35).
+    c.n_channels = 512;
+    for (auto f : { sample_format::sc16, sample_format::fc32 }) {
+        auto other = c;
+        other.input = f;
+        const auto l512 = plan::plan_cluster(other, 128, 30);
+        EXPECT_EQ(l512.receiver_groups, 12);
+        EXPECT_EQ(l512.segments, 2);
+        EXPECT_NEAR(plan::cluster_efficiency(other, 128, 30), 128.0 * 12 / (30 * (64 + 9)), 1e-12);
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 1365, 30));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 256, 30));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 128, 30));
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 64, 30));
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 16, 30));
+        for (size_t r : { 12, 100 }) { // partial groups, measured faster
+            other.n_receivers = r;
+            EXPECT_TRUE(plan::cluster_kernel_chosen(other, 1365, 30)) << r;
+        }
+    }
     // O = 2: each segment's warm-up is 31 steps (the 32-sample chain), 28 of
     // them only loaded: a cost of 17 steps.
     c.n_channels = 256;
@@ -1110,8 +1148,11 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         other.n_channels = 1024;
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 682, 15));
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 256, 15));  // efficiency 0.75
-        // 0.73: the kernel measured 1.5x faster here too; the rule is
-        // conservative at N = 1024 (apps/channelizer_bench.md, session 45).
-        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 170, 15));
+        // 0.73 (measured 1.5x faster, session 45), and from 22 steps, which
+        // the threshold of 0.45 at N = 1024 takes (24 measured 1.2x faster,
+        // session 46).
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 170, 15));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 22, 15));  // 22 x 0.8 / 39 = 0.45
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 21, 15)); // 0.44
     }
 }

@@ -18,8 +18,10 @@ namespace beamform {
 namespace cuda {
 namespace {
 
-static_assert(pfb_cluster::shape<256>::receivers == pfb_plan::cluster_receivers(256) &&
-                  pfb_cluster::shape<1024>::receivers == pfb_plan::cluster_receivers(1024) &&
+template <int N>
+constexpr bool same_shape = pfb_cluster::shape<N>::receivers == pfb_plan::cluster_receivers(N) &&
+                            pfb_cluster::shape<N>::blocks == pfb_plan::cluster_blocks(N);
+static_assert(same_shape<256> && same_shape<512> && same_shape<1024> &&
                   pfb_cluster::taps == pfb_plan::cluster_window &&
                   pfb_cluster::taps == pfb_plan::fused_max_taps &&
                   pfb_cluster::steps_per_round == pfb_plan::cluster_steps_per_round,
@@ -43,24 +45,27 @@ auto with_shape(size_t n, size_t o, F&& f)
     };
     if (n == 256)
         return with_o(std::integral_constant<int, 256>{});
+    if (n == 512)
+        return with_o(std::integral_constant<int, 512>{});
     if (n == 1024)
         return with_o(std::integral_constant<int, 1024>{});
     throw std::invalid_argument("pfb_cluster_kernel: N = " + std::to_string(n) +
-                                ", it serves 256 and 1024");
+                                ", it serves 256, 512 and 1024");
 }
 
 cudaLaunchConfig_t launch_config(unsigned clusters,
+                                 unsigned blocks,
                                  int shared,
                                  cudaStream_t stream,
                                  cudaLaunchAttribute* attr)
 {
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(clusters * unsigned(pfb_cluster::blocks));
+    cfg.gridDim = dim3(clusters * blocks);
     cfg.blockDim = dim3(unsigned(pfb_cluster::threads));
     cfg.dynamicSmemBytes = size_t(shared);
     cfg.stream = stream;
     attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = unsigned(pfb_cluster::blocks);
+    attr->val.clusterDim.x = blocks;
     attr->val.clusterDim.y = 1;
     attr->val.clusterDim.z = 1;
     cfg.attrs = attr;
@@ -93,7 +98,8 @@ int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversampl
         BF_GPU_CHECK(cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<N>));
         cudaLaunchAttribute attr;
-        const cudaLaunchConfig_t cfg = launch_config(1, shared_bytes<N>, nullptr, &attr);
+        const cudaLaunchConfig_t cfg =
+            launch_config(1, pfb_cluster::shape<N>::blocks, shared_bytes<N>, nullptr, &attr);
         int clusters = 0;
         if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
             (void)cudaGetLastError(); // no cluster launch here (for example under MIG): not used
@@ -115,8 +121,8 @@ void pfb_cluster_launch(const pfb_stream<Tin>& in,
     with_shape(size_t(g.n_channels), size_t(g.n_channels / g.step), [&](auto n, auto o) {
         constexpr int N = decltype(n)::value;
         cudaLaunchAttribute attr;
-        const cudaLaunchConfig_t cfg =
-            launch_config(unsigned(l.clusters()), shared_bytes<N>, stream, &attr);
+        const cudaLaunchConfig_t cfg = launch_config(
+            unsigned(l.clusters()), pfb_cluster::shape<N>::blocks, shared_bytes<N>, stream, &attr);
         BF_GPU_CHECK(cudaLaunchKernelEx(&cfg,
                                         pfb_cluster_kernel<Tin, N, decltype(o)::value>,
                                         in,

@@ -332,10 +332,10 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
 
 /*
  * The cluster kernel (kernels/cuda/pfb_cluster_kernel.cuh; CUDA on sm_90):
- * a kernel for N = 256 and 1024, O = 1 and 2, T = 16 that reads each sample once
- * into register windows and shares each step's DFT across a cluster of
- * blocks; where it runs, it takes the call instead of the configuration's
- * path (tiled at 256, two_pass at 1024). At N = 256, for sc16 and fc32 in
+ * a kernel for N = 256, 512 and 1024, O = 1 and 2, T = 16 that reads each
+ * sample once into register windows and shares each step's DFT across a
+ * cluster of blocks; where it runs, it takes the call instead of the
+ * configuration's path (tiled at 256, two_pass at 512 and 1024). At N = 256, for sc16 and fc32 in
  * whole groups of 32 receivers it measured 1.24x and 1.21x the tiled kernels
  * in calls of 2730 steps and 1.36x and 1.20x at 1024, but slower in calls
  * that leave much of the GPU idle or in warm-up, and slower for sc8
@@ -348,14 +348,18 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * 0.49-0.52, and 0.40 ms once the warm-up's rounds only load (version 25;
  * cluster_warm_up_cost counts them at half a step since session 45). So
  * it is the default for sc16 and fc32 in calls that use the GPU well
- * (cluster_kernel_chosen).
+ * (cluster_kernel_chosen). At N = 512 (clusters of 4 blocks, session 46) it
+ * measured 1.6-1.9x the two-pass path at 1365 steps.
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
  * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
  * a tiled entry or a path, keep it off too.
  */
-//! Receivers per cluster (of 8 blocks of 512 threads, two branches of one
-//! receiver a thread): 32 at N = 256, 8 at N = 1024.
-constexpr int cluster_receivers(size_t n) { return int(8192 / n); }
+//! Blocks per cluster: 8 at N = 256 and 1024, 4 at N = 512 (each block's
+//! half-transforms then 4^passes points).
+constexpr int cluster_blocks(size_t n) { return n == 512 ? 4 : 8; }
+//! Receivers per cluster (blocks of 512 threads, two branches of one receiver
+//! a thread): 32 at N = 256, 8 at N = 512 and 1024.
+constexpr int cluster_receivers(size_t n) { return int(1024 * size_t(cluster_blocks(n)) / n); }
 constexpr int cluster_window = 16; //!< the register window: T = 16
 //! A segment of steps of at least this many (its warm-up re-reads O T - 1 steps).
 constexpr size_t cluster_min_segment_steps = 64;
@@ -385,7 +389,7 @@ constexpr double cluster_warm_up_cost(size_t oversample)
 inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
 {
     // T = 16 exactly: the window then never reaches before the history.
-    return (c.n_channels == 256 || c.n_channels == 1024) &&
+    return (c.n_channels == 256 || c.n_channels == 512 || c.n_channels == 1024) &&
            (c.oversample == 1 || c.oversample == 2) &&
            c.taps_per_branch == size_t(cluster_window);
 }
@@ -479,40 +483,71 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
 }
 
 /*!
- * The default choice of the cluster kernel for a call of \p n_out steps on a
- * GPU that holds \p clusters_at_once clusters: sc16 or fc32 in whole groups
- * of cluster_receivers(N) receivers, and a launch
- * (plan_cluster) whose clusters spend at least cluster_min_efficiency of the
- * GPU's cluster-steps on stored steps. Measured at N = 256, O = 1 (H200, 15
- * clusters at once): chosen where it was faster, at 0.76-0.97 (96 receivers
- * from 320 steps, 64 from 512, 32 from 1024, 128 at 768), not at 0.43-0.68,
- * where it was level or slower. With the warm-up counted at its cost
- * (cluster_warm_up_cost) the rule takes 96 receivers from 320 steps at
- * N = 256 (O = 1 and 2) and from 135 (O = 1) and 255 (O = 2) steps at
- * N = 1024, where the kernel measured 1.2-1.6x the other paths at 170-341
- * steps (H200, apps/channelizer_bench.md, session 45). At N = 1024 it also
- * measured faster below the rule's edge (1.2-1.4x at 64 steps, efficiency
- * 0.63-0.70; 1.5x at 170 steps of O = 2, 0.73): the rule is conservative
- * there.
+ * The default rule's threshold at N = \p n channels: the cluster kernel runs
+ * a call whose clusters spend at least this share of the GPU's cluster lanes
+ * and steps on stored outputs (cluster_efficiency).
+ *
+ * N = 256, 0.75, and whole groups of 32 receivers only (H200, 15 clusters at
+ * once): chosen where it was faster, at 0.76-0.97 (96 receivers from 320
+ * steps, 64 from 512, 32 from 1024, 128 at 768), not at 0.43-0.68, where it
+ * was level or slower (apps/channelizer_bench.md, version 20). With the
+ * warm-up counted at its cost (cluster_warm_up_cost) that is 96 receivers
+ * from 320 steps at O = 1 and 2 (session 45). Partial groups measured level
+ * or slower than the tiled kernels (40 to 200 receivers, 1.0-1.6x their
+ * time; session 46), so they keep them.
+ *
+ * N = 512 and 1024, 0.45, any receiver count (the other choice is the
+ * two-pass path). N = 1024: two-pass measured slower in every call but the
+ * shortest (96 receivers, 12 to 682 steps: level at 12-22 steps of O = 1,
+ * 1.1-1.6x slower from 24, and 1.2-1.4x at O = 2 from 12; 6 to 100
+ * receivers in long calls, partial groups included, 1.1-1.7x slower;
+ * sessions 45 and 46); 0.45 takes 96 receivers from 12 steps at O = 1 and
+ * 22 at O = 2. With 1 to 4 receivers (one group, a quarter to half of its
+ * lanes) the two were within 0.9-1.15x of each other either way; the rule
+ * keeps two-pass below about 4. N = 512 (clusters of 4 blocks, 30 at once on
+ * an H200): the cluster kernel 1.6-1.9x two-pass at 1365 steps, 1.2-1.4x at
+ * 128 and 256 steps (efficiency 0.70 and above), 1.3-1.5x slower at 16 to
+ * 64 steps (0.35 and below); 12 and 100 receivers 1.1-1.6x faster (session
+ * 46).
  */
-constexpr double cluster_min_efficiency = 0.75;
+inline double cluster_min_efficiency(size_t n) { return n == 256 ? 0.75 : 0.45; }
+inline bool cluster_needs_whole_groups(size_t n) { return n == 256; }
 
+/*!
+ * The share of the GPU's cluster lanes and steps that a call of \p n_out
+ * steps of \p c spends on stored outputs: cluster_efficiency_of the plan's
+ * launch, times the share of the groups' receiver lanes that hold a receiver
+ * (below 1 for a partial group, whose idle lanes still run).
+ */
 inline double cluster_efficiency(const pfb_channelizer_config& c,
                                  size_t n_out,
                                  int clusters_at_once)
 {
-    return cluster_efficiency_of(
-        plan_cluster(c, n_out, clusters_at_once), n_out, std::max(1, clusters_at_once));
+    const cluster_launch l = plan_cluster(c, n_out, clusters_at_once);
+    const double lanes =
+        double(l.receiver_groups) * double(cluster_receivers(c.n_channels));
+    return cluster_efficiency_of(l, n_out, std::max(1, clusters_at_once)) *
+           double(c.n_receivers) / lanes;
 }
 
+/*!
+ * The default choice of the cluster kernel for a call of \p n_out steps on a
+ * GPU that holds \p clusters_at_once clusters: sc16 or fc32 (sc8 measured
+ * slower, version 19: its samples are not in the copy ring), the receivers
+ * in whole groups where cluster_needs_whole_groups, and
+ * cluster_min_efficiency.
+ */
 inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   size_t n_out,
                                   int clusters_at_once)
 {
+    const size_t rx = size_t(cluster_receivers(c.n_channels));
     if (!cluster_kernel_for_call(c, n_out) || c.input == sample_format::sc8 ||
-        c.n_receivers % size_t(cluster_receivers(c.n_channels)) != 0 || clusters_at_once <= 0)
+        (cluster_needs_whole_groups(c.n_channels) && c.n_receivers % rx != 0) ||
+        clusters_at_once <= 0)
         return false;
-    return cluster_efficiency(c, n_out, clusters_at_once) >= cluster_min_efficiency;
+    return cluster_efficiency(c, n_out, clusters_at_once) >=
+           cluster_min_efficiency(c.n_channels);
 }
 
 //! Every entry of tiled_shapes that applies to N = \p n and samples of
