@@ -3,15 +3,16 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channelizer for N = 256, 512 or 1024, O = 1 or 2, T = 16 on a cluster
- * of B blocks, B = 8 at N = 256 and 1024 and 4 at N = 512 (sm_90; notation
+ * The channelizer for N = 256, 512, 1024 or 2048, O = 1 or 2, T = 16 on a
+ * cluster of B blocks, B = 8 at N = 256 and 1024, 4 at N = 512 and 16 at
+ * N = 2048 (sm_90; notation
  * of kernels/gpu/pfb_channelizer.cuh). Each input
  * sample crosses L2 -> SM once and stays in a register window for the O T
  * steps that use it. It arrives 8 steps early by cp.async into the thread's
  * own slots of a shared-memory ring (sc16, fc32), so the FIR does not wait on
  * DRAM and no register holds it in flight.
  *
- * A cluster owns RX receivers (32 at N = 256, 8 at N = 512 and 1024) and a
+ * A cluster owns RX receivers (32 at N = 256, 8 from N = 512 on) and a
  * segment of output steps. Block j of the cluster filters the Q = N / B
  * branches p = B q + j: thread (warp w, lane) the branches q = (32 / RX) w + lane / RX
  * and q + Q / 2 of receiver lane mod RX, the taps from shared memory. At
@@ -28,13 +29,13 @@
  * so each step block j
  *   1. forms A_j: the radix-2 split of q and q + Q/2 in registers, then
  *      radix-4 passes (decimation in frequency; two for the 16-point halves
- *      at N = 256, three for the 64-point halves at N = 512 and 1024)
+ *      at N = 256, three for the 64-point halves from N = 512 on)
  *      through shared memory, except with 8 receivers the last two, which
  *      one warp's lanes finish with shuffles; then it multiplies by
  *      e^{2 pi i j c / N};
  *   2. sends A_j[c] of its RX receivers to block c mod B (st.async into that
  *      block's inbox, completing on its mbarrier; 8 KB / B to each block);
- *   3. RW warps (4 at B = 8, 8 at B = 4) take the inbox of a step `lag`
+ *   3. RW warps (4 at B = 8 and 16, 8 at B = 4) take the inbox of a step `lag`
  *      steps back: for each of its Q / B bins c = j + B l and RX receivers
  *      the B-point transform over the senders gives the B channels c + Q m,
  *      stored as row pieces of RX receivers.
@@ -93,24 +94,28 @@ constexpr int lag = 2;      //!< steps between sending a step and reading it
 constexpr int steps_per_round = 4;
 
 //! The cluster's shape at N = \p N channels: 8 blocks at N = 256 and 1024,
-//! 4 at N = 512, so that each block's half-transforms are 4^passes points.
+//! 4 at N = 512, 16 at N = 2048 (a cluster size beyond the portable 8), so
+//! that each block's half-transforms are 4^passes points.
 template <int N>
 struct shape {
-    static_assert(N == 256 || N == 512 || N == 1024,
-                  "halves of 4^passes points: N = 256, 512 or 1024");
-    static constexpr int blocks = N == 512 ? 4 : 8;           //!< B, per cluster
+    static_assert(N == 256 || N == 512 || N == 1024 || N == 2048,
+                  "halves of 4^passes points: N = 256, 512, 1024 or 2048");
+    static constexpr int blocks = N == 512 ? 4 : N == 2048 ? 16 : 8; //!< B, per cluster
     static constexpr int branches = N / blocks;               //!< Q, per block
     static constexpr int half = branches / 2;                 //!< H = 4^passes
     static constexpr int passes = N == 256 ? 2 : 3;
     static constexpr int receivers = 2 * threads / branches;  //!< RX: 32 or 8 per cluster
     static constexpr int bins = branches / blocks;            //!< bins c a block receives
-    //! From warp 8 on, one (bin, receiver) a thread: 4 warps at B = 8, 8 at B = 4.
-    static constexpr int receive_warps = bins * receivers / 32;
-    static_assert(bins * receivers == 32 * receive_warps && receive_warps <= 8,
-                  "one (bin, receiver) a thread of warps 8-15");
+    //! Threads a (bin, receiver): at B = 16 two, each half of the 16 channels
+    //! (one thread's 16-point transform spilled the window's registers).
+    static constexpr int receive_split = blocks == 16 ? 2 : 1;
+    //! From warp 8 on: 4 warps at B = 8 and 16, 8 at B = 4.
+    static constexpr int receive_warps = bins * receivers * receive_split / 32;
+    static_assert(bins * receivers * receive_split == 32 * receive_warps && receive_warps <= 8,
+                  "the receive on whole warps among warps 8-15");
 };
 
-//! The block's shared memory (dynamic: 178 KiB at N = 256, 184 KiB at 512 and 1024).
+//! The block's shared memory (dynamic: 178 KiB at N = 256, 184 KiB from 512 on).
 template <int N>
 struct shared {
     using S = shape<N>;
@@ -239,6 +244,17 @@ __device__ __forceinline__ void inverse_dft_over_senders(float2 (&x)[B])
         for (int m = 0; m < 8; m++)
             x[m] = y[m];
     }
+}
+
+//! e^{2 pi i k / 16} for k < 10 (a constant k folds to its value).
+__device__ __forceinline__ float2 unit16(int k)
+{
+    constexpr float c1 = 0.92387953251128674f, s1 = 0.38268343236508977f,
+                    h = 0.70710678118654752f;
+    const float2 w[10] = { { 1.0f, 0.0f }, { c1, s1 },   { h, h },   { s1, c1 },
+                           { 0.0f, 1.0f }, { -s1, c1 },  { -h, h },  { -c1, s1 },
+                           { -1.0f, 0.0f }, { -c1, -s1 } };
+    return w[k];
 }
 
 //! f(std::integral_constant<int, U>) for U = 0, 1, ...: a loop unrolled with
@@ -417,7 +433,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             pass_tw[s][e - 1] = twiddle[(N / (4 * stride)) * low * e];
     }
     // Passes written back to shared memory: all but the last at N = 256; at
-    // N = 512 and 1024 (8 receivers, so the 4 parts of a 16-point transform in one
+    // N >= 512 (8 receivers, so the 4 parts of a 16-point transform in one
     // warp) the one before the last runs in registers and lane shuffles.
     constexpr int shared_passes = RX == 8 ? P - 2 : P - 1;
     // The last pass's output e is bin c' = reverse(part) + (H / 4) e of the
@@ -435,8 +451,50 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
         cluster::map_to_block(cluster::smem_u32(&sm.full[0]), unsigned(to_block));
     const bool receives = warp >= 8 && warp < 8 + RW;
     const int shift = g.fft_shift ? B / 2 : 0; // of the B channels a lane stores (receive)
-    const int l_in = ((tid - 256) & (32 * RW - 1)) >> LOG2_RX, rx_in = tid & (RX - 1); // the receive's (bin, receiver)
+    const int l_in = ((tid - 256) & (S::bins * RX - 1)) >> LOG2_RX, rx_in = tid & (RX - 1); // the receive's (bin, receiver)
+    const int h_in = (tid - 256) / (S::bins * RX); // its half of the channels (B = 16)
 
+    // B = 16: X[m1 + 4 m2] = sum_b e^{2 pi i b m1 / 16} i^{b m2} sum_a i^{a m1} x_{4a+b}
+    // (senders s = 4 a + b); this thread the channels of m1 = 2 h_in and 2 h_in + 1.
+    const auto receive_half = [&](int i, int stage) {
+        const auto half_of = [&](auto h_constant) {
+            constexpr int h = decltype(h_constant)::value;
+            float2 y[2][4]; // y[k][b]: the sum over a at m1 = 2 h + k
+#pragma unroll
+            for (int b = 0; b < 4; b++) {
+                float2 v0 = sm.inbox[stage][b][l_in][rx_in], v1 = sm.inbox[stage][b + 4][l_in][rx_in],
+                       v2 = sm.inbox[stage][b + 8][l_in][rx_in],
+                       v3 = sm.inbox[stage][b + 12][l_in][rx_in];
+                inverse_dft4(v0, v1, v2, v3);
+                y[0][b] = h ? v2 : v0;
+                y[1][b] = h ? v3 : v1;
+                if (b > 0) {
+                    y[0][b] = mul(y[0][b], unit16(b * 2 * h));
+                    y[1][b] = mul(y[1][b], unit16(b * (2 * h + 1)));
+                }
+            }
+            __syncwarp(); // as in receive: the stage is read, free it
+            if (lane < B)
+                cluster::mbar_arrive_remote_relaxed(
+                    cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(lane)));
+#pragma unroll
+            for (int k2 = 0; k2 < 2; k2++)
+                inverse_dft4(y[k2][0], y[k2][1], y[k2][2], y[k2][3]);
+            const int t = t_first + i;
+            if (t >= t_begin && t < t_end && r0 + rx_in < R) {
+                float2* row = out + size_t(t * N + j + B * l_in) * R + r0 + rx_in;
+#pragma unroll
+                for (int k2 = 0; k2 < 2; k2++)
+#pragma unroll
+                    for (int m2 = 0; m2 < 4; m2++)
+                        row[size_t(((2 * h + k2 + 4 * m2) ^ shift) * Q * R)] = y[k2][m2];
+            }
+        };
+        if (h_in == 0) // warp-uniform
+            half_of(std::integral_constant<int, 0>{});
+        else
+            half_of(std::integral_constant<int, 1>{});
+    };
     const auto receive = [&](int i) { // the inbox of step t_first + i
         const int stage = (i - SKIP) % k::stages;
         const unsigned parity = unsigned((i - SKIP) / k::stages) & 1;
@@ -444,24 +502,28 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
             cluster::mbar_arrive_expect_tx(cluster::smem_u32(&sm.full[stage]),
                                            B * S::bins * RX * sizeof(float2));
         cluster::mbar_wait(cluster::smem_u32(&sm.full[stage]), parity);
-        float2 x[B];
+        if constexpr (S::receive_split == 2) {
+            receive_half(i, stage);
+        } else {
+            float2 x[B];
 #pragma unroll
-        for (int s = 0; s < B; s++)
-            x[s] = sm.inbox[stage][s][l_in][rx_in];
-        inverse_dft_over_senders(x);
-        // This warp has read the stage (its loads fed the sums above): lane s
-        // frees it on block s's `empty`, which counts every receiving warp.
-        __syncwarp();
-        if (lane < B)
-            cluster::mbar_arrive_remote_relaxed(
-                cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(lane)));
-        const int t = t_first + i;
-        if (t >= t_begin && t < t_end && r0 + rx_in < R) {
-            // Channel c + Q m; with fft_shift at (c + Q m + N/2) mod N = c + Q (m ^ 4).
-            float2* row = out + size_t(t * N + j + B * l_in) * R + r0 + rx_in;
+            for (int s = 0; s < B; s++)
+                x[s] = sm.inbox[stage][s][l_in][rx_in];
+            inverse_dft_over_senders(x);
+            // This warp has read the stage (its loads fed the sums above): lane s
+            // frees it on block s's `empty`, which counts every receiving warp.
+            __syncwarp();
+            if (lane < B)
+                cluster::mbar_arrive_remote_relaxed(
+                    cluster::map_to_block(cluster::smem_u32(&sm.empty[stage]), unsigned(lane)));
+            const int t = t_first + i;
+            if (t >= t_begin && t < t_end && r0 + rx_in < R) {
+                // Channel c + Q m; with fft_shift at (c + Q m + N/2) mod N = c + Q (m ^ 4).
+                float2* row = out + size_t(t * N + j + B * l_in) * R + r0 + rx_in;
 #pragma unroll
-            for (int m = 0; m < B; m++)
-                row[size_t((m ^ shift) * Q * R)] = x[m];
+                for (int m = 0; m < B; m++)
+                    row[size_t((m ^ shift) * Q * R)] = x[m];
+            }
         }
     };
 

@@ -929,7 +929,7 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     c.n_receivers = 96;
     c.input = sample_format::sc16;
     EXPECT_TRUE(plan::cluster_kernel_serves(c));
-    for (size_t n : { 256, 512, 1024 })
+    for (size_t n : { 256, 512, 1024, 2048 })
         for (unsigned o : { 1u, 2u }) {
             auto served = c;
             served.n_channels = n;
@@ -941,6 +941,8 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     EXPECT_EQ(plan::cluster_receivers(1024), 8);
     EXPECT_EQ(plan::cluster_blocks(512), 4);
     EXPECT_EQ(plan::cluster_blocks(1024), 8);
+    EXPECT_EQ(plan::cluster_blocks(2048), 16); // 128 branches a block
+    EXPECT_EQ(plan::cluster_receivers(2048), 8);
     EXPECT_EQ(plan::cluster_warm_up_steps(1), 15);
     EXPECT_EQ(plan::cluster_warm_up_steps(2), 31);
     // The warm-up's whole rounds only load: 3 whole steps and 12 (28) at half.
@@ -956,7 +958,7 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         if (change == 0)
             no.n_channels = 128;
         if (change == 4)
-            no.n_channels = 2048;
+            no.n_channels = 4096;
         if (change == 5) {
             no.n_channels = 1024;
             no.oversample = 2;
@@ -1125,6 +1127,23 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
             other.n_receivers = r;
             EXPECT_TRUE(plan::cluster_kernel_chosen(other, 1365, 30)) << r;
         }
+    }
+    // N = 2048: clusters of 16 blocks (7 at once on an H200), the default at
+    // O = 2 only (session 46: 1.4-1.85x two-pass from 32 steps; O = 1 level
+    // or slower).
+    c.n_channels = 2048;
+    for (auto f : { sample_format::sc16, sample_format::fc32 }) {
+        auto other = c;
+        other.input = f;
+        EXPECT_FALSE(plan::cluster_default_serves(other));
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 341, 7));
+        other.oversample = 2;
+        EXPECT_TRUE(plan::cluster_default_serves(other));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 341, 7));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 32, 7)); // 32 x 12 / (14 x 49) = 0.56
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 16, 7)); // 0.42
+        other.n_receivers = 100;
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 327, 7));
     }
     // O = 2: each segment's warm-up is 31 steps (the 32-sample chain), 28 of
     // them only loaded: a cost of 17 steps.

@@ -21,7 +21,7 @@ namespace {
 template <int N>
 constexpr bool same_shape = pfb_cluster::shape<N>::receivers == pfb_plan::cluster_receivers(N) &&
                             pfb_cluster::shape<N>::blocks == pfb_plan::cluster_blocks(N);
-static_assert(same_shape<256> && same_shape<512> && same_shape<1024> &&
+static_assert(same_shape<256> && same_shape<512> && same_shape<1024> && same_shape<2048> &&
                   pfb_cluster::taps == pfb_plan::cluster_window &&
                   pfb_cluster::taps == pfb_plan::fused_max_taps &&
                   pfb_cluster::steps_per_round == pfb_plan::cluster_steps_per_round,
@@ -49,8 +49,10 @@ auto with_shape(size_t n, size_t o, F&& f)
         return with_o(std::integral_constant<int, 512>{});
     if (n == 1024)
         return with_o(std::integral_constant<int, 1024>{});
+    if (n == 2048)
+        return with_o(std::integral_constant<int, 2048>{});
     throw std::invalid_argument("pfb_cluster_kernel: N = " + std::to_string(n) +
-                                ", it serves 256, 512 and 1024");
+                                ", it serves 256, 512, 1024 and 2048");
 }
 
 cudaLaunchConfig_t launch_config(unsigned clusters,
@@ -97,6 +99,12 @@ int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversampl
             return 0;
         BF_GPU_CHECK(cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<N>));
+        if constexpr (pfb_cluster::shape<N>::blocks > 8) // beyond the portable size
+            if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+                cudaSuccess) {
+                (void)cudaGetLastError(); // a GPU without clusters of 16: not used
+                return 0;
+            }
         cudaLaunchAttribute attr;
         const cudaLaunchConfig_t cfg =
             launch_config(1, pfb_cluster::shape<N>::blocks, shared_bytes<N>, nullptr, &attr);
