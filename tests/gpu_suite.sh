@@ -51,6 +51,9 @@ sanitize)
         "memcheck:test_pfb_channelizer_gpu:*ClusterKernel*:*DefaultSwitches*" \
         "racecheck:test_pfb_channelizer_gpu:*ClusterKernelOneLaunch*" \
         "synccheck:test_pfb_channelizer_gpu:*ClusterKernelOneLaunch*" \
+        "memcheck:test_pfb_channelizer_gpu:*ClusterOf16Blocks*" \
+        "racecheck:test_pfb_channelizer_gpu:*ClusterOf16Blocks*" \
+        "synccheck:test_pfb_channelizer_gpu:*ClusterOf16Blocks*" \
         "memcheck:test_rca_das_gpu:*HalfSectorsSplit*" \
         "memcheck:test_tensor_beamformer_gpu:*library*" \
         "memcheck:test_rca_das_gpu:*StageVariants*" \

@@ -472,6 +472,14 @@ TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
     compare_gpu_with_cpu(gpu, { 1024, 16, 2, sample_format::fc32, 12, false, { 41 } }, 296);
     compare_gpu_with_cpu(gpu, { 512, 16, 1, sample_format::sc16, 12, true, { 40 } }, 295);
     compare_gpu_with_cpu(gpu, { 512, 16, 2, sample_format::fc32, 12, false, { 41 } }, 294);
+}
+
+TEST(PfbChannelizerGpu, ClusterOf16BlocksOneLaunch)
+{
+    REQUIRE_GPU(gpu);
+    // N = 2048 (clusters of 16 blocks) on its own, for racecheck: with it in
+    // ClusterKernelOneLaunch racecheck ran past 150 s (session 46).
+    const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
     compare_gpu_with_cpu(gpu, { 2048, 16, 1, sample_format::fc32, 12, true, { 40 } }, 293);
     compare_gpu_with_cpu(gpu, { 2048, 16, 2, sample_format::sc16, 12, false, { 41 } }, 292);
 }
