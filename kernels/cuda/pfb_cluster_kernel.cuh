@@ -5,8 +5,7 @@
  *
  * The channelizer for N = 256, 512, 1024 or 2048, O = 1 or 2, T = 16 on a
  * cluster of B blocks, B = 8 at N = 256 and 1024, 4 at N = 512 and 16 at
- * N = 2048 (sm_90; notation
- * of kernels/gpu/pfb_channelizer.cuh). Each input
+ * N = 2048 (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input
  * sample crosses L2 -> SM once and stays in a register window for the O T
  * steps that use it. It arrives 8 steps early by cp.async into the thread's
  * own slots of a shared-memory ring (sc16, fc32), so the FIR does not wait on
@@ -14,8 +13,9 @@
  *
  * A cluster owns RX receivers (32 at N = 256, 8 from N = 512 on) and a
  * segment of output steps. Block j of the cluster filters the Q = N / B
- * branches p = B q + j: thread (warp w, lane) the branches q = (32 / RX) w + lane / RX
- * and q + Q / 2 of receiver lane mod RX, the taps from shared memory. At
+ * branches p = B q + j: thread (warp w, lane) the branches
+ * q = (32 / RX) w + lane / RX and q + Q / 2 of receiver lane mod RX, the taps
+ * from shared memory. At
  * O = 1 each branch has its own 16-sample window and both take a new sample
  * every step. At O = 2 the two branches p and p + M (M = N / 2) read one
  * chain z_m = x[m_t - p - m M], m < 32, branch p the even m and p + M the
