@@ -57,12 +57,14 @@
  * of the warm-up runs whole, and rounds past the segment's last step are not
  * run (1.04-1.13x; apps/channelizer_bench.md, version 25). The windows stay
  * in registers because only compile-time indices name their slots. At O = 1
- * the step loop is unrolled over the 16-slot ring;
- * at O = 2 a round's new samples and FIRs are one case of a switch over the
- * newest sample's slot (step mod 32) and the rest of the round (the DFT, the
- * exchange, the stores) is code once: unrolled over 32 slots the kernel was
- * 190-256 KB of code, more than the SM's instruction cache holds, and ran
- * 1.2-1.6x slower (apps/channelizer_bench.md, version 22).
+ * the step loop is unrolled over the 16-slot ring, except at N = 2048;
+ * there and at O = 2 a round's new samples and FIRs are one case of a switch
+ * over the newest sample's slot (step mod O T) and the rest of the round (the
+ * DFT, the exchange, the stores) is code once: unrolled over 32 slots the
+ * kernel was 190-256 KB of code, more than the SM's instruction cache holds,
+ * and ran 1.2-1.6x slower (apps/channelizer_bench.md, version 22); at
+ * N = 2048, O = 1, 210 KB unrolled ran 1.6x slower than the switch's 90 KB
+ * (version 27).
  */
 #ifndef INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
 #define INCLUDED_BEAMFORM_KERNELS_PFB_CLUSTER_KERNEL_CUH
@@ -334,7 +336,9 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     static_assert(L <= 32, "the switch over window slots has 32 cases");
     // Steps unrolled a turn: at O = 1 a whole window ring (every slot a
     // constant; 3-11 % faster than the switch), at O = 2 one round (header).
-    constexpr int TURN = O == 1 ? L : k::steps_per_round;
+    // At N = 2048 O = 1 takes the switch too (its unrolled code: 210 KB).
+    constexpr bool unroll_ring = O == 1 && B <= 8;
+    constexpr int TURN = unroll_ring ? L : k::steps_per_round;
     static_assert(L % TURN == 0 && TURN % k::steps_per_round == 0, "whole rounds a turn");
     // Whole rounds of warm-up steps only load their samples (the prologue
     // below): no FIR, DFT or exchange for steps never stored. Nor are rounds
@@ -569,7 +573,7 @@ __global__ void __launch_bounds__(pfb_cluster::threads, 1)
     // The SR steps of a round from window slot U0 (a constant).
     const auto filter_round = [&](int i0, auto first_slot) {
         constexpr int u0 = decltype(first_slot)::value;
-        if constexpr (u0 % SR == 0) // slots that start no round are never reached
+        if constexpr (u0 % SR == 0 && u0 < L) // slots that start no round are never reached
             for_each_constant(std::make_integer_sequence<int, SR>{}, [&](auto e) {
                 filter_step(i0 + e, std::integral_constant<int, u0 + decltype(e)::value>{});
             });

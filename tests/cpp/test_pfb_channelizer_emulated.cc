@@ -1128,17 +1128,16 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
             EXPECT_TRUE(plan::cluster_kernel_chosen(other, 1365, 30)) << r;
         }
     }
-    // N = 2048: clusters of 16 blocks (7 at once on an H200), the default at
-    // O = 2 only (session 46: 1.4-1.85x two-pass from 32 steps; O = 1 level
-    // or slower).
+    // N = 2048: clusters of 16 blocks (7 at once on an H200; sessions 46 and
+    // 47: 1.15-1.85x two-pass from 24 steps at O = 1 and 32 at O = 2).
     c.n_channels = 2048;
     for (auto f : { sample_format::sc16, sample_format::fc32 }) {
         auto other = c;
         other.input = f;
-        EXPECT_FALSE(plan::cluster_default_serves(other));
-        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 341, 7));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 341, 7));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 24, 7)); // 24 x 12 / (14 x 33) = 0.62
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 8, 7)); // 0.40
         other.oversample = 2;
-        EXPECT_TRUE(plan::cluster_default_serves(other));
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 341, 7));
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 32, 7)); // 32 x 12 / (14 x 49) = 0.56
         EXPECT_FALSE(plan::cluster_kernel_chosen(other, 16, 7)); // 0.42

@@ -434,8 +434,8 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
     // At O = 2 96 receivers take it from 320 steps too. At N = 1024 (groups
     // of 8 receivers) the other kernels are the two-pass path's; 96 receivers
     // take the cluster kernel from 12 steps at O = 1 and 22 at O = 2, and
-    // partial groups (100 receivers) take it too, at N = 512 and at
-    // N = 2048, O = 2 (O = 1 keeps two-pass) as well.
+    // partial groups (100 receivers) take it too, at N = 512 and 2048 as
+    // well.
     const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
     unsigned seed = 295;
     for (auto f : { sample_format::sc16, sample_format::fc32 })

@@ -349,8 +349,8 @@ inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_ou
  * cluster_warm_up_cost counts them at half a step since session 45). So
  * it is the default for sc16 and fc32 in calls that use the GPU well
  * (cluster_kernel_chosen). At N = 512 (clusters of 4 blocks, session 46) it
- * measured 1.6-1.9x the two-pass path at 1365 steps, at N = 2048, O = 2
- * (clusters of 16) 1.8x at 341 steps.
+ * measured 1.6-1.9x the two-pass path at 1365 steps, at N = 2048 (clusters
+ * of 16) 1.6-1.8x at 341 steps (session 47).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
  * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
  * a tiled entry or a path, keep it off too.
@@ -510,20 +510,12 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
  * an H200): the cluster kernel 1.6-1.9x two-pass at 1365 steps, 1.2-1.4x at
  * 128 and 256 steps (efficiency 0.70 and above), 1.3-1.5x slower at 16 to
  * 64 steps (0.35 and below); 12 and 100 receivers 1.1-1.6x faster (session
- * 46). N = 2048 (clusters of 16 blocks, 7 at once on an H200), O = 2 only:
- * 1.4-1.85x two-pass from 32 to 341 steps and with 100 receivers; at O = 1
- * it measured level for sc16 and 0.87-0.94x for fc32 (not explained), so
- * O = 1 keeps two-pass (cluster_default_serves; session 46).
+ * 46). N = 2048 (clusters of 16 blocks, 7 at once on an H200): 1.15-1.65x
+ * two-pass at O = 1 from 24 to 341 steps (session 47), 1.4-1.85x at O = 2
+ * from 32 steps and with 100 receivers (session 46).
  */
 inline double cluster_min_efficiency(size_t n) { return n == 256 ? 0.75 : 0.45; }
 inline bool cluster_needs_whole_groups(size_t n) { return n == 256; }
-//! Where the default rule may take the cluster kernel: everywhere it serves
-//! but N = 2048, O = 1 (measured no faster than two-pass).
-inline bool cluster_default_serves(const pfb_channelizer_config& c)
-{
-    return cluster_kernel_serves(c) && !(c.n_channels == 2048 && c.oversample == 1);
-}
-
 /*!
  * The share of the GPU's cluster lanes and steps that a call of \p n_out
  * steps of \p c spends on stored outputs: cluster_efficiency_of the plan's
@@ -545,15 +537,15 @@ inline double cluster_efficiency(const pfb_channelizer_config& c,
  * The default choice of the cluster kernel for a call of \p n_out steps on a
  * GPU that holds \p clusters_at_once clusters: sc16 or fc32 (sc8 measured
  * slower, version 19: its samples are not in the copy ring), the receivers
- * in whole groups where cluster_needs_whole_groups, cluster_default_serves,
- * and cluster_min_efficiency.
+ * in whole groups where cluster_needs_whole_groups, and
+ * cluster_min_efficiency.
  */
 inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   size_t n_out,
                                   int clusters_at_once)
 {
     const size_t rx = size_t(cluster_receivers(c.n_channels));
-    if (!cluster_kernel_for_call(c, n_out) || !cluster_default_serves(c) ||
+    if (!cluster_kernel_for_call(c, n_out) ||
         c.input == sample_format::sc8 ||
         (cluster_needs_whole_groups(c.n_channels) && c.n_receivers % rx != 0) ||
         clusters_at_once <= 0)
