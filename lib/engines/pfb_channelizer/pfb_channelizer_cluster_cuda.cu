@@ -90,7 +90,7 @@ int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversampl
         // sm_90, or the build has only older code (the body is then empty).
         if (attributes.binaryVersion < 90)
             return 0;
-        // 178-184 KiB a block: GPUs that offer less (sm_120 offers 99 KiB)
+        // 146-152 KiB a block: GPUs that offer less (sm_120 offers 99 KiB)
         // keep the tiled kernels instead of failing the attribute call below.
         int shared_limit = 0;
         BF_GPU_CHECK(cudaDeviceGetAttribute(

@@ -412,7 +412,7 @@ inline int cluster_kernel_knob()
 
 //! Whether a call of \p n_out steps of \p c can run the cluster kernel, on a
 //! device that can run it (its indices are 32-bit, and a segment's index runs
-//! up to O T + 8 steps past the call: the last turn of the window ring and
+//! up to O T + 4 steps past the call: the last turn of the window ring and
 //! the copies ahead).
 inline bool cluster_kernel_for_call(const pfb_channelizer_config& c, size_t n_out)
 {
