@@ -412,8 +412,8 @@ inline int cluster_kernel_knob()
 
 //! Whether a call of \p n_out steps of \p c can run the cluster kernel, on a
 //! device that can run it (its indices are 32-bit, and a segment's index runs
-//! up to O T + 4 steps past the call: the last turn of the window ring and
-//! the copies ahead).
+//! past the call by the last turn of the window ring (O T steps) and the
+//! copies ahead (pfb_cluster::ring_steps, 4): well inside 3 T).
 inline bool cluster_kernel_for_call(const pfb_channelizer_config& c, size_t n_out)
 {
     const size_t items = (n_out + 3 * cluster_window) * c.n_channels * c.n_receivers;
