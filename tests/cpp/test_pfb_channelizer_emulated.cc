@@ -994,6 +994,21 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         tiled.set("9");
         EXPECT_EQ(plan::cluster_kernel_knob(), 0);
     }
+    // What a call runs: nothing on a GPU that holds none of the clusters or
+    // with the knob at 0; with it at 1 every call the kernel serves, even one
+    // the default leaves (96 receivers in 256 steps on 15 clusters at once,
+    // below); otherwise the default.
+    EXPECT_FALSE(plan::cluster_kernel_takes_call(c, 2730, 0, 1));
+    EXPECT_FALSE(plan::cluster_kernel_takes_call(c, 2730, 15, 0));
+    EXPECT_TRUE(plan::cluster_kernel_takes_call(c, 2730, 15, -1));
+    EXPECT_TRUE(plan::cluster_kernel_takes_call(c, 256, 15, 1));
+    EXPECT_FALSE(plan::cluster_kernel_takes_call(c, 256, 15, -1));
+    {
+        auto sc8 = c;
+        sc8.input = sample_format::sc8;
+        EXPECT_TRUE(plan::cluster_kernel_takes_call(sc8, 2730, 15, 1));
+        EXPECT_FALSE(plan::cluster_kernel_takes_call(sc8, 2730, 15, -1));
+    }
     // The default at N = 256: sc16 or fc32, whole groups of 32 receivers,
     // launches that spend at least 75 % of the GPU's cluster-steps on stored
     // steps. The

@@ -12,6 +12,8 @@
  *
  * Every GPU comparison prints one line
  *   pfb_channelizer N=.. T=.. O=.. fmt=.. R=.. shift=.. path=.. calls=[..] rel_err=..
+ * (path=cluster where the cluster kernel took every call, cluster_calls=k
+ * where it took k of them)
  * (relative error norm ||gpu - cpu|| / ||cpu|| over all outputs).
  */
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
@@ -138,15 +140,51 @@ size_t count_not_finite(const std::vector<cfloat>& v)
     return bad;
 }
 
-std::string describe(const pfb_channelizer_config& c, const std::vector<size_t>& calls)
+//! Clusters of the cluster kernel that \p gpu holds at once for \p c (0: it
+//! runs none: not CUDA, a configuration the kernel does not serve, or a GPU
+//! that cannot launch it).
+int clusters_at_once(const device_spec& gpu, const pfb_channelizer_config& c)
 {
+#ifdef BEAMFORM_HAVE_CUDA
+    namespace plan = gr::beamform::pfb_plan;
+    using gr::beamform::cuda::pfb_cluster_clusters_at_once;
+    if (gpu.kind != gr::beamform::backend::cuda || !plan::cluster_kernel_serves(c))
+        return 0;
+    switch (c.input) {
+    case sample_format::sc8:
+        return pfb_cluster_clusters_at_once<int8_t>(gpu.index, c.n_channels, c.oversample);
+    case sample_format::sc16:
+        return pfb_cluster_clusters_at_once<int16_t>(gpu.index, c.n_channels, c.oversample);
+    case sample_format::fc32:
+        return pfb_cluster_clusters_at_once<float>(gpu.index, c.n_channels, c.oversample);
+    }
+#endif
+    (void)gpu;
+    (void)c;
+    return 0;
+}
+
+//! The log line's description of \p c run in \p calls on \p gpu; path= names
+//! what ran: "cluster" where the cluster kernel took every call, else the
+//! plan's path, with cluster_calls=k where it took k of them.
+std::string describe(const pfb_channelizer_config& c,
+                     const std::vector<size_t>& calls,
+                     const device_spec& gpu)
+{
+    namespace plan = gr::beamform::pfb_plan;
+    const int at_once = clusters_at_once(gpu, c);
+    const int knob = plan::cluster_kernel_knob();
+    size_t on_cluster = 0;
+    for (size_t n : calls)
+        on_cluster += plan::cluster_kernel_takes_call(c, n, at_once, knob);
     std::ostringstream s;
-    const char* path =
-        gr::beamform::pfb_plan::path_name(gr::beamform::pfb_plan::path_for(c));
     s << "pfb_channelizer N=" << c.n_channels << " T=" << c.taps_per_branch
       << " O=" << c.oversample << " fmt=" << format_name(c.input)
-      << " R=" << c.n_receivers << " shift=" << c.fft_shift << " path=" << path
-      << " calls=[";
+      << " R=" << c.n_receivers << " shift=" << c.fft_shift << " path="
+      << (on_cluster == calls.size() ? "cluster" : plan::path_name(plan::path_for(c)));
+    if (on_cluster > 0 && on_cluster < calls.size())
+        s << " cluster_calls=" << on_cluster;
+    s << " calls=[";
     for (size_t i = 0; i < calls.size(); i++)
         s << (i ? "," : "") << calls[i];
     s << "]";
@@ -273,10 +311,10 @@ void compare_gpu_with_cpu(const device_spec& gpu, const gpu_case& k, unsigned se
     const auto got = run_gpu(gpu, *dev, c, input, k.calls);
     const size_t bad = count_not_finite(got);
     const double err = relative_error(got, expected);
-    std::cout << describe(c, k.calls) << " rel_err=" << err << " not_finite=" << bad
+    std::cout << describe(c, k.calls, gpu) << " rel_err=" << err << " not_finite=" << bad
               << "\n";
-    EXPECT_EQ(bad, 0u) << describe(c, k.calls);
-    EXPECT_LT(err, 1e-5) << describe(c, k.calls);
+    EXPECT_EQ(bad, 0u) << describe(c, k.calls, gpu);
+    EXPECT_LT(err, 1e-5) << describe(c, k.calls, gpu);
 }
 
 } // namespace
@@ -377,27 +415,22 @@ TEST(PfbChannelizerGpu, ClusterKernel)
         // One device and build run the kernel at both N or at neither (an N
         // whose shared memory or launch the device refuses would fall back
         // to the other kernels unseen): the log line says which.
-        const auto check = [&](const char* format, auto clusters_at_once) {
-            const int first = clusters_at_once(size_t(256), size_t(1));
+        for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 }) {
+            const auto at = [&](size_t n, size_t o) {
+                return clusters_at_once(gpu, make_config(n, 16, unsigned(o), f, 1, false, 1));
+            };
+            const int first = at(256, 1);
             for (size_t n : { 256, 512, 1024, 2048 })
                 for (size_t o : { 1, 2 }) {
-                    const int at_once = clusters_at_once(n, o);
-                    std::cout << "pfb_cluster_kernel " << format << ": clusters at once N=" << n
-                              << " O=" << o << ": " << at_once << std::endl;
+                    const int at_once = at(n, o);
+                    std::cout << "pfb_cluster_kernel " << format_name(f)
+                              << ": clusters at once N=" << n << " O=" << o << ": " << at_once
+                              << std::endl;
                     if (n != 2048) // clusters of 16 blocks: not on every sm_90 GPU
-                        EXPECT_EQ(at_once > 0, first > 0) << format << " N=" << n << " O=" << o;
+                        EXPECT_EQ(at_once > 0, first > 0)
+                            << format_name(f) << " N=" << n << " O=" << o;
                 }
-        };
-        using gr::beamform::cuda::pfb_cluster_clusters_at_once;
-        check("sc8", [&](size_t n, size_t o) {
-            return pfb_cluster_clusters_at_once<int8_t>(gpu.index, n, o);
-        });
-        check("sc16", [&](size_t n, size_t o) {
-            return pfb_cluster_clusters_at_once<int16_t>(gpu.index, n, o);
-        });
-        check("fc32", [&](size_t n, size_t o) {
-            return pfb_cluster_clusters_at_once<float>(gpu.index, n, o);
-        });
+        }
     }
 #endif
     for (auto f : { sample_format::sc8, sample_format::sc16, sample_format::fc32 })
@@ -599,13 +632,13 @@ TEST(PfbChannelizerGpu, StateCarriesAcrossCallsOfAnySize)
             const auto a = run_gpu(gpu, *one, c, input, { n_out });
             const auto b = run_gpu(gpu, *many, c, input, pieces);
             const double err = relative_error(b, a);
-            std::cout << describe(c, pieces) << " vs one call: rel_err=" << err << "\n";
+            std::cout << describe(c, pieces, gpu) << " vs one call: rel_err=" << err << "\n";
             EXPECT_EQ(count_not_finite(b), 0u);
-            EXPECT_LT(err, 1e-6) << describe(c, pieces);
+            EXPECT_LT(err, 1e-6) << describe(c, pieces, gpu);
             // And against the CPU reference fed in yet another split.
             auto cpu = make_pfb_channelizer_cpu(c);
             const auto ref = run_host(*cpu, c, input, { 7, 57 });
-            EXPECT_LT(relative_error(a, ref), 1e-5) << describe(c, { n_out });
+            EXPECT_LT(relative_error(a, ref), 1e-5) << describe(c, { n_out }, gpu);
         }
     }
 }

@@ -328,12 +328,7 @@ private:
     bool run_cluster(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
 #ifdef BF_BACKEND_CUDA
-        if (d_clusters_at_once <= 0)
-            return false;
-        const bool cluster =
-            d_cluster_knob == 1 ? cluster_kernel_for_call(d_config, n_out)
-                                : cluster_kernel_chosen(d_config, n_out, d_clusters_at_once);
-        if (!cluster)
+        if (!cluster_kernel_takes_call(d_config, n_out, d_clusters_at_once, d_cluster_knob))
             return false;
         cuda::pfb_cluster_launch(stream_of(in),
                                  d_branch_taps.as<float>(),

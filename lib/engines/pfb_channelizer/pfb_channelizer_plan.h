@@ -554,6 +554,23 @@ inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
            cluster_min_efficiency(c.n_channels);
 }
 
+/*!
+ * Whether a call of \p n_out steps of \p c runs the cluster kernel, on a GPU
+ * that holds \p clusters_at_once of its clusters (0: it cannot run them) and
+ * with \p knob = cluster_kernel_knob(): where 1 every call it serves, where 0
+ * none, else cluster_kernel_chosen.
+ */
+inline bool cluster_kernel_takes_call(const pfb_channelizer_config& c,
+                                      size_t n_out,
+                                      int clusters_at_once,
+                                      int knob)
+{
+    if (clusters_at_once <= 0 || knob == 0)
+        return false;
+    return knob == 1 ? cluster_kernel_for_call(c, n_out)
+                     : cluster_kernel_chosen(c, n_out, clusters_at_once);
+}
+
 //! Every entry of tiled_shapes that applies to N = \p n and samples of
 //! \p sample_bytes (0: not known) (for the tests).
 inline std::vector<size_t> tiled_shape_indices(size_t n, size_t sample_bytes = 0)
