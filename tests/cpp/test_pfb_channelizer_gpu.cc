@@ -34,8 +34,7 @@
 namespace gr {
 namespace beamform {
 namespace cuda {
-template <typename Tin>
-int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversample);
+int pfb_cluster_clusters_at_once(int device, const pfb_channelizer_config& c);
 } // namespace cuda
 } // namespace beamform
 } // namespace gr
@@ -146,18 +145,8 @@ size_t count_not_finite(const std::vector<cfloat>& v)
 int clusters_at_once(const device_spec& gpu, const pfb_channelizer_config& c)
 {
 #ifdef BEAMFORM_HAVE_CUDA
-    namespace plan = gr::beamform::pfb_plan;
-    using gr::beamform::cuda::pfb_cluster_clusters_at_once;
-    if (gpu.kind != gr::beamform::backend::cuda || !plan::cluster_kernel_serves(c))
-        return 0;
-    switch (c.input) {
-    case sample_format::sc8:
-        return pfb_cluster_clusters_at_once<int8_t>(gpu.index, c.n_channels, c.oversample);
-    case sample_format::sc16:
-        return pfb_cluster_clusters_at_once<int16_t>(gpu.index, c.n_channels, c.oversample);
-    case sample_format::fc32:
-        return pfb_cluster_clusters_at_once<float>(gpu.index, c.n_channels, c.oversample);
-    }
+    if (gpu.kind == gr::beamform::backend::cuda)
+        return gr::beamform::cuda::pfb_cluster_clusters_at_once(gpu.index, c);
 #endif
     (void)gpu;
     (void)c;

@@ -27,6 +27,10 @@ namespace cuda {
 template <typename Tin>
 int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversample);
 
+//! The same for configuration \p c (its input format, N and O); 0 where the
+//! kernel does not serve \p c (cluster_kernel_serves).
+int pfb_cluster_clusters_at_once(int device, const pfb_channelizer_config& c);
+
 //! Launches the kernel for \p l on \p stream (errors as std::runtime_error).
 template <typename Tin>
 void pfb_cluster_launch(const pfb_stream<Tin>& in,

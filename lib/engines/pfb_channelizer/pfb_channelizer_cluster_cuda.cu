@@ -117,6 +117,21 @@ int pfb_cluster_clusters_at_once(int device, size_t n_channels, size_t oversampl
     });
 }
 
+int pfb_cluster_clusters_at_once(int device, const pfb_channelizer_config& c)
+{
+    if (!pfb_plan::cluster_kernel_serves(c))
+        return 0;
+    switch (c.input) {
+    case sample_format::sc8:
+        return pfb_cluster_clusters_at_once<int8_t>(device, c.n_channels, c.oversample);
+    case sample_format::sc16:
+        return pfb_cluster_clusters_at_once<int16_t>(device, c.n_channels, c.oversample);
+    case sample_format::fc32:
+        return pfb_cluster_clusters_at_once<float>(device, c.n_channels, c.oversample);
+    }
+    return 0;
+}
+
 template <typename Tin>
 void pfb_cluster_launch(const pfb_stream<Tin>& in,
                         const float* branch_taps,

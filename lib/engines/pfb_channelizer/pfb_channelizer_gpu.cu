@@ -303,22 +303,8 @@ private:
     {
 #ifdef BF_BACKEND_CUDA
         d_cluster_knob = cluster_kernel_knob();
-        if (!cluster_kernel_serves(d_config) || d_cluster_knob == 0)
-            return;
-        switch (d_config.input) {
-        case sample_format::sc8:
-            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int8_t>(
-                d_device.index, d_config.n_channels, d_config.oversample);
-            break;
-        case sample_format::sc16:
-            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<int16_t>(
-                d_device.index, d_config.n_channels, d_config.oversample);
-            break;
-        case sample_format::fc32:
-            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once<float>(
-                d_device.index, d_config.n_channels, d_config.oversample);
-            break;
-        }
+        if (d_cluster_knob != 0)
+            d_clusters_at_once = cuda::pfb_cluster_clusters_at_once(d_device.index, d_config);
 #endif
     }
 
