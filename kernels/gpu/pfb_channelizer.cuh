@@ -97,9 +97,15 @@ struct pfb_geometry {
     int log2_n;
     int taps_per_branch; //!< T
     int step;            //!< M = N / O
-    int n_receivers;
+    int n_receivers;     //!< R: the receivers of a row (its stride)
     int fft_shift;
     int first_parity; //!< (output steps before this call) mod O
+    //! The tiled kernels compute receivers [first_receiver, R) (pfb_tiled_groups):
+    //! above 0 (a multiple of 32, so of every tile's receivers) where the
+    //! cluster kernel took the whole groups below it in the same call. The
+    //! other kernels (the tiled ring kernel too) compute every receiver and
+    //! need 0.
+    int first_receiver;
     long long n_out;  //!< output steps of this call
 };
 

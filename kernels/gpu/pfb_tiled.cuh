@@ -33,6 +33,14 @@ namespace BF_GPU_NS {
 
 constexpr int pfb_tiled_threads = 256;
 
+//! The receiver groups of RB that a tiled launch computes: receivers
+//! [g.first_receiver, R), group k from receiver first_receiver + k RB.
+template <int RB>
+__device__ __forceinline__ int pfb_tiled_groups(const pfb_geometry& g)
+{
+    return (g.n_receivers - g.first_receiver + RB - 1) / RB;
+}
+
 /*!
  * In-place FFT of \p rows rows (ld apart) in shared memory; rows are the
  * fastest index of the work so that a warp's lanes touch different rows
@@ -345,10 +353,10 @@ __global__ void __launch_bounds__(pfb_tiled_threads, 2)
     for (int k = threadIdx.x; k < n; k += blockDim.x)
         twiddle[k] = twiddle_table[k];
 
-    const long long groups = (g.n_receivers + RB - 1) / RB;
+    const long long groups = pfb_tiled_groups<RB>(g);
     const long long work = groups * tiles_per_group;
     for (long long w = blockIdx.x; w < work; w += gridDim.x) {
-        const int r_first = int(w % groups) * RB;
+        const int r_first = g.first_receiver + int(w % groups) * RB;
         const long long t0 = (w / groups) * S;
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs at their digit-reversed slots for the in-place FFT.

@@ -159,10 +159,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     for (int k = threadIdx.x; k < n; k += blockDim.x)
         twiddle[k] = twiddle_table[k];
 
-    const long long groups = (g.n_receivers + RB - 1) / RB;
+    const long long groups = pfb_tiled_groups<RB>(g);
     const long long work = groups * tiles_per_group;
     for (long long w = blockIdx.x; w < work; w += gridDim.x) {
-        const int r_first = int(w % groups) * RB;
+        const int r_first = g.first_receiver + int(w % groups) * RB;
         const long long t0 = (w / groups) * S;
         const int steps = int(min((long long)S, g.n_out - t0));
         // FIR outputs in natural order (the register FFT reads strided).

@@ -111,7 +111,11 @@ __device__ __forceinline__ void pfb_ring_fill(typename pfb_raw_sample<Tin>::type
  * apps/channelizer_bench.md, version 14.) Dynamic shared memory: N twiddles,
  * S RB rows of N + 1, then the ring (pfb_fft::ring_blocks(S, TMAX, O) M RB
  * raw samples). THREADS per block (whole warps, a multiple of RB), one block
- * per SM; N must be 2^LOG2_N.
+ * per SM; N must be 2^LOG2_N. It computes every receiver (g.first_receiver
+ * 0): reading it from the geometry made ptxas spill 12 bytes and short calls
+ * 3-6 % slower (apps/channelizer_bench.md, session 51), so the rest of a call
+ * split with the cluster kernel runs the whole-call entries
+ * (pfb_plan::tiled_shape_for_call).
  */
 template <typename Tin, int TMAX, int O, int S, int RB, int P, int LOG2_N, int THREADS>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -130,6 +134,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #ifdef BF_GPU_EMULATION
     if (g.log2_n != LOG2_N)
         throw std::logic_error("pfb_tiled_ring_kernel: built for another N");
+    if (g.first_receiver != 0) // the rest of a split call runs the whole-call entries
+        throw std::logic_error("pfb_tiled_ring_kernel: computes every receiver");
 #endif
     constexpr int n = 1 << LOG2_N;
     constexpr int log2_m = O == 2 ? LOG2_N - 1 : LOG2_N;

@@ -117,13 +117,14 @@ private:
     void tiled(const Tin* in, float2* out, size_t n_out)
     {
         const auto st = stream_of(in);
-        const auto g = geometry(n_out);
+        auto g = geometry(n_out);
+        g.first_receiver = int(d_first_receiver);
         auto with_shape = [&](auto index) {
             constexpr size_t i = decltype(index)::value;
             const auto kernel = pfb_tiled_kernel_of<Tin, i>(d_config.oversample);
             // blocks_per_sm 1 and a small SM count: blocks take several tiles.
-            const auto l =
-                pfb_plan::plan_tiled(d_config, pfb_plan::tiled_shapes[i], n_out, d_sm_count, 1);
+            const auto l = pfb_plan::plan_tiled(
+                d_config, pfb_plan::tiled_shapes[i], n_out, d_sm_count, 1, d_first_receiver);
             launch(dim3(unsigned(l.blocks)),
                    dim3(unsigned(pfb_plan::tiled_shapes[i].threads)),
                    l.shared_bytes,
@@ -253,6 +254,9 @@ public:
     size_t d_chunk = 1 << 30;
     //! Entry of pfb_plan::tiled_shapes that the tiled path runs.
     size_t d_tiled_shape = 0;
+    //! The tiled path computes receivers [d_first_receiver, R) (the rest of a
+    //! call whose whole groups of 32 the cluster kernel took).
+    size_t d_first_receiver = 0;
     //! A library FFT (cuFFT's part on the host), as the CUDA engine has:
     //! fir_library_fft runs the host's DFT and the transpose kernel (else the
     //! direct-DFT kernel), two_pass the library pass 2 where its plan takes it
@@ -421,6 +425,7 @@ struct emulated_case {
     std::vector<size_t> calls;
     int sm_count; // small values force several runs of steps per receiver block
     size_t chunk = 1 << 30; // two-pass steps per chunk
+    size_t first_receiver = 0; // tiled: receivers below it are left to the cluster kernel
 };
 
 //! Checks one path against the CPU engine; returns the lanes per load group
@@ -453,6 +458,7 @@ int check_path(const emulated_case& k,
     emu.d_chunk = k.chunk;
     emu.d_tiled_shape = tiled_shape;
     emu.d_host_fft = host_fft;
+    emu.d_first_receiver = k.first_receiver;
     std::vector<cfloat> got(n_out * out_item, cfloat(NAN, NAN));
     size_t done = 0;
     for (size_t n : k.calls) {
@@ -461,12 +467,29 @@ int check_path(const emulated_case& k,
                     n);
         done += n;
     }
+    // With a first receiver: its outputs and the following ones against the
+    // CPU engine, and the ones before it still unwritten (NaN).
+    size_t written_before = 0;
+    if (k.first_receiver > 0) {
+        std::vector<cfloat> got_rest, expected_rest;
+        for (size_t i = 0; i < got.size(); i++)
+            if (i % c.n_receivers >= k.first_receiver) {
+                got_rest.push_back(got[i]);
+                expected_rest.push_back(expected[i]);
+            } else {
+                written_before += !std::isnan(got[i].real()) || !std::isnan(got[i].imag());
+            }
+        got.swap(got_rest);
+        expected.swap(expected_rest);
+    }
+    EXPECT_EQ(written_before, 0u) << "outputs of receivers before " << k.first_receiver;
     const double err = relative_error(got, expected);
     std::ostringstream what;
     what << "emulated pfb_channelizer N=" << k.n << " T=" << k.t << " O=" << k.o
          << " fmt=" << to_string(k.f) << " R=" << k.r << " shift=" << k.shift
          << " path=" << pfb_plan::path_name(path) << " chunk=" << std::min(k.chunk, n_out)
          << " sm=" << k.sm_count
+         << (k.first_receiver ? " first_receiver=" + std::to_string(k.first_receiver) : "")
          << (!host_fft                              ? ""
              : path == pfb_plan::path::two_pass ? " library pass 2 (host DFT)"
                                                 : " host_fft+transpose");
@@ -737,6 +760,34 @@ TEST(PfbChannelizerEmulated, TiledRegisterFftEdges)
     check_case({ 256, 16, 2, sc8, 16, true, { 141, 9 }, 5 }, seed++);
 }
 
+TEST(PfbChannelizerEmulated, TiledKernelsFromAFirstReceiver)
+{
+    // The rest of a call whose whole groups of 32 receivers the cluster kernel
+    // took (N = 256): every tiled entry at N = 256 but the short-call ring
+    // entry computes receivers [first_receiver, R) and writes nothing before
+    // them; a partial last group, whole ones, both oversamplings, calls of
+    // several lengths. The rest of a short call runs the whole-call entry.
+    unsigned seed = 230;
+    const auto sc16 = sample_format::sc16, fc32 = sample_format::fc32;
+    size_t shapes = 0;
+    for (auto f : { sc16, fc32 })
+        for (size_t shape : pfb_plan::tiled_shape_indices(256, sample_size(f))) {
+            if (pfb_plan::tiled_shapes[shape].ring)
+                continue;
+            check_path({ 256, 16, 1, f, 36, true, { 7, 40, 13 }, 3, 1 << 30, 32 }, seed++,
+                       pfb_plan::path::tiled, shape);
+            check_path({ 256, 16, 2, f, 72, false, { 11, 33 }, 2, 1 << 30, 64 }, seed++,
+                       pfb_plan::path::tiled, shape);
+            shapes++;
+        }
+    EXPECT_GE(shapes, 10u); // every N = 256 entry of both formats
+    const size_t whole = pfb_plan::tiled_shape_index(256, 1, 4),
+                 ring = pfb_plan::tiled_short_call_shape(256, 1, 4);
+    ASSERT_LT(ring, pfb_plan::tiled_shape_count);
+    EXPECT_EQ(pfb_plan::tiled_shape_for_call(whole, ring, 500), ring);
+    EXPECT_EQ(pfb_plan::tiled_shape_for_call(whole, ring, 500, 96), whole);
+}
+
 TEST(PfbChannelizerEmulated, TiledRegisterFft1024)
 {
     // The N = 1024 tiles (32 x 32 register FFT, one warp per row, 24 rows:
@@ -998,16 +1049,30 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
     // with the knob at 0; with it at 1 every call the kernel serves, even one
     // the default leaves (96 receivers in 256 steps on 15 clusters at once,
     // below); otherwise the default.
-    EXPECT_FALSE(plan::cluster_kernel_takes_call(c, 2730, 0, 1));
-    EXPECT_FALSE(plan::cluster_kernel_takes_call(c, 2730, 15, 0));
-    EXPECT_TRUE(plan::cluster_kernel_takes_call(c, 2730, 15, -1));
-    EXPECT_TRUE(plan::cluster_kernel_takes_call(c, 256, 15, 1));
-    EXPECT_FALSE(plan::cluster_kernel_takes_call(c, 256, 15, -1));
+    EXPECT_EQ(plan::cluster_kernel_receivers(c, 2730, 0, 1), 0u);
+    EXPECT_EQ(plan::cluster_kernel_receivers(c, 2730, 15, 0), 0u);
+    EXPECT_EQ(plan::cluster_kernel_receivers(c, 2730, 15, -1), 96u);
+    EXPECT_EQ(plan::cluster_kernel_receivers(c, 256, 15, 1), 96u);
+    EXPECT_EQ(plan::cluster_kernel_receivers(c, 256, 15, -1), 0u);
     {
         auto sc8 = c;
         sc8.input = sample_format::sc8;
-        EXPECT_TRUE(plan::cluster_kernel_takes_call(sc8, 2730, 15, 1));
-        EXPECT_FALSE(plan::cluster_kernel_takes_call(sc8, 2730, 15, -1));
+        EXPECT_EQ(plan::cluster_kernel_receivers(sc8, 2730, 15, 1), 96u);
+        EXPECT_EQ(plan::cluster_kernel_receivers(sc8, 2730, 15, -1), 0u);
+    }
+    // Receivers past whole groups of 32 at N = 256: by default the cluster
+    // kernel takes the whole groups and the tiled kernels the rest (the
+    // forced kernel takes all, its last group partial); at N = 512 to 2048
+    // (groups of 8) it takes every receiver.
+    for (const auto& [r, k] : std::vector<std::pair<size_t, size_t>>{
+             { 100, 96 }, { 33, 32 }, { 40, 32 }, { 95, 64 }, { 200, 192 }, { 31, 0 }, { 1, 0 } }) {
+        auto other = c;
+        other.n_receivers = r;
+        EXPECT_EQ(plan::cluster_default_receivers(other), k) << r;
+        EXPECT_EQ(plan::cluster_kernel_receivers(other, 5000, 15, -1), k) << r;
+        EXPECT_EQ(plan::cluster_kernel_receivers(other, 5000, 15, 1), r) << r;
+        other.n_channels = 1024;
+        EXPECT_EQ(plan::cluster_default_receivers(other), r) << r;
     }
     // The default at N = 256: sc16 or fc32, whole groups of 32 receivers,
     // launches that spend at least 75 % of the GPU's cluster-steps on stored
@@ -1049,12 +1114,27 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         EXPECT_GT(plan::cluster_efficiency(other, 2730, 15), 0.99);
         EXPECT_TRUE(plan::cluster_kernel_chosen(other, 2730, 15));
     }
-    // Partial groups at N = 256: the tiled kernels (40 to 200 receivers
-    // measured level or faster there, session 46).
-    for (size_t r : { 1, 33, 40, 48, 80, 95, 100, 112, 200 }) {
+    // Partial groups at N = 256: the whole groups decide (the tiled kernels
+    // take the rest; a partial group on the cluster kernel measured level or
+    // slower than the tiled kernels, 40 to 200 receivers, session 46), so
+    // below 32 receivers the tiled kernels take the call, and the rest of
+    // 100 receivers does not make a call of 256 steps the cluster kernel's
+    // (96 receivers: level or slower there, above).
+    for (size_t r : { 33, 40, 48, 80, 95, 100, 112, 200 }) {
+        auto other = c;
+        other.n_receivers = r;
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 5000, 15)) << r;
+    }
+    for (size_t r : { 1, 31 }) {
         auto other = c;
         other.n_receivers = r;
         EXPECT_FALSE(plan::cluster_kernel_chosen(other, 5000, 15)) << r;
+    }
+    {
+        auto other = c;
+        other.n_receivers = 100;
+        EXPECT_FALSE(plan::cluster_kernel_chosen(other, 256, 15));
+        EXPECT_TRUE(plan::cluster_kernel_chosen(other, 320, 15));
     }
     // Indices are 32-bit in the kernel: calls of 2^31 samples x R or more
     // take the tiled kernels.

@@ -21,6 +21,7 @@
 #include "pfb_test_input.h"
 #include "test_util.h"
 #include <gpu/pfb_fft.cuh>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -154,8 +155,10 @@ int clusters_at_once(const device_spec& gpu, const pfb_channelizer_config& c)
 }
 
 //! The log line's description of \p c run in \p calls on \p gpu; path= names
-//! what ran: "cluster" where the cluster kernel took every call, else the
-//! plan's path, with cluster_calls=k where it took k of them.
+//! what ran: "cluster" where the cluster kernel took every receiver of every
+//! call, else the plan's path, with cluster_calls=k where it took k of them
+//! and cluster_receivers=m where it took m receivers of a call (the plan's
+//! path the rest).
 std::string describe(const pfb_channelizer_config& c,
                      const std::vector<size_t>& calls,
                      const device_spec& gpu)
@@ -163,16 +166,22 @@ std::string describe(const pfb_channelizer_config& c,
     namespace plan = gr::beamform::pfb_plan;
     const int at_once = clusters_at_once(gpu, c);
     const int knob = plan::cluster_kernel_knob();
-    size_t on_cluster = 0;
-    for (size_t n : calls)
-        on_cluster += plan::cluster_kernel_takes_call(c, n, at_once, knob);
+    size_t on_cluster = 0, whole = 0, receivers = 0;
+    for (size_t n : calls) {
+        const size_t k = plan::cluster_kernel_receivers(c, n, at_once, knob);
+        on_cluster += k > 0;
+        whole += k == c.n_receivers;
+        receivers = std::max(receivers, k);
+    }
     std::ostringstream s;
     s << "pfb_channelizer N=" << c.n_channels << " T=" << c.taps_per_branch
       << " O=" << c.oversample << " fmt=" << format_name(c.input)
       << " R=" << c.n_receivers << " shift=" << c.fft_shift << " path="
-      << (on_cluster == calls.size() ? "cluster" : plan::path_name(plan::path_for(c)));
+      << (whole == calls.size() ? "cluster" : plan::path_name(plan::path_for(c)));
     if (on_cluster > 0 && on_cluster < calls.size())
         s << " cluster_calls=" << on_cluster;
+    if (on_cluster > 0 && receivers < c.n_receivers)
+        s << " cluster_receivers=" << receivers;
     s << " calls=[";
     for (size_t i = 0; i < calls.size(); i++)
         s << (i ? "," : "") << calls[i];
@@ -453,6 +462,8 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
     // receivers run the cluster kernel in calls long enough to fill the GPU
     // (96 receivers on an H200: 320 steps or more) and the tiled kernels in
     // shorter ones; the filter state carries across the switch both ways.
+    // Receivers past the whole groups (100, 40) take the tiled kernels in the
+    // same call, after the cluster kernel.
     // At O = 2 96 receivers take it from 320 steps too. At N = 1024 (groups
     // of 8 receivers) the other kernels are the two-pass path's; 96 receivers
     // take the cluster kernel from 12 steps at O = 1 and 22 at O = 2, and
@@ -470,6 +481,13 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
         compare_gpu_with_cpu(
             gpu, { 256, 16, 2, f, 96, f == sample_format::fc32, { 701, 7, 300, 100, 682 } },
             seed++);
+    for (unsigned o : { 1u, 2u })
+        for (size_t r : { 100, 40 })
+            compare_gpu_with_cpu(
+                gpu,
+                { 256, 16, o, r == 100 ? sample_format::sc16 : sample_format::fc32, r, o == 2,
+                  { 1100, 7, 400, 3000, 330 } },
+                seed++);
     for (auto f : { sample_format::sc16, sample_format::fc32 })
         for (unsigned o : { 1u, 2u })
             compare_gpu_with_cpu(
@@ -479,6 +497,17 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
         for (unsigned o : { 1u, 2u })
             compare_gpu_with_cpu(
                 gpu, { n, 16, o, sample_format::fc32, 100, o == 1, { 500, 5, 64, 9, 300 } }, seed++);
+}
+
+TEST(PfbChannelizerGpu, TiledRestAfterTheClusterKernel)
+{
+    REQUIRE_GPU(gpu);
+    // One call each that the default rule splits at N = 256: the cluster
+    // kernel takes the whole groups of 32 receivers, the tiled kernels the
+    // rest (4 and 8 receivers) after it: small enough for compute-sanitizer.
+    const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
+    compare_gpu_with_cpu(gpu, { 256, 16, 1, sample_format::sc16, 100, true, { 330 } }, 289);
+    compare_gpu_with_cpu(gpu, { 256, 16, 2, sample_format::fc32, 40, false, { 1030 } }, 288);
 }
 
 TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)

@@ -213,10 +213,14 @@ private:
     template <typename Tin>
     void run(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
-        if (run_cluster(in, out, n_out, s))
+        const size_t first = run_cluster(in, out, n_out, s); // receivers [0, first)
+        if (first == d_config.n_receivers)
             return;
+        if (first > 0 && d_path != path::tiled) // the plan splits calls at N = 256 only
+            throw std::logic_error("pfb_channelizer: the cluster kernel left receivers to the " +
+                                   std::string(path_name(d_path)) + " path");
         if (d_path == path::tiled)
-            run_tiled(in, out, n_out, s);
+            run_tiled(in, out, n_out, s, first);
         else if (d_path == path::two_pass)
             run_two_pass(in, out, n_out, s);
         else if (d_path == path::fused)
@@ -308,40 +312,46 @@ private:
 #endif
     }
 
-    //! Runs the call on the cluster kernel where it serves, this GPU runs it
-    //! and the knob or cluster_kernel_chosen picks it; returns whether it did.
+    //! Runs receivers [0, k) of the call on the cluster kernel, k =
+    //! cluster_kernel_receivers (the knob, this GPU, the default rule);
+    //! returns k (0: it did not run).
     template <typename Tin>
-    bool run_cluster(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    size_t run_cluster(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
     {
 #ifdef BF_BACKEND_CUDA
-        if (!cluster_kernel_takes_call(d_config, n_out, d_clusters_at_once, d_cluster_knob))
-            return false;
-        cuda::pfb_cluster_launch(stream_of(in),
-                                 d_branch_taps.as<float>(),
-                                 d_twiddle.as<float2>(),
-                                 out,
-                                 geometry(n_out),
-                                 plan_cluster(d_config, n_out, d_clusters_at_once),
-                                 s);
-        return true;
+        const size_t receivers =
+            cluster_kernel_receivers(d_config, n_out, d_clusters_at_once, d_cluster_knob);
+        if (receivers == 0)
+            return 0;
+        cuda::pfb_cluster_launch(
+            stream_of(in),
+            d_branch_taps.as<float>(),
+            d_twiddle.as<float2>(),
+            out,
+            geometry(n_out),
+            plan_cluster(with_receivers(d_config, receivers), n_out, d_clusters_at_once),
+            s);
+        return receivers;
 #else
         (void)in, (void)out, (void)n_out, (void)s;
-        return false;
+        return 0;
 #endif
     }
 
+    //! Receivers [first_receiver, R) of the call on the tiled kernels.
     template <typename Tin>
-    void run_tiled(const Tin* in, float2* out, size_t n_out, gpuStream_t s)
+    void run_tiled(const Tin* in, float2* out, size_t n_out, gpuStream_t s, size_t first_receiver)
     {
-        const pfb_geometry g = geometry(n_out);
+        pfb_geometry g = geometry(n_out);
+        g.first_receiver = int(first_receiver);
         const auto st = stream_of(in);
         const size_t index =
-            tiled_shape_for_call(d_tiled_shape[0], d_tiled_shape[1], n_out);
+            tiled_shape_for_call(d_tiled_shape[0], d_tiled_shape[1], n_out, first_receiver);
         const int blocks_per_sm =
             d_tiled_blocks_per_sm[index == d_tiled_shape[0] ? 0 : 1];
         with_tiled_kernel<Tin>(index, [&](auto kernel, const tiled_shape& shape) {
             const tiled_launch l =
-                plan_tiled(d_config, shape, n_out, d_sm_count, blocks_per_sm);
+                plan_tiled(d_config, shape, n_out, d_sm_count, blocks_per_sm, first_receiver);
             kernel<<<unsigned(l.blocks), unsigned(shape.threads), l.shared_bytes, s>>>(
                 st,
                 d_branch_taps.as<float>(),

@@ -322,10 +322,14 @@ inline size_t tiled_short_call_shape(size_t n, unsigned o, size_t sample_bytes)
 }
 
 //! The entry a call of \p n_out steps runs: \p short_calls (an index from
-//! tiled_short_call_shape) for short calls where there is one, else \p whole.
-inline size_t tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_out)
+//! tiled_short_call_shape) for short calls where there is one, else \p whole,
+//! which also computes the rest of a call from \p first_receiver > 0 on (the
+//! short-call ring kernel computes every receiver: pfb_tiled_ring.cuh).
+inline size_t
+tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_out, size_t first_receiver = 0)
 {
-    return short_calls < tiled_shape_count && n_out <= tiled_short_call_steps
+    return short_calls < tiled_shape_count && n_out <= tiled_short_call_steps &&
+                   first_receiver == 0
                ? short_calls
                : whole;
 }
@@ -517,6 +521,24 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
 inline double cluster_min_efficiency(size_t n) { return n == 256 ? 0.75 : 0.45; }
 inline bool cluster_needs_whole_groups(size_t n) { return n == 256; }
 /*!
+ * The receivers that the cluster kernel computes in a call that the default
+ * rule gives it: at N = 256 (cluster_needs_whole_groups) its whole groups of
+ * 32, and the tiled kernels compute the rest after it in the same call
+ * (pfb_geometry::first_receiver); elsewhere all of them.
+ */
+inline size_t cluster_default_receivers(const pfb_channelizer_config& c)
+{
+    const size_t rx = size_t(cluster_receivers(c.n_channels));
+    return cluster_needs_whole_groups(c.n_channels) ? c.n_receivers / rx * rx
+                                                    : c.n_receivers;
+}
+//! \p c with \p receivers receivers (the part of a call one kernel computes).
+inline pfb_channelizer_config with_receivers(pfb_channelizer_config c, size_t receivers)
+{
+    c.n_receivers = receivers;
+    return c;
+}
+/*!
  * The share of the GPU's cluster lanes and steps that a call of \p n_out
  * steps of \p c spends on stored outputs: cluster_efficiency_of the plan's
  * launch, times the share of the groups' receiver lanes that hold a receiver
@@ -536,39 +558,43 @@ inline double cluster_efficiency(const pfb_channelizer_config& c,
 /*!
  * The default choice of the cluster kernel for a call of \p n_out steps on a
  * GPU that holds \p clusters_at_once clusters: sc16 or fc32 (sc8 measured
- * slower, version 19: its samples are not in the copy ring), the receivers
- * in whole groups where cluster_needs_whole_groups, and
- * cluster_min_efficiency.
+ * slower, version 19: its samples are not in the copy ring), at least one
+ * whole group where cluster_needs_whole_groups, and
+ * cluster_min_efficiency for the receivers it computes
+ * (cluster_default_receivers).
  */
 inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   size_t n_out,
                                   int clusters_at_once)
 {
-    const size_t rx = size_t(cluster_receivers(c.n_channels));
+    const size_t receivers = cluster_default_receivers(c);
     if (!cluster_kernel_for_call(c, n_out) ||
         c.input == sample_format::sc8 ||
-        (cluster_needs_whole_groups(c.n_channels) && c.n_receivers % rx != 0) ||
+        receivers == 0 ||
         clusters_at_once <= 0)
         return false;
-    return cluster_efficiency(c, n_out, clusters_at_once) >=
+    return cluster_efficiency(with_receivers(c, receivers), n_out, clusters_at_once) >=
            cluster_min_efficiency(c.n_channels);
 }
 
 /*!
- * Whether a call of \p n_out steps of \p c runs the cluster kernel, on a GPU
- * that holds \p clusters_at_once of its clusters (0: it cannot run them) and
- * with \p knob = cluster_kernel_knob(): where 1 every call it serves, where 0
- * none, else cluster_kernel_chosen.
+ * The receivers [0, k) that the cluster kernel computes in a call of \p n_out
+ * steps of \p c (0: none; the configuration's path computes [k, R) after it,
+ * at N = 256 the tiled kernels), on a GPU that holds \p clusters_at_once of
+ * its clusters (0: it cannot run them) and with \p knob =
+ * cluster_kernel_knob(): where 1 all of them in every call it serves, where 0
+ * none, else cluster_kernel_chosen and cluster_default_receivers.
  */
-inline bool cluster_kernel_takes_call(const pfb_channelizer_config& c,
-                                      size_t n_out,
-                                      int clusters_at_once,
-                                      int knob)
+inline size_t cluster_kernel_receivers(const pfb_channelizer_config& c,
+                                       size_t n_out,
+                                       int clusters_at_once,
+                                       int knob)
 {
     if (clusters_at_once <= 0 || knob == 0)
-        return false;
-    return knob == 1 ? cluster_kernel_for_call(c, n_out)
-                     : cluster_kernel_chosen(c, n_out, clusters_at_once);
+        return 0;
+    if (knob == 1)
+        return cluster_kernel_for_call(c, n_out) ? c.n_receivers : 0;
+    return cluster_kernel_chosen(c, n_out, clusters_at_once) ? cluster_default_receivers(c) : 0;
 }
 
 //! Every entry of tiled_shapes that applies to N = \p n and samples of
@@ -598,17 +624,19 @@ struct tiled_launch {
     size_t shared_bytes;
 };
 
-//! \p blocks_per_sm: resident blocks of the kernel per SM (occupancy).
+//! \p blocks_per_sm: resident blocks of the kernel per SM (occupancy); the
+//! launch computes receivers [\p first_receiver, R) (pfb_geometry).
 inline tiled_launch plan_tiled(const pfb_channelizer_config& c,
                                const tiled_shape& shape,
                                size_t n_out,
                                int sm_count,
-                               int blocks_per_sm)
+                               int blocks_per_sm,
+                               size_t first_receiver = 0)
 {
     tiled_launch l;
     l.tiles_per_group = ((long long)n_out + shape.steps - 1) / shape.steps;
     const long long groups =
-        ((long long)c.n_receivers + shape.receivers - 1) / shape.receivers;
+        ((long long)(c.n_receivers - first_receiver) + shape.receivers - 1) / shape.receivers;
     const long long resident = (long long)std::max(1, sm_count) * std::max(1, blocks_per_sm);
     l.blocks = std::max<long long>(1, std::min(groups * l.tiles_per_group, resident));
     l.shared_bytes = tiled_shared_bytes(c.n_channels, shape, sample_size(c.input));
@@ -960,6 +988,7 @@ Geometry kernel_geometry(const pfb_channelizer_config& c, size_t n_out, size_t s
     g.fft_shift = c.fft_shift ? 1 : 0;
     g.first_parity = int(steps_done % c.oversample);
     g.n_out = (long long)n_out;
+    g.first_receiver = 0;
     return g;
 }
 
