@@ -113,7 +113,7 @@ __device__ __forceinline__ void pfb_ring_fill(typename pfb_raw_sample<Tin>::type
  * raw samples). THREADS per block (whole warps, a multiple of RB), one block
  * per SM; N must be 2^LOG2_N. It computes every receiver (g.first_receiver
  * 0): reading it from the geometry made ptxas spill 12 bytes and short calls
- * 3-6 % slower (apps/channelizer_bench.md, session 51), so the rest of a call
+ * 3-6 % slower (apps/channelizer_bench.md, version 36), so the rest of a call
  * split with the cluster kernel runs the whole-call entries
  * (pfb_plan::tiled_shape_for_call).
  */

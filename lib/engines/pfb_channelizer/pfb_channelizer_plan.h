@@ -500,7 +500,9 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
  * warm-up counted at its cost (cluster_warm_up_cost) that is 96 receivers
  * from 320 steps at O = 1 and 2 (session 45). Partial groups measured level
  * or slower than the tiled kernels (40 to 200 receivers, 1.0-1.6x their
- * time; session 46), so they keep them.
+ * time; session 46), so the tiled kernels take the receivers past the whole
+ * groups (cluster_default_receivers): 1.07-1.22x the tiled kernels alone at
+ * 100 and 200 receivers, level at 40 (apps/channelizer_bench.md, version 36).
  *
  * N = 512 and 1024, 0.45, any receiver count (the other choice is the
  * two-pass path). N = 1024: two-pass measured slower in every call but the
