@@ -12,8 +12,9 @@
  *
  * Every GPU comparison prints one line
  *   pfb_channelizer N=.. T=.. O=.. fmt=.. R=.. shift=.. path=.. calls=[..] rel_err=..
- * (path=cluster where the cluster kernel took every call, cluster_calls=k
- * where it took k of them)
+ * (path=cluster where the cluster kernel took every receiver of every call,
+ * cluster_calls=k where it took k of the calls, cluster_receivers=m where it
+ * took m receivers of a call and the plan's path the rest)
  * (relative error norm ||gpu - cpu|| / ||cpu|| over all outputs).
  */
 #include <gnuradio/beamform/engines/pfb_channelizer_engine.h>
