@@ -3,13 +3,14 @@
  * Copyright 2026 gr-beamform authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channelizer for N = 256, 512, 1024 or 2048, O = 1 or 2, T = 16 on a
- * cluster of B blocks, B = 8 at N = 256 and 1024, 4 at N = 512 and 16 at
- * N = 2048 (sm_90; notation of kernels/gpu/pfb_channelizer.cuh). Each input
- * sample crosses L2 -> SM once and stays in a register window for the O T
- * steps that use it. It arrives 4 steps early by cp.async into the thread's
- * own slots of a shared-memory ring (sc16, fc32), so the FIR does not wait on
- * DRAM and no register holds it in flight.
+ * The channelizer for N = 256, 512, 1024 or 2048, O = 1 or 2, T <= 16 (as 16
+ * taps, zero past T) on a cluster of B blocks, B = 8 at N = 256 and 1024, 4
+ * at N = 512 and 16 at N = 2048 (sm_90; notation of
+ * kernels/gpu/pfb_channelizer.cuh). Each input sample crosses L2 -> SM once
+ * and stays in a register window for the O T steps that use it. It arrives 4
+ * steps early by cp.async into the thread's own slots of a shared-memory ring
+ * (sc16, fc32), so the FIR does not wait on DRAM and no register holds it in
+ * flight.
  *
  * A cluster owns RX receivers (32 at N = 256, 8 from N = 512 on) and a
  * segment of output steps. Block j of the cluster filters the Q = N / B
@@ -280,8 +281,8 @@ __device__ __forceinline__ int reverse_base4(int g, int digits)
 
 /*!
  * The raw sample at index \p idx = s R + r of the call's stream, s < 0 in
- * the history (\p history_end: its end; with T = 16 the window never reaches
- * before it). Indices past the call's last sample are clamped to it: they
+ * the history (\p history_end: its end; the engine keeps 16 taps of it, so the
+ * window never reaches before it). Indices past the call's last sample are clamped to it: they
  * only fill steps that are not stored. No branch: a branch here
  * splits each step's code and measured 1.3x slower.
  */

@@ -1004,27 +1004,38 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         other.input = f;
         EXPECT_TRUE(plan::cluster_kernel_for_call(other, 1));
     }
-    for (auto change : { 0, 1, 2, 3, 4, 5 }) {
+    EXPECT_EQ(plan::history_taps(c), 16u);
+    // Fewer taps run as 16, zero past T, over a history of 16 taps.
+    for (size_t t : { 1, 5, 8, 12, 15 })
+        for (size_t n : { 256, 1024 })
+            for (unsigned o : { 1u, 2u }) {
+                auto fewer = c;
+                fewer.n_channels = n;
+                fewer.oversample = o;
+                fewer.taps_per_branch = t;
+                EXPECT_TRUE(plan::cluster_kernel_serves(fewer)) << n << "x" << t << " O=" << o;
+                EXPECT_EQ(plan::history_taps(fewer), 16u) << n << "x" << t << " O=" << o;
+            }
+    for (auto change : { 0, 1, 2, 3, 4 }) {
         auto no = c;
         if (change == 0)
             no.n_channels = 128;
         if (change == 4)
             no.n_channels = 4096;
-        if (change == 5) {
-            no.n_channels = 1024;
-            no.oversample = 2;
-            no.taps_per_branch = 8;
-        }
         if (change == 1) {
-            no.oversample = 2;
-            no.taps_per_branch = 12;
+            no.n_channels = 4096;
+            no.taps_per_branch = 8;
         }
         if (change == 2)
             no.taps_per_branch = 17;
-        if (change == 3) // T = 16 only: shorter windows reach before the history
-            no.taps_per_branch = 5;
+        if (change == 3) {
+            no.oversample = 2;
+            no.taps_per_branch = 24;
+        }
         EXPECT_FALSE(plan::cluster_kernel_serves(no)) << "change " << change;
         EXPECT_FALSE(plan::cluster_kernel_for_call(no, 5000));
+        // Where it does not serve, the history is the configuration's T taps.
+        EXPECT_EQ(plan::history_taps(no), no.taps_per_branch) << "change " << change;
     }
     // The knob: 1 forces it, 0 (or a forced tiled entry or path) turns it
     // off, otherwise the default rule decides.

@@ -524,6 +524,9 @@ TEST(PfbChannelizerGpu, ClusterKernelOneLaunch)
     compare_gpu_with_cpu(gpu, { 1024, 16, 2, sample_format::fc32, 12, false, { 41 } }, 296);
     compare_gpu_with_cpu(gpu, { 512, 16, 1, sample_format::sc16, 12, true, { 40 } }, 295);
     compare_gpu_with_cpu(gpu, { 512, 16, 2, sample_format::fc32, 12, false, { 41 } }, 294);
+    // Fewer taps than the window: the window's oldest steps in the history.
+    compare_gpu_with_cpu(gpu, { 1024, 8, 1, sample_format::sc16, 12, true, { 40 } }, 291);
+    compare_gpu_with_cpu(gpu, { 256, 5, 2, sample_format::fc32, 40, false, { 41 } }, 290);
 }
 
 TEST(PfbChannelizerGpu, ClusterOf16BlocksOneLaunch)
@@ -534,6 +537,37 @@ TEST(PfbChannelizerGpu, ClusterOf16BlocksOneLaunch)
     const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
     compare_gpu_with_cpu(gpu, { 2048, 16, 1, sample_format::fc32, 12, true, { 40 } }, 293);
     compare_gpu_with_cpu(gpu, { 2048, 16, 2, sample_format::sc16, 12, false, { 41 } }, 292);
+}
+
+TEST(PfbChannelizerGpu, ClusterKernelForFewerTaps)
+{
+    REQUIRE_GPU(gpu);
+    // T < 16 on the cluster kernel, as 16 taps zero past T over a history of
+    // 16 taps (pfb_plan::history_taps): requested, at every N it serves; then
+    // by the default rule in calls that switch between it and the tiled (N =
+    // 256) or two-pass (N = 1024) kernels, so that the longer history carries
+    // across the switch both ways, and in a call split with a tiled rest.
+    unsigned seed = 310;
+    {
+        const beamform_test::scoped_env requested("BEAMFORM_PFB_CLUSTER", "1");
+        compare_gpu_with_cpu(
+            gpu, { 256, 8, 1, sample_format::sc16, 40, true, { 300, 3, 1, 129 } }, seed++);
+        compare_gpu_with_cpu(
+            gpu, { 512, 12, 2, sample_format::fc32, 9, false, { 301, 3, 1, 129 } }, seed++);
+        compare_gpu_with_cpu(
+            gpu, { 1024, 1, 1, sample_format::sc8, 9, false, { 200, 17, 64 } }, seed++);
+        compare_gpu_with_cpu(
+            gpu, { 2048, 15, 2, sample_format::sc16, 9, true, { 129, 3, 64 } }, seed++);
+    }
+    const beamform_test::scoped_env unset("BEAMFORM_PFB_CLUSTER", nullptr);
+    for (auto f : { sample_format::sc16, sample_format::fc32 })
+        for (unsigned o : { 1u, 2u })
+            compare_gpu_with_cpu(
+                gpu, { 1024, 8, o, f, 96, o == 2, { 700, 7, 300, 11, 682 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 256, 5, 1, sample_format::sc16, 96, false, { 1100, 7, 400, 100, 320 } }, seed++);
+    compare_gpu_with_cpu(
+        gpu, { 256, 12, 2, sample_format::fc32, 100, true, { 1100, 7, 330 } }, seed++);
 }
 
 TEST(PfbChannelizerGpu, ShorterBranchesThanTheRegisterWindow)

@@ -83,7 +83,7 @@ public:
         : d_config(c),
           d_device(dev),
           d_step(c.input_per_output()),
-          d_history_len(c.n_channels * c.taps_per_branch - d_step),
+          d_history_len(c.n_channels * history_taps(c) - d_step),
           d_history_bytes(d_history_len * c.n_receivers * sample_size(c.input)),
           d_taps(dev, c.n_channels * c.taps_per_branch * sizeof(float)),
           d_twiddle(dev, c.n_channels * sizeof(float2)),

@@ -336,7 +336,7 @@ tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_out, size_t firs
 
 /*
  * The cluster kernel (kernels/cuda/pfb_cluster_kernel.cuh; CUDA on sm_90):
- * a kernel for N = 256, 512, 1024 and 2048, O = 1 and 2, T = 16 that reads each
+ * a kernel for N = 256, 512, 1024 and 2048, O = 1 and 2, T <= 16 that reads each
  * sample once into register windows and shares each step's DFT across a
  * cluster of blocks; where it runs, it takes the call instead of the
  * configuration's path (tiled at 256, two_pass from 512). At N = 256, for sc16 and fc32 in
@@ -390,14 +390,28 @@ constexpr double cluster_warm_up_cost(size_t oversample)
     return (steps - load_only) + 0.5 * load_only;
 }
 
-//! Whether the cluster kernel computes configuration \p c (any call).
+/*!
+ * Whether the cluster kernel computes configuration \p c (any call). T < 16
+ * runs as 16 taps, zero past T (tiled_branch_taps), over a history of 16
+ * taps (history_taps): the window then never reaches before the history.
+ */
 inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
 {
-    // T = 16 exactly: the window then never reaches before the history.
     return (c.n_channels == 256 || c.n_channels == 512 || c.n_channels == 1024 ||
             c.n_channels == 2048) &&
-           (c.oversample == 1 || c.oversample == 2) &&
-           c.taps_per_branch == size_t(cluster_window);
+           (c.oversample == 1 || c.oversample == 2) && c.taps_per_branch >= 1 &&
+           c.taps_per_branch <= size_t(cluster_window);
+}
+
+/*!
+ * Taps' worth of history the GPU engine keeps (N history_taps - M samples):
+ * T, or the cluster kernel's window of 16 where it serves \p c with fewer
+ * taps. The other kernels read any longer history correctly (their taps past
+ * T are zero or never read).
+ */
+inline size_t history_taps(const pfb_channelizer_config& c)
+{
+    return cluster_kernel_serves(c) ? size_t(cluster_window) : c.taps_per_branch;
 }
 
 //! BEAMFORM_PFB_CLUSTER: 1 forces the cluster kernel where it serves, 0
