@@ -1070,6 +1070,20 @@ TEST(PfbChannelizerEmulated, ClusterKernelChoiceAndLaunch)
         sc8.input = sample_format::sc8;
         EXPECT_EQ(plan::cluster_kernel_receivers(sc8, 2730, 15, 1), 96u);
         EXPECT_EQ(plan::cluster_kernel_receivers(sc8, 2730, 15, -1), 0u);
+        // From N = 512 on sc8 follows the sc16 rule (two-pass the other choice).
+        for (size_t n : { 512, 1024, 2048 }) {
+            auto wide = sc8;
+            wide.n_channels = n;
+            auto as_sc16 = wide;
+            as_sc16.input = sample_format::sc16;
+            for (size_t steps : { 12, 64, 256, 682 }) {
+                const int at_once = n == 512 ? 30 : n == 2048 ? 7 : 15;
+                EXPECT_EQ(plan::cluster_kernel_receivers(wide, steps, at_once, -1),
+                          plan::cluster_kernel_receivers(as_sc16, steps, at_once, -1))
+                    << n << " " << steps;
+            }
+            EXPECT_EQ(plan::cluster_kernel_receivers(wide, 682, 15, -1), 96u) << n;
+        }
     }
     // Receivers past whole groups of 32 at N = 256: by default the cluster
     // kernel takes the whole groups and the tiled kernels the rest (the

@@ -498,6 +498,12 @@ TEST(PfbChannelizerGpu, DefaultSwitchesBetweenClusterAndTiled)
         for (unsigned o : { 1u, 2u })
             compare_gpu_with_cpu(
                 gpu, { n, 16, o, sample_format::fc32, 100, o == 1, { 500, 5, 64, 9, 300 } }, seed++);
+    // sc8 from N = 512 on by the same rule (at 256 the tiled kernels only).
+    for (size_t n : { 512, 1024 })
+        compare_gpu_with_cpu(
+            gpu, { n, 16, n == 512 ? 2u : 1u, sample_format::sc8, 96, n == 1024,
+                   { 700, 7, 300, 24, 11, 682 } },
+            seed++);
 }
 
 TEST(PfbChannelizerGpu, TiledRestAfterTheClusterKernel)

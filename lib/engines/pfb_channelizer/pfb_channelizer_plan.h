@@ -352,7 +352,7 @@ tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_out, size_t firs
  * 0.49-0.52, and 0.40 ms once the warm-up's rounds only load (version 25;
  * cluster_warm_up_cost counts them at half a step since session 45). So
  * it is the default for sc16 and fc32 in calls that use the GPU well
- * (cluster_kernel_chosen). At N = 512 (clusters of 4 blocks, session 46) it
+ * (cluster_kernel_chosen), and for sc8 from N = 512 on (session 52). At N = 512 (clusters of 4 blocks, session 46) it
  * measured 1.6-1.9x the two-pass path at 1365 steps, at N = 2048 (clusters
  * of 16) 1.6-1.8x at 341 steps (session 47).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
@@ -537,6 +537,17 @@ plan_cluster(const pfb_channelizer_config& c, size_t n_out, int clusters_at_once
 inline double cluster_min_efficiency(size_t n) { return n == 256 ? 0.75 : 0.45; }
 inline bool cluster_needs_whole_groups(size_t n) { return n == 256; }
 /*!
+ * Whether the default rule gives sc8 calls at N = \p n to the cluster kernel
+ * (by cluster_min_efficiency as sc16 and fc32): from N = 512 on, where the
+ * other choice is the two-pass path. Its sc8 samples are not in the copy ring
+ * (version 19), and at N = 256 the tiled kernels measured faster: 0.489
+ * against 0.547 ms at O = 1, 0.502 against 0.474 at O = 2 (96 receivers,
+ * 2730 steps), 0.502 against 0.830 with 20 receivers. At 512 to 2048 the
+ * cluster kernel measured 1.45-1.7x two-pass in long calls and 1.3-1.5x at
+ * 256 steps, as sc16 does (H200, session 52; apps/channelizer_bench.md).
+ */
+inline bool cluster_default_for_sc8(size_t n) { return n >= 512; }
+/*!
  * The receivers that the cluster kernel computes in a call that the default
  * rule gives it: at N = 256 (cluster_needs_whole_groups) its whole groups of
  * 32, and the tiled kernels compute the rest after it in the same call
@@ -573,11 +584,10 @@ inline double cluster_efficiency(const pfb_channelizer_config& c,
 
 /*!
  * The default choice of the cluster kernel for a call of \p n_out steps on a
- * GPU that holds \p clusters_at_once clusters: sc16 or fc32 (sc8 measured
- * slower, version 19: its samples are not in the copy ring), at least one
- * whole group where cluster_needs_whole_groups, and
- * cluster_min_efficiency for the receivers it computes
- * (cluster_default_receivers).
+ * GPU that holds \p clusters_at_once clusters: sc16 or fc32, and sc8 from
+ * N = 512 on (cluster_default_for_sc8), at least one whole group where
+ * cluster_needs_whole_groups, and cluster_min_efficiency for the receivers
+ * it computes (cluster_default_receivers).
  */
 inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
                                   size_t n_out,
@@ -585,7 +595,7 @@ inline bool cluster_kernel_chosen(const pfb_channelizer_config& c,
 {
     const size_t receivers = cluster_default_receivers(c);
     if (!cluster_kernel_for_call(c, n_out) ||
-        c.input == sample_format::sc8 ||
+        (c.input == sample_format::sc8 && !cluster_default_for_sc8(c.n_channels)) ||
         receivers == 0 ||
         clusters_at_once <= 0)
         return false;
