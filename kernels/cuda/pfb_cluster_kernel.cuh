@@ -282,9 +282,9 @@ __device__ __forceinline__ int reverse_base4(int g, int digits)
 /*!
  * The raw sample at index \p idx = s R + r of the call's stream, s < 0 in
  * the history (\p history_end: its end; the engine keeps 16 taps of it, so the
- * window never reaches before it). Indices past the call's last sample are clamped to it: they
- * only fill steps that are not stored. No branch: a branch here
- * splits each step's code and measured 1.3x slower.
+ * window never reaches before it). Indices past the call's last sample are
+ * clamped to it: they only fill steps that are not stored. No branch: a
+ * branch here splits each step's code and measured 1.3x slower.
  */
 template <typename Tin>
 __device__ __forceinline__ typename pfb_raw_sample<Tin>::type

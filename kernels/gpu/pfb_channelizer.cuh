@@ -14,8 +14,8 @@
  *
  * The input of a call is seen as one stream per receiver: the engine's
  * history (the last H = N T' - M samples of the previous calls, T' = T or
- * 16 where the cluster kernel serves T < 16 (pfb_plan::history_taps), raw format,
- * [H][receivers]) followed by this call's samples ([n_in][receivers]).
+ * 16 where the cluster kernel serves T < 16 (pfb_plan::history_taps), raw
+ * format, [H][receivers]) followed by this call's samples ([n_in][receivers]).
  *
  * pfb_fused_kernel (power-of-two N <= 1024, T <= 16): the whole channelizer
  * in one pass. A block owns RB receivers and all N branches for a run of

@@ -352,9 +352,10 @@ tiled_shape_for_call(size_t whole, size_t short_calls, size_t n_out, size_t firs
  * 0.49-0.52, and 0.40 ms once the warm-up's rounds only load (version 25;
  * cluster_warm_up_cost counts them at half a step since session 45). So
  * it is the default for sc16 and fc32 in calls that use the GPU well
- * (cluster_kernel_chosen), and for sc8 from N = 512 on (session 52). At N = 512 (clusters of 4 blocks, session 46) it
- * measured 1.6-1.9x the two-pass path at 1365 steps, at N = 2048 (clusters
- * of 16) 1.6-1.8x at 341 steps (session 47).
+ * (cluster_kernel_chosen), and for sc8 from N = 512 on (session 52). At
+ * N = 512 (clusters of 4 blocks, session 46) it measured 1.6-1.9x the
+ * two-pass path at 1365 steps, at N = 2048 (clusters of 16) 1.6-1.8x at 341
+ * steps (session 47).
  * BEAMFORM_PFB_CLUSTER = 1 runs it for every call it serves, = 0 never (bench
  * and test knob); BEAMFORM_PFB_TILED_SHAPE or BEAMFORM_PFB_PATH, which force
  * a tiled entry or a path, keep it off too.
