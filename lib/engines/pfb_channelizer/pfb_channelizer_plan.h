@@ -400,8 +400,8 @@ inline bool cluster_kernel_serves(const pfb_channelizer_config& c)
 {
     return (c.n_channels == 256 || c.n_channels == 512 || c.n_channels == 1024 ||
             c.n_channels == 2048) &&
-           (c.oversample == 1 || c.oversample == 2) && c.taps_per_branch >= 1 &&
-           c.taps_per_branch <= size_t(cluster_window);
+           (c.oversample == 1 || c.oversample == 2) &&
+           c.taps_per_branch <= size_t(cluster_window); // T >= 1: validate()
 }
 
 /*!
@@ -541,9 +541,10 @@ inline bool cluster_needs_whole_groups(size_t n) { return n == 256; }
  * Whether the default rule gives sc8 calls at N = \p n to the cluster kernel
  * (by cluster_min_efficiency as sc16 and fc32): from N = 512 on, where the
  * other choice is the two-pass path. Its sc8 samples are not in the copy ring
- * (version 19), and at N = 256 the tiled kernels measured faster: 0.489
- * against 0.547 ms at O = 1, 0.502 against 0.474 at O = 2 (96 receivers,
- * 2730 steps), 0.502 against 0.830 with 20 receivers. At 512 to 2048 the
+ * (version 19), and at N = 256 the tiled kernels measured faster at O = 1
+ * (0.489 against 0.547 ms, 96 receivers, 2730 steps; 0.502 against 0.830
+ * with 20 receivers) and at most 1.13x slower at O = 2 (0.502-0.537 against
+ * 0.474), not worth a rule of its own. At 512 to 2048 the
  * cluster kernel measured 1.45-1.7x two-pass in long calls and 1.3-1.5x at
  * 256 steps, as sc16 does (H200, session 52; apps/channelizer_bench.md).
  */
